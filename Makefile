@@ -1,0 +1,55 @@
+# Two commands for a newcomer: `make demo` and `make test`. See README.md.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: demo test lint format bench serve install clean help
+
+help:
+	@echo "make demo   - install, migrate SQLite, load the demo study, serve on http://$(HOST):$(PORT)/"
+	@echo "make test   - install and run the whole test suite (browser tests if Chromium is present)"
+	@echo "make lint   - ruff, mypy (strict on the pure packages), migrations check"
+	@echo "make bench  - run every benchmark; results in bench/results/, summary in docs/performance.md"
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput -v0
+	DEBUG=1 $(BIN)/python manage.py demo --host http://$(HOST):$(PORT)
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+
+test: $(STAMP)
+	@if [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then \
+		echo "Browser tests: Chromium found, they will run."; \
+	else \
+		echo "Browser tests: SKIPPED - no Chromium (install it with: apt-get install -y chromium)."; \
+	fi
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy scoring/prosody scoring/agreement
+	TESTING=1 $(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python -m pytest -q -p no:django tests/test_architecture.py
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py $(if $(QUICK),--quick)
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .mypy_cache .ruff_cache

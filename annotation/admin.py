@@ -1,0 +1,69 @@
+"""Admin for who answered what (the upload page is in scoring.jobs.upload: it creates jobs)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from annotation.models import AggregateResult, Assignment, Participant, Rater, Response
+
+
+@admin.register(Rater)
+class RaterAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "run", "group", "study")
+    list_filter = ("study", "kind", "group")
+    search_fields = ("name", "run")
+
+
+@admin.register(Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = (
+        "public_id",
+        "study",
+        "group",
+        "entry",
+        "status",
+        "flagged",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = ("study", "group", "status", "entry", "flagged")
+    search_fields = ("public_id", "resume_code", "completion_code")
+    readonly_fields = (
+        "public_id",
+        "rater",
+        "resume_code",
+        "consent_text",
+        "consented_at",
+        "created_at",
+    )
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ("participant", "item", "task", "group", "status", "claimed_at", "answered_at")
+    list_filter = ("task__study", "task", "group", "status")
+    search_fields = ("participant__public_id", "item__external_id")
+    raw_id_fields = ("participant", "item")
+    list_select_related = ("participant", "item", "task", "group")
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ("item", "rater", "field", "value", "correct", "time_ms", "sample", "created_at")
+    list_filter = ("study", "task", "rater__kind", "rater__group", "field", "correct")
+    search_fields = ("item__external_id", "rater__name", "field")
+    raw_id_fields = ("item", "rater")
+    list_select_related = ("item", "rater")
+    show_full_result_count = False
+
+
+@admin.register(AggregateResult)
+class AggregateResultAdmin(admin.ModelAdmin):
+    list_display = ("model", "task", "metric", "value", "n", "run", "study")
+    list_filter = ("study", "task", "metric")
+    search_fields = ("model", "task", "source")
+
+
+admin.site.site_header = "诗评 Shiping"
+admin.site.site_title = "Shiping admin"
+admin.site.index_template = "admin/shiping_index.html"

@@ -1,0 +1,273 @@
+"""The volunteer flow as a REST API (custom front-ends, the load test), over the same
+services as the pages.
+
+Identity: ``enrol`` (or ``resume`` with a resume code) returns a signed participant
+token; send it on every later call as ``Authorization: Participant <token>``. The token
+names one participant of one study, never expires on its own and carries no staff
+rights; requests with it need no CSRF token (it is not an ambient credential).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import authentication, exceptions, permissions, serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import selectors, services
+from annotation.models import Participant
+from annotation.ratelimit import AnswerThrottle, EnrolThrottle, ResumeThrottle
+
+KEYWORD = "Participant"
+NEXT_PARAM = OpenApiParameter(
+    "next",
+    bool,
+    required=False,
+    description='1: reply with the next item too (under "next"), saving a GET /next/.',
+)
+
+
+class ParticipantTokenAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[Any, Participant] | None:
+        header = authentication.get_authorization_header(request).decode("latin-1").split()
+        if not header or header[0] != KEYWORD:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed(_("Malformed participant token."))
+        participant = selectors.participant_ref_by_token(header[1])
+        if participant is None:
+            raise exceptions.AuthenticationFailed(_("Unknown participant token."))
+        return AnonymousUser(), participant
+
+    def authenticate_header(self, request: Request) -> str:
+        return KEYWORD
+
+
+class ParticipantTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "annotation.api.ParticipantTokenAuthentication"
+    name = "participantToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Participant <token>`, the token returned by enrol or resume.",
+        }
+
+
+class IsParticipant(permissions.BasePermission):
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return isinstance(request.auth, Participant)
+
+
+class EnrolIn(serializers.Serializer):
+    consent = serializers.BooleanField(help_text="Must be true: the study's consent accepted.")
+    invite = serializers.CharField(required=False, help_text="A group invitation token.")
+    screening = serializers.DictField(
+        child=serializers.IntegerField(), required=False, help_text="question key -> option index"
+    )
+    language = serializers.CharField(required=False, max_length=10)
+
+
+class ResumeIn(serializers.Serializer):
+    code = serializers.CharField(max_length=20)
+
+
+class ParticipantOut(serializers.Serializer):
+    participant = serializers.CharField(source="public_id")
+    token = serializers.SerializerMethodField()
+    resume_code = serializers.CharField()
+    status = serializers.CharField()
+    group = serializers.SerializerMethodField()
+
+    def get_token(self, obj: Participant) -> str:
+        return selectors.participant_token(obj)
+
+    def get_group(self, obj: Participant) -> str | None:
+        return obj.group.slug if obj.group else None
+
+
+class ProgressOut(serializers.Serializer):
+    answered = serializers.IntegerField()
+    total = serializers.IntegerField()
+    finished = serializers.BooleanField()
+
+
+class NextOut(serializers.Serializer):
+    done = serializers.BooleanField()
+    item = serializers.JSONField(
+        allow_null=True,
+        help_text="assignment id, task (title, kind, instructions, guide), item (stem, poem) "
+        "and fields (key, prompt, options as shown positions, or a rating scale).",
+    )
+    completion_code = serializers.CharField(allow_null=True)
+    progress = ProgressOut()
+
+
+class SubmitIn(serializers.Serializer):
+    assignment = serializers.IntegerField()
+    answer = serializers.JSONField(
+        required=False,
+        help_text='choice: shown position; multi: {part: position}; best_worst: {"best": i, "worst": j}',
+    )
+    ratings = serializers.DictField(child=serializers.JSONField(), required=False)
+
+
+class SubmitOut(serializers.Serializer):
+    # No progress here: the next item (GET /next/, or ?next=1) carries it.
+    assignment = serializers.IntegerField()
+    duplicate = serializers.BooleanField(help_text="True when this answer was already stored.")
+    next = NextOut(
+        required=False,
+        allow_null=True,
+        help_text="Only with ?next=1: what GET /next/ would now return (null if it cannot "
+        "be given, e.g. the study has closed: GET /next/ then says why).",
+    )
+
+
+def _progress(p: Participant) -> dict[str, Any]:
+    progress = selectors.participant_progress(p)
+    return {
+        "answered": progress.answered,
+        "total": progress.total,
+        "finished": p.status == Participant.Status.FINISHED,
+    }
+
+
+class ParticipantView(APIView):
+    authentication_classes = [ParticipantTokenAuthentication]
+    permission_classes = [IsParticipant]
+    # JSON in, JSON out: a machine API (the schema and /api/docs/ document it).
+    parser_classes = [JSONParser]
+    renderer_classes = [JSONRenderer]
+
+    def participant(self, request: Request) -> Participant:
+        """The authenticated participant's row (the token itself holds only ids)."""
+        p = selectors.participant_by_pk(request.auth.pk)
+        if p is None:
+            raise exceptions.AuthenticationFailed(_("Unknown participant token."))
+        return p
+
+
+class EnrolView(APIView):
+    authentication_classes: list[type] = []
+    permission_classes = [permissions.AllowAny]
+    throttle_classes = [EnrolThrottle]
+
+    @extend_schema(request=EnrolIn, responses={201: ParticipantOut}, tags=["volunteer"])
+    def post(self, request: Request, slug: str) -> Response:
+        """Take part: accept the consent, then be placed by invitation or screening."""
+        study = selectors.study_for_volunteers(slug)
+        data = EnrolIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            p = services.participant_enrol(
+                study=study,
+                consent=data.validated_data["consent"],
+                invite_token=data.validated_data.get("invite"),
+                entry=Participant.Entry.API,
+                language=data.validated_data.get("language", ""),
+            )
+            if p.group_id is None:
+                answers = data.validated_data.get("screening", {})
+                p = services.participant_screen(participant=p, answers=answers)
+        return Response(ParticipantOut(p).data, status=status.HTTP_201_CREATED)
+
+
+class ResumeView(APIView):
+    authentication_classes: list[type] = []
+    permission_classes = [permissions.AllowAny]
+    throttle_classes = [ResumeThrottle]
+
+    @extend_schema(request=ResumeIn, responses={200: ParticipantOut}, tags=["volunteer"])
+    def post(self, request: Request, slug: str) -> Response:
+        """Exchange a resume code for a participant token."""
+        study = selectors.study_for_volunteers(slug)
+        data = ResumeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        p = selectors.participant_by_resume_code(study, data.validated_data["code"])
+        if p is None:
+            raise exceptions.NotFound(_("No participation matches this code."))
+        return Response(ParticipantOut(p).data)
+
+
+def _next_body(participant_id: int) -> dict[str, Any]:
+    """The reply of GET next: the current item (claimed and served now), or done."""
+    try:
+        nxt = services.next_item(participant_id=participant_id, serve=True, only_if_open=True)
+    except Participant.DoesNotExist:
+        raise exceptions.AuthenticationFailed(_("Unknown participant token.")) from None
+    if nxt.closed:
+        raise ValidationError(_("This study is closed."), "closed")
+    p, a = nxt.participant, nxt.assignment
+    if a is None or nxt.progress is None:
+        p = services.participant_finish(participant=p)
+        return {"done": True, "item": None, "completion_code": p.completion_code,
+                "progress": _progress(p)}  # fmt: skip
+    progress = {"answered": nxt.progress.answered, "total": nxt.progress.total, "finished": False}
+    item = selectors.item_presentation(a)
+    return {"done": False, "item": item, "completion_code": None, "progress": progress}
+
+
+class NextView(ParticipantView):
+    @extend_schema(responses={200: NextOut}, tags=["volunteer"])
+    def get(self, request: Request) -> Response:
+        """The current item (claimed for you until answered), or done + completion code."""
+        return Response(_next_body(request.auth.pk))
+
+
+class AnswerView(ParticipantView):
+    throttle_classes = [AnswerThrottle]
+
+    @extend_schema(
+        request=SubmitIn,
+        responses={
+            201: SubmitOut,
+            200: SubmitOut,
+            409: inline_serializer("AlreadyAnswered", {"detail": serializers.CharField()}),
+        },
+        parameters=[NEXT_PARAM],
+        tags=["volunteer"],
+    )
+    def post(self, request: Request) -> Response:
+        """Answer one of your assignments (option indices as shown). Re-sending the same
+        answer is harmless (200, duplicate); a different one for an answered item is 409.
+        With ?next=1 the reply also carries the next item (as GET /next/) under "next"."""
+        p: Participant = request.auth  # a reference: ids only, the service needs no more
+        data = SubmitIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = services.response_submit(
+                participant=p,
+                assignment_id=data.validated_data["assignment"],
+                answer=data.validated_data.get("answer"),
+                ratings=data.validated_data.get("ratings"),
+            )
+        except services.AlreadyAnswered as exc:
+            return Response({"detail": exc.messages[0]}, status=status.HTTP_409_CONFLICT)
+        body: dict[str, Any] = {"assignment": result.assignment.pk, "duplicate": result.duplicate}
+        if request.query_params.get("next") in ("1", "true"):
+            try:
+                body["next"] = _next_body(p.pk)
+            except ValidationError:  # e.g. closed meanwhile: the answer stands, GET says why
+                body["next"] = None
+        code = status.HTTP_200_OK if result.duplicate else status.HTTP_201_CREATED
+        return Response(body, status=code)
+
+
+class ProgressView(ParticipantView):
+    @extend_schema(responses={200: ProgressOut}, tags=["volunteer"])
+    def get(self, request: Request) -> Response:
+        """How many of your items you have answered, out of how many."""
+        return Response(_progress(self.participant(request)))

@@ -1,0 +1,125 @@
+"""The assignment strategy, as pure functions (no Django): which item next, in what order.
+
+Rule (issue 3, §3): each participant gets ``per_participant`` items of each task, never
+the same item twice, chosen toward their group's ``target_per_item``: the item with the
+largest *shortfall* (target − answered − unexpired claims, counted for that group) first,
+random among ties. When every item has reached its target the rule still holds (the
+least-answered items come first), so a participant always gets their full quota.
+
+Attention checks are served *on top of* ``per_participant``: every participant gets every
+check item of a task once, at a uniformly random place among that task's questions
+(:func:`serve_check_next`). Checks take no part in balancing.
+
+Option order: when a study shuffles options, each participant sees a fixed random
+permutation per field, stored as ``shown position -> canonical index``; the browser only
+ever sees shown positions and :func:`to_canonical` maps an answer back, so stored values
+are canonical and scoring needs no knowledge of the shuffle.
+
+The thin ORM adapter that feeds these functions is ``annotation.services.claims``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# Which fields share one option list, per task kind ("answer" for choice and best/worst).
+SHARED_OPTIONS_FIELD = "answer"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    item_id: int
+    shortfall: int  # target − answered − live claims, for the participant's group
+
+
+def pick(candidates: Sequence[Candidate], rng: random.Random) -> int | None:
+    """The id of an item with the largest shortfall, chosen at random among ties."""
+    if not candidates:
+        return None
+    best = max(c.shortfall for c in candidates)
+    return rng.choice([c.item_id for c in candidates if c.shortfall == best])
+
+
+def serve_check_next(regular_left: int, checks_left: int, rng: random.Random) -> bool:
+    """Whether the next item of a task is an attention check.
+
+    Drawing a check with probability checks_left / (all left) places each check at a
+    uniformly random position among the task's remaining questions.
+    """
+    total = regular_left + checks_left
+    if checks_left <= 0 or total <= 0:
+        return False
+    return rng.random() < checks_left / total
+
+
+def task_order(slugs: Sequence[str], *, randomize: bool, rng: random.Random) -> list[str]:
+    order = list(slugs)
+    if randomize:
+        rng.shuffle(order)
+    return order
+
+
+def option_order(
+    kind: str,
+    *,
+    n_options: int,
+    parts: Sequence[Mapping[str, Any]],
+    shuffle: bool,
+    rng: random.Random,
+) -> dict[str, list[int]]:
+    """Per field, the canonical index shown at each position (empty = canonical order)."""
+    if not shuffle:
+        return {}
+    if kind in ("choice", "best_worst"):
+        return {SHARED_OPTIONS_FIELD: rng.sample(range(n_options), n_options)}
+    if kind == "multi":
+        return {p["key"]: rng.sample(range(len(p["options"])), len(p["options"])) for p in parts}
+    return {}
+
+
+def shown(order: Mapping[str, list[int]], key: str, n: int) -> list[int]:
+    """Canonical indices in display order for one option list."""
+    perm = order.get(key)
+    return list(perm) if perm and len(perm) == n else list(range(n))
+
+
+def _map(perm: Sequence[int] | None, raw: Any) -> Any:
+    """Shown position -> canonical index; anything unmappable passes through unchanged
+    so that the one answer rule (``annotation.answers``) reports it."""
+    if not perm:
+        return raw
+    try:
+        position = int(raw)
+    except (TypeError, ValueError):
+        return raw
+    if isinstance(raw, bool) or not 0 <= position < len(perm) or str(raw).strip() != str(position):
+        return raw
+    return perm[position]
+
+
+def to_canonical(kind: str, order: Mapping[str, list[int]], answer: Any) -> Any:
+    """An answer given in shown positions, with option indices made canonical."""
+    if answer is None or kind == "rating":
+        return answer
+    if kind == "choice":
+        if isinstance(answer, dict):
+            return {k: _map(order.get(SHARED_OPTIONS_FIELD), v) for k, v in answer.items()}
+        return _map(order.get(SHARED_OPTIONS_FIELD), answer)
+    if not isinstance(answer, dict):
+        return answer
+    if kind == "best_worst":
+        return {k: _map(order.get(SHARED_OPTIONS_FIELD), v) for k, v in answer.items()}
+    return {k: _map(order.get(k), v) for k, v in answer.items()}  # multi: one list per part
+
+
+def to_shown(kind: str, order: Mapping[str, list[int]], values: Mapping[str, float]) -> dict:
+    """Stored canonical values as shown positions (to redisplay a participant's answer)."""
+    out: dict[str, int] = {}
+    for field, value in values.items():
+        key = field if kind == "multi" else SHARED_OPTIONS_FIELD
+        perm = order.get(key) if kind != "rating" else None
+        out[field] = perm.index(int(value)) if perm and int(value) in perm else int(value)
+    return out

@@ -1,0 +1,91 @@
+"""Forms: the admin's upload form, and the volunteer pages' consent, resume and answers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from studies.models import ImportLog, Study
+
+
+class UploadForm(forms.Form):
+    kind = forms.ChoiceField(label=_("What the file holds"), choices=ImportLog.Kind.choices)
+    study = forms.ModelChoiceField(
+        label=_("Study"),
+        queryset=Study.objects.all(),
+        required=False,
+        help_text=_("Not needed for a study definition."),
+    )
+    file = forms.FileField(label=_("File"), help_text=_("JSON, YAML, JSONL or CSV, UTF-8."))
+    dry_run = forms.BooleanField(
+        label=_("Dry run"), required=False, help_text=_("Validate and count; write nothing.")
+    )
+
+    def clean(self) -> dict:  # type: ignore[type-arg]
+        data = super().clean() or {}
+        if data.get("kind") != ImportLog.Kind.STUDY and not data.get("study"):
+            self.add_error("study", _("Choose the study this file belongs to."))
+        return data
+
+
+class ConsentForm(forms.Form):
+    consent = forms.BooleanField(
+        label=_("I have read the information above and agree to take part."),
+        error_messages={"required": _("Please tick the box to agree before starting.")},
+    )
+
+
+class ResumeForm(forms.Form):
+    code = forms.CharField(
+        label=_("Resume code"),
+        max_length=20,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+
+
+@dataclass
+class AnswerInput:
+    """A question page's POST, read into the shapes ``response_submit`` takes."""
+
+    answer: Any = None
+    ratings: dict[str, Any] | None = None
+    selected: dict[str, str] = field(default_factory=dict)  # field key -> shown value
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+
+def read_answer(kind: str, keys: list[str], data: Mapping[str, Any]) -> AnswerInput:
+    """Read ``f-<key>`` inputs; check presence (and best ≠ worst) with friendly messages.
+
+    The authoritative check is ``annotation.answers.parse_answer`` inside the service;
+    this only gives volunteers messages in their language before it runs.
+    """
+    out = AnswerInput()
+    for key in keys:
+        value = str(data.get(f"f-{key}", "")).strip()
+        if value:
+            out.selected[key] = value
+        else:
+            out.errors[key] = [
+                str(
+                    _("Please choose a rating.")
+                    if kind == "rating"
+                    else _("Please choose an option.")
+                )
+            ]
+    if (
+        kind == "best_worst"
+        and out.selected.get("best")
+        and out.selected.get("best") == out.selected.get("worst")
+    ):
+        out.errors["worst"] = [str(_("The best and the worst must be different poems."))]
+    if kind == "rating":
+        out.ratings = {k: out.selected.get(k) for k in keys}
+    elif kind == "choice":
+        out.answer = out.selected.get("answer")
+    else:
+        out.answer = {k: out.selected.get(k) for k in keys}
+    return out

@@ -1,0 +1,1 @@
+"""Loading stored LLM outputs (formats.md §3) and human responses (§4)."""

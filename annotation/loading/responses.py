@@ -1,0 +1,204 @@
+"""Human responses collected elsewhere (formats.md §4), e.g. on paper: validate, then upsert.
+
+Each participant id becomes a pseudonymous Participant (entry ``import``) with a human
+Rater in the named group. Correctness is always computed from the item's answer key, so every rater is graded
+by one rule; a ``correct`` given in the file is checked against it and disagreements are
+counted in the summary (they mean the file and the pool disagree about the key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+
+from annotation.answers import parse_answer
+from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
+from annotation.models import Participant
+from studies.loading.finish import load_finish
+from studies.loading.problems import Collector, Reporter, Summary
+from studies.loading.progress import ProgressCallback, progress
+from studies.loading.readers import Source, read_records
+from studies.loading.values import is_count, is_digits, parse_id
+from studies.models import ImportLog, Item, Study, Task
+
+
+def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSONL lines as they are; CSV rows (the export's long shape, one row per field)
+    gathered per participant × item into one answer, at the line of its first row."""
+    records = read_records(source, collector)
+    if source.format != "csv":
+        for record in records:
+            yield record.line, record.data
+        return
+    gathered: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+    for record in records:
+        row: dict[str, Any] = {k: v for k, v in record.data.items() if v != ""}
+        if row.get("rater_kind", "human") != "human":
+            continue  # model and rule rows of an export are not human responses
+        row.setdefault("participant", row.get("rater"))
+        key = (str(row.get("participant")), str(row.get("item")))
+        _, entry = gathered.setdefault(key, (record.line, {**row, "fields": {}}))
+        entry["fields"][row.get("field") or "answer"] = row.get("value")
+    for line, entry in gathered.values():
+        yield line, entry
+
+
+def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime | None]:
+    time_ms = data.get("time_ms")
+    if isinstance(time_ms, str) and is_digits(time_ms.strip()):
+        time_ms = int(time_ms)
+    if time_ms is not None and not is_count(time_ms):
+        report.error("time_ms", "must be a whole number of milliseconds ≥ 0")
+        time_ms = None
+    at = data.get("answered_at")
+    when = None
+    if at not in (None, ""):
+        try:
+            when = parse_datetime(at) if isinstance(at, str) else None
+        except ValueError:  # well formed but impossible, e.g. month 13
+            when = None
+        if when is None:
+            report.error("answered_at", f"{at!r} is not an ISO 8601 date-time")
+        elif when.tzinfo is None:
+            report.error("answered_at", "needs a time zone (e.g. 2026-11-20T10:15:00Z)")
+            when = None
+    return (int(time_ms) if time_ms is not None else None), when
+
+
+def _correct_flag(data: dict[str, Any], report: Reporter) -> bool | None:
+    raw = data.get("correct")
+    if raw in (None, ""):
+        return None
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in {"true", "false", "1", "0"}:
+        return raw.strip().lower() in {"true", "1"}
+    report.error("correct", "must be true or false")
+    return None
+
+
+def validate_responses(
+    source: Source,
+    study: Study,
+    *,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[list[ResponseRow], dict[RaterKey, dict[str, Any]], int]:
+    collector = Collector(source.name)
+    groups = {g.slug: g for g in study.groups.all()}
+    tasks = {t.pk: t for t in study.tasks.all()}
+    items = {
+        i.external_id: i
+        for i in Item.objects.filter(study=study).only(
+            "external_id", "task_id", "options", "parts", "answer"
+        )
+    }
+    rows: list[ResponseRow] = []
+    raters: dict[RaterKey, dict[str, Any]] = {}
+    first_group: dict[str, tuple[str, int]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    disagreements = 0
+    records = _records(source, collector)
+    checking = progress(
+        records, show_progress, "validating", callback=on_progress, total=source.line_count
+    )
+    for line, data in checking:
+        report = collector.at(line)
+        pid = parse_id(data.get("participant"), report, "participant")
+        group_slug = data.get("group")
+        group = groups.get(group_slug) if isinstance(group_slug, str) else None
+        if group is None:
+            report.error(
+                "group", f"{group_slug!r} is not a group of this study ({', '.join(groups)})"
+            )
+        elif pid is not None:
+            prior = first_group.setdefault(pid, (group.slug, line))
+            if prior[0] != group.slug:
+                report.error(
+                    "group", f"participant {pid!r} is in group {prior[0]!r} on line {prior[1]}"
+                )
+        item_id = parse_id(data.get("item"), report, "item")
+        item = items.get(item_id or "")
+        if item_id is not None and item is None:
+            report.error("item", f"no item {item_id!r} in study {study.slug!r}")
+        time_ms, when = _time(data, report)
+        given = _correct_flag(data, report)
+        if pid is None or item is None or group is None:
+            continue
+        task = tasks[item.task_id]
+        payload = _payload(data, task)
+        result = parse_answer(item, task, **payload)
+        for name, message in result.errors:
+            report.error(name, message)
+        key: RaterKey = ("human", pid, "")
+        raters[key] = {"group_id": group.pk}
+        for fld, value in result.values.items():
+            correct = item.grade(fld, value)
+            dup = seen.setdefault((pid, item_id or "", fld), line)
+            if dup != line:
+                report.error(
+                    fld, f"participant {pid!r} already answered {item_id!r} ({fld}) on line {dup}"
+                )
+            if given is not None and correct is not None and fld == "answer" and given != correct:
+                disagreements += 1
+            rows.append(ResponseRow(rater=key, item_id=item.pk, task_id=task.pk, field=fld, value=value,
+                                    correct=correct, time_ms=time_ms, answered_at=when))  # fmt: skip
+    if not rows and not collector.problems:
+        collector.add(None, None, "the file holds no responses")
+    collector.raise_if_any()
+    return rows, raters, disagreements
+
+
+def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:
+    fields = data.get("fields")
+    if isinstance(fields, dict):  # gathered CSV rows
+        if task.kind == Task.Kind.RATING:
+            return {"ratings": fields}
+        if task.kind == Task.Kind.CHOICE:
+            return {"answer": fields.get("answer")}
+        return {"answer": fields}
+    if "ratings" in data:
+        return {"ratings": data["ratings"]}
+    return {"answer": data.get("answer")}
+
+
+def responses_load(source: Source, *, study: Study, dry_run: bool = False, user: Any = None,
+                   show_progress: bool = False,
+                   on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    rows, rater_keys, disagreements = validate_responses(
+        source, study, show_progress=show_progress, on_progress=on_progress
+    )
+    summary = Summary(kind="responses", file=source.name, rows=len(rows), dry_run=dry_run)
+    if disagreements:
+        # The key in the pool wins; the file's own 'correct' flags are reported, not stored.
+        summary.details["'correct' flags that disagree with the answer key (ignored)"] = (
+            disagreements
+        )
+    with transaction.atomic():
+        raters = raters_ensure(study, rater_keys, summary)
+        have = set(
+            Participant.objects.filter(rater__in=raters.values()).values_list("rater_id", flat=True)
+        )
+        Participant.objects.bulk_create(
+            [
+                Participant(
+                    study=study,
+                    rater=r,
+                    group_id=r.group_id,
+                    entry=Participant.Entry.IMPORT,
+                    status=Participant.Status.IMPORTED,
+                )
+                for r in raters.values()
+                if r.pk not in have
+            ],
+            batch_size=1000,
+        )
+        responses_upsert(study, rows, raters, summary)
+        load_finish(
+            kind=ImportLog.Kind.RESPONSES, study=study, source=source, summary=summary, user=user
+        )
+    return summary

@@ -1,0 +1,26 @@
+"""Keep stored correctness in step with answer keys when a pool reload changes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.dispatch import receiver
+
+from annotation.models import Response
+from studies.models import Item
+from studies.signals import items_rekeyed
+
+
+@receiver(items_rekeyed)
+def regrade_responses(sender: Any, item_ids: list[int], **kwargs: Any) -> None:
+    for start in range(0, len(item_ids), 500):
+        items = {i.pk: i for i in Item.objects.filter(pk__in=item_ids[start : start + 500])}
+        changed = []
+        for response in Response.objects.filter(item_id__in=list(items)).only(
+            "pk", "item_id", "field", "value", "correct"
+        ):
+            correct = items[response.item_id].grade(response.field, response.value)
+            if correct != response.correct:
+                response.correct = correct
+                changed.append(response)
+        Response.objects.bulk_update(changed, ["correct"], batch_size=500)

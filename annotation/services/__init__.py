@@ -1,0 +1,40 @@
+"""Writes of the volunteer flow: enrol, screen, claim the next item, submit, finish.
+
+Every function is one transaction, takes keyword-only arguments and raises Django's
+``ValidationError`` when a rule is broken, so the HTML pages and the API share one
+behaviour. Rules written here and nowhere else:
+
+* a study takes new participants and answers only while open;
+* screening: questions are read in order and the first answered option that names a
+  group places the participant; no naming option at all -> the study's first group;
+* claims (``assignment_next``) are serialised per participant (row lock) and per task
+  and group (on PostgreSQL a transaction-scoped advisory lock taken just before the
+  shortfalls are read; on SQLite every write transaction is IMMEDIATE, so claims are
+  serialised database-wide), so two participants racing for an item's last slot cannot
+  both take it while another item is still short;
+* a submission is idempotent per assignment: the same answer again returns the stored
+  result; a *different* answer to an answered item is refused (:class:`AlreadyAnswered`)
+  and the first answer is kept. The database's unique constraint on Response (rater,
+  item, field, sample) decides which of two simultaneous copies is stored.
+"""
+
+from annotation.services.answers import AlreadyAnswered, SubmitResult, response_submit
+from annotation.services.claims import NextItem, assignment_next, assignment_serve, next_item
+from annotation.services.participants import (
+    participant_enrol,
+    participant_finish,
+    participant_screen,
+)
+
+__all__ = [
+    "AlreadyAnswered",
+    "NextItem",
+    "SubmitResult",
+    "assignment_next",
+    "assignment_serve",
+    "next_item",
+    "participant_enrol",
+    "participant_finish",
+    "participant_screen",
+    "response_submit",
+]

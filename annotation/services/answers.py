@@ -1,0 +1,120 @@
+"""Answers: store a participant's answer once; count failed attention checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation import assignment as strategy
+from annotation import hotpath
+from annotation.answers import parse_answer
+from annotation.models import Assignment, Participant, Response
+from annotation.services._common import require_open
+from studies.models import Study
+
+
+class AlreadyAnswered(ValidationError):
+    """A different answer to an item already answered: the first answer is kept."""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    assignment: Assignment
+    values: dict[str, float]
+    duplicate: bool  # True when this was a re-sent copy of the stored answer
+
+
+def response_submit(
+    *,
+    participant: Participant,
+    assignment_id: int,
+    answer: object = None,
+    ratings: object = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Store the participant's answer to one of *their* assignments, once.
+
+    ``answer`` uses shown option positions (as the browser saw them); values are
+    stored canonical. Raises ``ValidationError`` (field -> messages) for a bad answer,
+    :class:`AlreadyAnswered` for a different answer to an answered item.
+
+    Everything is read and checked before anything is written; the writes are one
+    INSERT guarded by the Response unique constraint, then one UPDATE (``_store``).
+    """
+    now = now or timezone.now()
+    try:
+        a = hotpath.assignment_for_answer(assignment_id, participant.pk)
+    except (ValueError, TypeError):
+        a = None
+    if a is None:
+        raise ValidationError(_("This question is not one of yours."), "not_yours")
+    study = a.task.study
+    item, task = a.item, a.task
+    canonical = strategy.to_canonical(task.kind, a.option_order, answer)
+    parsed = parse_answer(item, task, answer=canonical, ratings=ratings)
+    if a.status != Assignment.Status.ANSWERED:
+        require_open(study)
+        if parsed.errors:
+            errors: dict[str, list[str]] = {}
+            for name, message in parsed.errors:
+                errors.setdefault(name, []).append(message)
+            raise ValidationError(errors)
+        if _store(participant, a, parsed.values, now):
+            return SubmitResult(a, parsed.values, duplicate=False)
+    stored = dict(
+        Response.objects.filter(rater_id=participant.rater_id, item=item).values_list(
+            "field", "value"
+        )
+    )
+    if not parsed.errors and parsed.values == stored:
+        return SubmitResult(a, stored, duplicate=True)
+    raise AlreadyAnswered(
+        _("This question was already answered; your first answer is kept."), "answered"
+    )
+
+
+def _store(
+    participant: Participant, a: Assignment, values: dict[str, float], now: datetime
+) -> bool:
+    """Write one answer; False when a copy of it was stored first.
+
+    One short transaction (``hotpath.store_answer``): the INSERT of the Response rows,
+    whose unique constraint (rater, item, field, sample) lets exactly one copy in, and
+    the UPDATE marking the assignment answered. Everything else is done before it.
+    """
+    item = a.item
+    time_ms = int((now - a.served_at).total_seconds() * 1000) if a.served_at else None
+    rows = [
+        hotpath.ResponseRow(
+            study_id=item.study_id,
+            task_id=a.task_id,
+            item_id=item.pk,
+            rater_id=participant.rater_id,
+            field=field,
+            value=value,
+            correct=item.grade(field, value),
+            time_ms=max(time_ms, 0) if time_ms is not None else None,
+        )
+        for field, value in values.items()
+    ]
+    if not hotpath.store_answer(assignment_id=a.pk, rows=rows, when=now):
+        return False
+    a.status, a.answered_at = Assignment.Status.ANSWERED, now
+    if item.is_attention_check and any(r.correct is False for r in rows):
+        _attention_failed(participant_id=participant.pk, study=a.task.study)
+    return True
+
+
+def _attention_failed(*, participant_id: int, study: Study) -> None:
+    """Count a failed check; flag the participant past the study's threshold."""
+    Participant.objects.filter(pk=participant_id).update(
+        attention_failures=F("attention_failures") + 1
+    )
+    Participant.objects.filter(
+        pk=participant_id, attention_failures__gt=study.attention_max_failures
+    ).update(flagged=True)

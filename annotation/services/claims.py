@@ -1,0 +1,169 @@
+"""Claims: the next item for a participant (the database adapter of annotation.assignment).
+
+The statements themselves are in ``_claim_sql``: the participant row lock, one read of
+the study's tasks with every count the rule needs (and the open claim), then, only
+when a new item is due, the (task, group) lock, the top candidates and the INSERT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation import assignment as strategy
+from annotation.models import Assignment, Participant
+from annotation.selectors import Progress
+from annotation.services import _claim_sql as sql
+from annotation.services._common import rng
+
+
+def _claim_expiry(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS)
+
+
+@dataclass(frozen=True)
+class NextItem:
+    """What asking for the next item found: the participant (with its study), their
+    current item (None when they have every item they are due) and their progress
+    (None when the study was closed or the participant finished: nothing was read)."""
+
+    participant: Participant
+    assignment: Assignment | None
+    progress: Progress | None
+    closed: bool = False
+
+
+def assignment_next(*, participant: Participant, now: datetime | None = None) -> Assignment | None:
+    """The participant's current item, claiming the next one when none is open.
+
+    Returns None when the participant has every item they are due. A claim left
+    unanswered past ``ASSIGNMENT_CLAIM_SECONDS`` stops counting toward balance; if its
+    participant comes back it is renewed rather than taken away mid-question.
+    """
+    return next_item(participant_id=participant.pk, now=now).assignment
+
+
+class _Stale(Exception):
+    """The participant's assignments changed between the read and the lock (another
+    request of theirs claimed meanwhile): read again."""
+
+
+def next_item(
+    *,
+    participant_id: int,
+    now: datetime | None = None,
+    serve: bool = False,
+    only_if_open: bool = False,
+) -> NextItem:
+    """:func:`assignment_next` for one participant id, with what a reply needs.
+
+    ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`).
+    ``only_if_open``: claim nothing in a closed study (``closed`` says so) unless the
+    participant has finished. Raises ``Participant.DoesNotExist`` for an unknown id.
+
+    One read without a lock finds everything; only a new claim opens a transaction
+    (locks, then the top candidates, which also re-count the participant's assignments:
+    if another request of theirs claimed meanwhile, everything is read again).
+    """
+    now = now or timezone.now()
+    for _attempt in range(_ATTEMPTS - 1):
+        try:
+            return _next(participant_id, now, serve, only_if_open, locked=False)
+        except _Stale:
+            continue
+    with transaction.atomic():  # contended: lock the participant first, then read
+        sql.lock_participant(participant_id)
+        return _next(participant_id, now, serve, only_if_open, locked=True)
+
+
+_ATTEMPTS = 3
+
+
+def _next(
+    participant_id: int, now: datetime, serve: bool, only_if_open: bool, *, locked: bool
+) -> NextItem:
+    st = sql.state(participant_id)
+    me = st.me
+    finished = me.status == Participant.Status.FINISHED
+    if only_if_open and not finished and not me.study.is_open:
+        return NextItem(me, None, None, closed=True)
+    if finished:
+        return NextItem(me, None, None)
+    if me.group_id is None:
+        raise ValidationError(_("Please answer the screening questions first."), "screening")
+    progress = Progress(
+        answered=sum(r.answered for r in st.rows),
+        total=sum(min(r.task.per_participant, r.n_regular) + r.n_checks for r in st.rows),
+    )
+    current = st.current
+    if current is None:
+        with transaction.atomic():
+            return NextItem(me, _claim(st, now, serve, locked), progress)
+    if current.expires_at and current.expires_at <= now:
+        current.expires_at, current.served_at = _claim_expiry(now), (now if serve else None)
+        Assignment.objects.filter(pk=current.pk).update(
+            expires_at=current.expires_at, served_at=current.served_at
+        )
+    elif serve:
+        assignment_serve(assignment=current, now=now)
+    return NextItem(me, current, progress)
+
+
+def assignment_serve(*, assignment: Assignment, now: datetime | None = None) -> None:
+    """Note when an item was first shown: the server-side start of its answer time."""
+    if assignment.served_at is None:
+        assignment.served_at = now or timezone.now()
+        Assignment.objects.filter(pk=assignment.pk, served_at__isnull=True).update(
+            served_at=assignment.served_at
+        )
+
+
+def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignment | None:
+    me, rows = st.me, st.rows
+    by_slug = {r.task.slug: r for r in rows}
+    order = [s for s in me.task_order if s in by_slug]
+    order += sorted(set(by_slug) - set(me.task_order))
+    position = st.n_assigned
+    for slug in order:
+        row = by_slug[slug]
+        task = row.task
+        regular_left = min(task.per_participant, row.n_regular) - row.mine_regular
+        checks_left = row.n_checks - row.mine_checks
+        if regular_left <= 0 and checks_left <= 0:
+            continue
+        check = strategy.serve_check_next(max(regular_left, 0), checks_left, rng)
+        # Lock the participant (one claim at a time each) and, for a regular item, this
+        # task and group, so the shortfalls read below stay true until the INSERT.
+        sql.lock(me, None if check else task.pk)
+        if check:
+            item, n_assigned = sql.any_unseen_check(me, task)
+        else:
+            top, n_assigned = sql.top_candidates(me, task, now)
+            chosen = strategy.pick([strategy.Candidate(pk, st.target - n) for pk, n, _ in top], rng)
+            item = next((sql.item(raw) for pk, _, raw in top if pk == chosen), None)
+        if n_assigned != position and (n_assigned is not None or not locked):
+            raise _Stale  # (unlocked, no candidate at all can only mean that too)
+        if item is None:
+            continue
+        return sql.insert(
+            me=me,
+            item=item,
+            task=task,
+            position=position,
+            option_order=strategy.option_order(
+                task.kind,
+                n_options=len(item.options),
+                parts=item.parts,
+                shuffle=me.study.shuffle_options,
+                rng=rng,
+            ),
+            expires_at=_claim_expiry(now),
+            served_at=now if serve else None,
+        )
+    return None

@@ -1,0 +1,119 @@
+"""Participants: enrol (consent), screen (placement in a group), finish (completion code)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation import assignment as strategy
+from annotation import selectors
+from annotation.models import Participant, Rater, new_resume_code
+from annotation.services._common import require_open, rng
+from studies.models import Group, Study
+
+
+@transaction.atomic
+def participant_enrol(
+    *,
+    study: Study,
+    consent: bool,
+    invite_token: str | None = None,
+    entry: str = Participant.Entry.PUBLIC,
+    language: str = "",
+) -> Participant:
+    """A new participant who accepted the study's consent text (recorded with the time).
+
+    With a group invitation token the participant is placed in that group and skips
+    screening; a study without screening questions places everyone in its first group.
+    """
+    require_open(study)
+    if not consent:
+        raise ValidationError({"consent": [_("Please accept the consent to take part.")]})
+    group: Group | None = None
+    if invite_token:
+        group = Group.objects.filter(study=study, invite_token=invite_token).first()
+        if group is None:
+            raise ValidationError(_("This invitation link is not valid."), "invite")
+        entry = Participant.Entry.INVITE
+    elif not study.screening.exists():
+        group = study.groups.order_by("position", "slug").first()
+    slugs = list(study.tasks.order_by("position", "slug").values_list("slug", flat=True))
+    participant = Participant(
+        study=study,
+        group=group,
+        entry=entry,
+        status=Participant.Status.SCREENED if group else Participant.Status.CONSENTED,
+        consent_text=study.consent,
+        consented_at=timezone.now(),
+        language=language[:10],
+        task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
+    )
+    participant.rater = Rater.objects.create(
+        study=study, kind=Rater.Kind.HUMAN, name=participant.public_id, group=group
+    )
+    participant.save()
+    return participant
+
+
+@transaction.atomic
+def participant_screen(*, participant: Participant, answers: dict[str, int]) -> Participant:
+    """Record screening answers (question key -> option index) and place the participant."""
+    study = participant.study
+    require_open(study)
+    if participant.group_id is not None:
+        return participant  # already placed (invitation, or screened before): no change
+    questions = list(study.screening.order_by("position"))
+    errors: dict[str, list[str]] = {}
+    recorded: dict[str, dict[str, object]] = {}
+    group_slug: str | None = None
+    for q in questions:
+        raw = answers.get(q.key)
+        try:
+            index = int(raw)  # type: ignore[arg-type]
+            option = q.options[index] if index >= 0 else None
+        except (TypeError, ValueError, IndexError):
+            option = None
+        if option is None:
+            errors[q.key] = [_("Please answer this question.")]
+            continue
+        recorded[q.key] = {"option": index, "label": option["label"]}
+        group_slug = group_slug or option.get("group")
+    if errors:
+        raise ValidationError(errors)
+    groups = study.groups.order_by("position", "slug")
+    group = (groups.filter(slug=group_slug).first() if group_slug else None) or groups.first()
+    participant.screening_answers = recorded
+    participant.group = group
+    participant.status = Participant.Status.SCREENED
+    participant.save(update_fields=["screening_answers", "group", "status"])
+    Rater.objects.filter(pk=participant.rater_id).update(group=group)
+    return participant
+
+
+@transaction.atomic
+def participant_finish(*, participant: Participant, now: datetime | None = None) -> Participant:
+    """Mark the participant finished and give them a completion code (idempotent)."""
+    me = (
+        Participant.objects.select_for_update(of=("self",))
+        .select_related("study")
+        .get(pk=participant.pk)
+    )
+    if me.status == Participant.Status.FINISHED:
+        return me
+    progress = selectors.participant_progress(me)
+    if me.group_id is None or progress.answered < progress.total:
+        raise ValidationError(_("There are still questions to answer."), "unfinished")
+    me.status = Participant.Status.FINISHED
+    me.finished_at = now or timezone.now()
+    me.completion_code = me.study.completion_code or _completion_code()
+    me.save(update_fields=["status", "finished_at", "completion_code"])
+    return me
+
+
+def _completion_code() -> str:
+    return new_resume_code()[:4] + "-" + secrets.token_hex(3).upper()

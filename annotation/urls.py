@@ -1,0 +1,31 @@
+"""The volunteer pages (/s/<slug>/…, invitations at /s/<slug>/i/<token>/) and the
+volunteer API (/api/v1/volunteer/…)."""
+
+import os
+
+from django.conf import settings
+from django.urls import path
+
+from annotation import api, views
+
+app_name = "volunteer"
+urlpatterns = [
+    path("s/<str:slug>/", views.welcome, name="welcome"),
+    path("s/<str:slug>/i/<str:token>/", views.invite, name="invite"),
+    path("s/<str:slug>/start/", views.start, name="start"),
+    path("s/<str:slug>/screening/", views.screening, name="screening"),
+    path("s/<str:slug>/q/", views.question, name="question"),
+    path("s/<str:slug>/finish/", views.finish, name="finish"),
+    path("s/<str:slug>/resume/", views.resume, name="resume"),
+    path("api/v1/volunteer/studies/<str:slug>/enrol/", api.EnrolView.as_view(), name="api-enrol"),
+    path(
+        "api/v1/volunteer/studies/<str:slug>/resume/", api.ResumeView.as_view(), name="api-resume"
+    ),
+    path("api/v1/volunteer/next/", api.NextView.as_view(), name="api-next"),
+    path("api/v1/volunteer/answers/", api.AnswerView.as_view(), name="api-answers"),
+    path("api/v1/volunteer/progress/", api.ProgressView.as_view(), name="api-progress"),
+]
+
+if getattr(settings, "BENCH_FLOOR_VIEW", False) or os.environ.get("BENCH_FLOOR_VIEW") == "1":
+    # The benchmark's floor (bench/bench_submit.py): never mounted otherwise.
+    urlpatterns.append(path("bench/floor/", views.bench_floor, name="bench-floor"))

@@ -1,0 +1,262 @@
+"""The volunteer pages: thin views over ``annotation.services`` and ``annotation.selectors``.
+
+Flow: welcome + consent (public link or group invitation) -> start (resume code) ->
+screening -> for each task: instructions, then its questions -> finish (completion code).
+Every POST redirects (POST/redirect/GET); a participant is identified by a signed cookie
+per study, or by typing their resume code on another device.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from annotation import selectors, services
+from annotation.forms import ConsentForm, ResumeForm, read_answer
+from annotation.models import Assignment, Participant, Response
+from annotation.ratelimit import wait_seconds
+from studies.models import Study
+
+log = logging.getLogger(__name__)
+# The language switch (base.html) names each language in itself: "English" stays
+# "English" on the Chinese pages (Django's own catalogue would say 英语).
+LANGUAGE_NAMES = (gettext_noop("English"),)
+COOKIE_SALT = "shiping.volunteer"
+COOKIE_AGE = 60 * 60 * 24 * 90
+
+
+def _cookie(study: Study) -> str:
+    return f"shiping-p{study.pk}"
+
+
+def _participant(request: HttpRequest, study: Study) -> Participant | None:
+    public_id = request.get_signed_cookie(_cookie(study), default=None, salt=COOKIE_SALT)
+    return selectors.participant_by_public_id(study, public_id) if public_id else None
+
+
+def _remember(response: HttpResponse, request: HttpRequest, study: Study, p: Participant) -> None:
+    response.set_signed_cookie(
+        _cookie(study), p.public_id, salt=COOKIE_SALT, max_age=COOKIE_AGE, httponly=True,
+        samesite="Lax", secure=request.is_secure(), path=f"/s/{study.slug}/",
+    )  # fmt: skip
+
+
+def _closed(request: HttpRequest, study: Study) -> HttpResponse:
+    return render(request, "annotation/closed.html", {"study": study})
+
+
+def _too_many(request: HttpRequest, study: Study, wait: int) -> HttpResponse:
+    response = render(
+        request, "annotation/too_many.html", {"study": study, "wait": wait}, status=429
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
+    study = selectors.study_for_volunteers(slug)
+    group = selectors.group_by_invite(study, token) if token else None
+    if not study.is_open:
+        return _closed(request, study)
+    if _participant(request, study) is not None:
+        return redirect("volunteer:question", slug=slug)
+    form = ConsentForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and (wait := wait_seconds(request, "enrol")):
+        return _too_many(request, study, wait)
+    if request.method == "POST" and form.is_valid():
+        try:
+            p = services.participant_enrol(
+                study=study, consent=True, invite_token=token, language=get_language() or ""
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            response = redirect("volunteer:start", slug=slug)
+            _remember(response, request, study, p)
+            return response
+    context = {"study": study, "tasks": study.tasks.all(), "form": form, "group": group}
+    return render(request, "annotation/welcome.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def welcome(request: HttpRequest, slug: str) -> HttpResponse:
+    return _enter(request, slug, None)
+
+
+@require_http_methods(["GET", "POST"])
+def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
+    return _enter(request, slug, token)
+
+
+def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
+    study = selectors.study_for_volunteers(slug)
+    return study, _participant(request, study)
+
+
+def start(request: HttpRequest, slug: str) -> HttpResponse:
+    study, p = _current(request, slug)
+    if p is None:
+        return redirect("volunteer:welcome", slug=slug)
+    return render(request, "annotation/start.html", {"study": study, "participant": p})
+
+
+@require_http_methods(["GET", "POST"])
+def screening(request: HttpRequest, slug: str) -> HttpResponse:
+    study, p = _current(request, slug)
+    if p is None:
+        return redirect("volunteer:welcome", slug=slug)
+    if p.group_id is not None:
+        return redirect("volunteer:question", slug=slug)
+    if not study.is_open:
+        return _closed(request, study)
+    errors: dict[str, list[str]] = {}
+    if request.method == "POST":
+        answers = {k[2:]: v for k, v in request.POST.items() if k.startswith("q-")}
+        try:
+            services.participant_screen(participant=p, answers=answers)
+        except ValidationError as exc:
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
+        else:
+            return redirect("volunteer:question", slug=slug)
+    questions = [
+        {"q": q, "selected": request.POST.get(f"q-{q.key}", ""), "errors": errors.get(q.key, [])}
+        for q in study.screening.order_by("position")
+    ]
+    context = {"study": study, "questions": questions, "errors": errors.get("", [])}
+    return render(request, "annotation/screening.html", context, status=400 if errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def question(request: HttpRequest, slug: str) -> HttpResponse:
+    study, p = _current(request, slug)
+    if p is None:
+        return redirect("volunteer:welcome", slug=slug)
+    if p.status == Participant.Status.FINISHED:
+        return redirect("volunteer:finish", slug=slug)
+    if not study.is_open:
+        return _closed(request, study)
+    if p.group_id is None:
+        return redirect("volunteer:screening", slug=slug)
+    if request.method == "POST":
+        return _submit(request, study, p)
+    a = services.assignment_next(participant=p)
+    if a is None:
+        services.participant_finish(participant=p)
+        return redirect("volunteer:finish", slug=slug)
+    if request.GET.get("begin") != a.task.slug and not selectors.task_started(p, a.task_id):
+        context = {"study": study, "task": a.task, "progress": selectors.participant_progress(p)}
+        return render(request, "annotation/instructions.html", context)
+    services.assignment_serve(assignment=a)
+    return _render_question(request, study, p, a)
+
+
+def _render_question(
+    request: HttpRequest,
+    study: Study,
+    p: Participant,
+    a: Assignment,
+    *,
+    selected: dict[str, str] | None = None,
+    errors: dict[str, list[str]] | None = None,
+    failure: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    q = selectors.item_presentation(a)
+    for f in q["fields"]:
+        f["selected"] = (selected or {}).get(f["key"], "")
+        f["errors"] = (errors or {}).get(f["key"], [])
+    context: dict[str, Any] = {
+        "study": study,
+        "participant": p,
+        "q": q,
+        "progress": selectors.participant_progress(p),
+        "errors": errors or {},
+        "failure": failure,
+    }
+    return render(request, "annotation/question.html", context, status=status)
+
+
+def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
+    if wait := wait_seconds(request, "answer", ident=f"p:{p.public_id}"):
+        return _too_many(request, study, wait)
+    try:
+        assignment_id = int(request.POST.get("assignment", ""))
+        a = Assignment.objects.select_related("item", "task").get(pk=assignment_id, participant=p)
+    except (ValueError, Assignment.DoesNotExist):
+        messages.error(request, _("That question is not one of yours."))
+        return redirect("volunteer:question", slug=study.slug)
+    keys = [f["key"] for f in selectors.item_presentation(a)["fields"]]
+    given = read_answer(a.task.kind, keys, request.POST)
+    if given.errors and a.status != Assignment.Status.ANSWERED:
+        return _render_question(
+            request, study, p, a, selected=given.selected, errors=given.errors, status=400
+        )
+    try:
+        services.response_submit(
+            participant=p, assignment_id=a.pk, answer=given.answer, ratings=given.ratings
+        )
+    except services.AlreadyAnswered:
+        messages.info(request, _("That question was already answered; your first answer is kept."))
+    except ValidationError as exc:
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
+        errors = {k: [_("This answer could not be accepted.")] for k in detail}
+        return _render_question(
+            request, study, p, a, selected=given.selected, errors=errors, status=400
+        )
+    except DatabaseError:
+        log.exception("saving an answer failed (assignment %s)", a.pk)
+        failure = _("Your answer could not be saved. Nothing is lost: please try again.")
+        return _render_question(
+            request, study, p, a, selected=given.selected, failure=failure, status=503
+        )
+    return redirect("volunteer:question", slug=study.slug)
+
+
+def finish(request: HttpRequest, slug: str) -> HttpResponse:
+    study, p = _current(request, slug)
+    if p is None:
+        return redirect("volunteer:welcome", slug=slug)
+    if p.status != Participant.Status.FINISHED:
+        return redirect("volunteer:question", slug=slug)
+    return render(request, "annotation/finish.html", {"study": study, "participant": p})
+
+
+@require_http_methods(["GET", "POST"])
+def resume(request: HttpRequest, slug: str) -> HttpResponse:
+    study = selectors.study_for_volunteers(slug)
+    form = ResumeForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and (wait := wait_seconds(request, "resume")):
+        return _too_many(request, study, wait)
+    if request.method == "POST" and form.is_valid():
+        p = selectors.participant_by_resume_code(study, form.cleaned_data["code"])
+        if p is not None:
+            response = redirect("volunteer:question", slug=slug)
+            _remember(response, request, study, p)
+            return response
+        form.add_error("code", _("No participation matches this code. Please check it."))
+    status = 400 if form.errors else 200
+    return render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+def bench_floor(request: HttpRequest) -> HttpResponse:
+    """The benchmark's floor: one INSERT of a Response through the same middleware and
+    database as an answer. Mounted only when BENCH_FLOOR_VIEW is on (annotation/urls.py)."""
+    Response.objects.create(
+        study_id=int(request.POST["study"]), task_id=int(request.POST["task"]),
+        item_id=int(request.POST["item"]), rater_id=int(request.POST["rater"]),
+        field="floor", value=1, sample=random.getrandbits(31),
+    )  # fmt: skip
+    return JsonResponse({"ok": True}, status=201)

@@ -1,0 +1,86 @@
+"""Shared helpers for benchmarks: a throw-away database, timing, peak memory, results."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def bench_env(data_dir: Path, database_url: str | None = None) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        {
+            "DEBUG": "0",
+            "TESTING": "1",
+            "DATA_DIR": str(data_dir),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
+    )
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+def setup_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def manage(env: dict[str, str], *args: str, stdout: Any = subprocess.DEVNULL) -> dict[str, float]:
+    """Run ``manage.py args`` in a child process; return wall seconds and peak RSS (MB)."""
+    code = (
+        "import sys, time;"
+        "t = time.perf_counter();"
+        f"sys.argv = ['manage.py', *{list(args)!r}];"
+        "exec(open('manage.py').read());"
+        # VmHWM is this program's own peak; ru_maxrss would carry over the parent's from fork.
+        "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0];"
+        "print('BENCH', time.perf_counter() - t, hwm, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")][-1]
+    _, seconds, rss_kb = line.split()
+    return {"seconds": float(seconds), "peak_rss_mb": int(rss_kb) / 1024}
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def write_result(name: str, data: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    data = {"benchmark": name, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,86 @@
+"""Output serializers of the researchers' API (read-only)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class GroupOut(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    target_per_item = serializers.IntegerField()
+
+
+class TaskOut(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    kind = serializers.CharField()
+    per_participant = serializers.IntegerField()
+    dimensions = serializers.JSONField()
+
+
+class StudyOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    exclude_flagged = serializers.BooleanField()
+
+
+class StudyDetailOut(StudyOut):
+    description = serializers.CharField()
+    groups = GroupOut(many=True)
+    tasks = TaskOut(many=True)
+    n_items = serializers.IntegerField()
+    n_participants = serializers.IntegerField()
+    n_responses = serializers.IntegerField()
+
+
+class ItemOut(serializers.Serializer):
+    id = serializers.IntegerField(source="pk")
+    external_id = serializers.CharField()
+    task = serializers.CharField(source="task.slug")
+    stem = serializers.CharField()
+    options = serializers.JSONField()
+    parts = serializers.JSONField()
+    answer = serializers.JSONField(allow_null=True)
+    poem_title = serializers.CharField()
+    poem_author = serializers.CharField()
+    poem_form = serializers.CharField()
+    poem_text = serializers.CharField()
+    poem_source = serializers.CharField()
+    is_attention_check = serializers.BooleanField()
+
+
+class ResponseOut(serializers.Serializer):
+    """One row of formats.md §4: a rater's value for one item and field."""
+
+    id = serializers.IntegerField()
+    task = serializers.CharField(source="task__slug")
+    item = serializers.CharField(source="item__external_id")
+    rater_kind = serializers.CharField(source="rater__kind")
+    rater = serializers.CharField(source="rater__name")
+    run = serializers.CharField(source="rater__run")
+    group = serializers.CharField(source="rater__group__slug", allow_null=True)
+    field = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+    correct = serializers.BooleanField(allow_null=True)
+    time_ms = serializers.IntegerField(allow_null=True)
+    sample = serializers.IntegerField()
+    answered_at = serializers.DateTimeField(allow_null=True)
+
+
+class ReportOut(serializers.Serializer):
+    """formats.md §5: tables as lists of flat rows (docs/report.md describes each)."""
+
+    study = serializers.CharField()
+    generated_at = serializers.CharField()
+    settings = serializers.DictField()
+    exclusions = serializers.ListField(child=serializers.DictField())
+    accuracy = serializers.ListField(child=serializers.DictField())
+    model_vs_groups = serializers.ListField(child=serializers.DictField())
+    agreement = serializers.ListField(child=serializers.DictField())
+    correlation = serializers.ListField(child=serializers.DictField())
+    rule_vs_rating = serializers.ListField(child=serializers.DictField())
+    rule_scores = serializers.ListField(child=serializers.DictField())
+    aggregates = serializers.ListField(child=serializers.DictField())

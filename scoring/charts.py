@@ -1,0 +1,206 @@
+"""Server-side SVG charts for the dashboard: no JavaScript, no CDN, works offline.
+
+Every label is escaped and drawn with a CJK-capable font stack, so Chinese task and
+dimension names render wherever the viewer has any CJK font. Each function returns
+an ``<svg>`` string with a ``<title>``/``aria-label`` for screen readers, ready for
+``mark_safe``; missing values (None/NaN) are drawn as gaps or grey cells.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+FONT = (
+    "'Noto Sans CJK SC','Source Han Sans SC','PingFang SC','Hiragino Sans GB',"
+    "'Microsoft YaHei','WenQuanYi Micro Hei','Noto Serif CJK SC',sans-serif"
+)
+PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#8a2b1d", "#b07aa1", "#76b7b2", "#edc948",
+           "#9c755f", "#e15759", "#bab0ac")  # fmt: skip
+MISSING = "#eeeeee"
+
+
+def _ok(v: float | None) -> bool:
+    return v is not None and math.isfinite(v)
+
+
+def _text(x: float, y: float, s: str, *, size: int = 12, anchor: str = "start",
+          rotate: float = 0, weight: str = "normal", fill: str = "#1b1b1b") -> str:  # fmt: skip
+    transform = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-weight="{weight}" fill="{fill}"{transform}>{escape(s)}</text>')  # fmt: skip
+
+
+def _svg(width: float, height: float, title: str, body: list[str]) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
+        f'aria-label="{escape(title)}" font-family="{FONT}"><title>{escape(title)}</title>'
+        + "".join(body) + "</svg>"
+    )  # fmt: skip
+
+
+def _width(label: str, size: int = 12) -> float:
+    """Approximate drawn width: CJK characters are full-width, others about half."""
+    return sum(size if ord(ch) > 0x2E80 else size * 0.6 for ch in label)
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    values: Sequence[float | None]
+    low: Sequence[float | None] | None = None
+    high: Sequence[float | None] | None = None
+
+
+def grouped_bars(categories: Sequence[str], series: Sequence[Series], *, title: str,
+                 y_max: float = 1.0, y_label: str = "") -> str:  # fmt: skip
+    """Vertical bars per category, one colour per series, with CI whiskers."""
+    n_cat, n_ser = max(len(categories), 1), max(len(series), 1)
+    bar = 14.0 if n_ser > 4 else 18.0
+    slot = n_ser * bar + 16
+    left, top, plot_h = 48.0, 28.0, 220.0
+    label_h = max([_width(c) * 0.71 for c in categories] + [20]) + 12
+    legend_rows = math.ceil(len(series) / 4)
+    width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60)
+    height = top + plot_h + label_h + legend_rows * 18 + 10
+    body = [_text(left, 16, title, size=13, weight="bold")]
+    for i in range(6):  # y axis
+        v = y_max * i / 5
+        y = top + plot_h - plot_h * i / 5
+        body.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
+        )
+        body.append(_text(left - 6, y + 4, f"{v:.1f}", size=10, anchor="end"))
+    if y_label:
+        body.append(_text(12, top + plot_h / 2, y_label, size=11, anchor="middle", rotate=-90))
+    for c, cat in enumerate(categories):
+        x0 = left + c * slot + 8
+        for s, ser in enumerate(series):
+            v = ser.values[c] if c < len(ser.values) else None
+            if not _ok(v):
+                continue
+            h = plot_h * max(0.0, min(float(v), y_max)) / y_max  # type: ignore[arg-type]
+            x = x0 + s * bar
+            colour = PALETTE[s % len(PALETTE)]
+            body.append(f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
+                        f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
+                        f'{escape(cat)}: {float(v):.3f}</title></rect>')  # type: ignore[arg-type]  # fmt: skip
+            lo = ser.low[c] if ser.low and c < len(ser.low) else None
+            hi = ser.high[c] if ser.high and c < len(ser.high) else None
+            if _ok(lo) and _ok(hi):
+                y_lo = top + plot_h - plot_h * float(lo) / y_max  # type: ignore[arg-type]
+                y_hi = top + plot_h - plot_h * float(hi) / y_max  # type: ignore[arg-type]
+                xm = x + (bar - 2) / 2
+                body.append(f'<line x1="{xm:.1f}" y1="{y_lo:.1f}" x2="{xm:.1f}" y2="{y_hi:.1f}" '
+                            'stroke="#222" stroke-width="1"/>')  # fmt: skip
+        body.append(_text(x0 + n_ser * bar / 2, top + plot_h + 14, cat, size=11,
+                          anchor="end", rotate=-45))  # fmt: skip
+    y_leg = top + plot_h + label_h
+    for s, ser in enumerate(series):
+        x = left + (s % 4) * ((width - left) / 4)
+        y = y_leg + (s // 4) * 18
+        body.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="11" fill="{PALETTE[s % len(PALETTE)]}"/>'
+        )
+        body.append(_text(x + 15, y + 10, ser.name, size=11))
+    return _svg(width, height, title, body)
+
+
+def _diverging(v: float, lo: float, hi: float) -> str:
+    """Blue (low) – white (middle) – red (high)."""
+    mid = (lo + hi) / 2
+    t = max(-1.0, min(1.0, (v - mid) / ((hi - lo) / 2 or 1)))
+    if t >= 0:
+        r, g, b = 255, int(255 - 150 * t), int(255 - 170 * t)
+    else:
+        r, g, b = int(255 + 180 * t), int(255 + 110 * t), 255
+    return f"rgb({r},{g},{b})"
+
+
+def _sequential(v: float, lo: float, hi: float) -> str:
+    t = max(0.0, min(1.0, (v - lo) / ((hi - lo) or 1)))
+    return f"rgb({int(255 - 180 * t)},{int(250 - 130 * t)},{int(240 - 60 * t)})"
+
+
+def heatmap(rows: Sequence[str], columns: Sequence[str],
+            values: dict[tuple[str, str], float | None], *, title: str, low: float = 0.0,
+            high: float = 1.0, diverging: bool = False, counts: dict[tuple[str, str], int] | None = None) -> str:  # fmt: skip
+    """A rows × columns grid coloured by value (diverging around the middle if asked)."""
+    cell_w, cell_h = 58.0, 24.0
+    left = max([_width(r, 11) for r in rows] + [40]) + 12
+    top = max([_width(c, 11) * 0.71 for c in columns] + [20]) + 34
+    overhang = max([_width(c, 11) * 0.71 for c in columns[-2:]] + [0])  # rotated labels
+    width = max(left + len(columns) * cell_w + overhang, 320, _width(title, 13) + 20)
+    height = top + len(rows) * cell_h + 30
+    body = [_text(8, 16, title, size=13, weight="bold")]
+    for j, col in enumerate(columns):
+        x = left + j * cell_w + cell_w / 2
+        body.append(_text(x, top - 6, col, size=11, rotate=-45))
+    colour = _diverging if diverging else _sequential
+    for i, row in enumerate(rows):
+        y = top + i * cell_h
+        body.append(_text(left - 6, y + cell_h * 0.68, row, size=11, anchor="end"))
+        for j, col in enumerate(columns):
+            v = values.get((row, col))
+            x = left + j * cell_w
+            fill = colour(float(v), low, high) if _ok(v) else MISSING  # type: ignore[arg-type]
+            label = f"{float(v):.2f}" if _ok(v) else "–"  # type: ignore[arg-type]
+            n = counts.get((row, col)) if counts else None
+            tip = f"{row} · {col}: {label}" + (f" (n={n})" if n is not None else "")
+            body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                        f'fill="{fill}"><title>{escape(tip)}</title></rect>')  # fmt: skip
+            body.append(
+                _text(x + cell_w / 2 - 1, y + cell_h * 0.66, label, size=11, anchor="middle")
+            )
+    body.append(_text(left, height - 8, f"{low:g} … {high:g}", size=10, fill="#555"))
+    return _svg(width, height, title, body)
+
+
+@dataclass(frozen=True)
+class Interval:
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    group: str = ""
+
+
+def forest(rows: Sequence[Interval], *, title: str, x_label: str = "") -> str:
+    """Point estimates with CI lines on a shared horizontal axis, zero marked."""
+    finite = [v for r in rows for v in (r.value, r.low, r.high) if _ok(v)]
+    lo = min([0.0, *finite]) if finite else -1.0
+    hi = max([0.0, *finite]) if finite else 1.0
+    pad = (hi - lo) * 0.05 or 0.5
+    lo, hi = lo - pad, hi + pad
+    left = max([_width(r.label, 11) for r in rows] + [60]) + 14
+    plot_w, row_h, top = 360.0, 20.0, 30.0
+    width = max(left + plot_w + 20, _width(title, 13) + 20)
+    height = top + max(len(rows), 1) * row_h + 34
+
+    def sx(v: float) -> float:
+        return left + plot_w * (v - lo) / (hi - lo)
+
+    body = [_text(8, 16, title, size=13, weight="bold"),
+            f'<line x1="{sx(0):.1f}" y1="{top - 4}" x2="{sx(0):.1f}" y2="{height - 30:.1f}" '
+            'stroke="#999" stroke-dasharray="3 3"/>']  # fmt: skip
+    groups = sorted({r.group for r in rows})
+    for i, r in enumerate(rows):
+        y = top + i * row_h + row_h / 2
+        body.append(_text(left - 6, y + 4, r.label, size=11, anchor="end"))
+        colour = PALETTE[groups.index(r.group) % len(PALETTE)]
+        if _ok(r.low) and _ok(r.high):
+            body.append(f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '  # type: ignore[arg-type]
+                        f'y2="{y:.1f}" stroke="{colour}" stroke-width="2"/>')  # fmt: skip
+        if _ok(r.value):
+            v = float(r.value)  # type: ignore[arg-type]
+            body.append(f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
+                        f'<title>{escape(r.label)}: {v:.3f}</title></circle>')  # fmt: skip
+    for t in range(5):
+        v = lo + (hi - lo) * t / 4
+        body.append(_text(sx(v), height - 16, f"{v:.2f}", size=10, anchor="middle"))
+    if x_label:
+        body.append(_text(left + plot_w / 2, height - 3, x_label, size=10, anchor="middle"))
+    return _svg(width, height, title, body)

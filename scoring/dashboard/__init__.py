@@ -1,0 +1,1 @@
+"""The researcher dashboard (/research/): progress, tables, SVG charts and downloads."""

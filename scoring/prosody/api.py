@@ -1,0 +1,201 @@
+"""The public entry point: :func:`score_poem` and the :class:`PoemScore` it returns.
+
+Rule sources are named in each form's module (:mod:`.ci`, :mod:`.shi`, :mod:`.couplet`);
+this module only normalises the text (:mod:`.normalize`), reads its tones (:mod:`.tones`)
+and dispatches on the form (``ci:<cipai>``, ``shi:jueju5|jueju7|lushi5|lushi7``,
+``couplet`` or None, as in ``docs/formats.md``).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from . import names, templates
+from .ci import score_ci
+from .couplet import score_couplet, split_couplet
+from .normalize import ccv_lines, split_lines, strip_apparatus
+from .reading import read_lines
+from .shi import FORMS as SHI_FORMS
+from .shi import detect, score_shi
+from .tables import ci_index_by_name, cipai2info
+from .tones import CharTone, ToneSystem
+
+RULES_VERSION = "prosody-1.0"
+
+CI_METRICS = ("structural", "tonal", "rhyme", "structural_standard", "tonal_standard",
+              "structural_variant", "tonal_variant")  # fmt: skip
+SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "faults")
+COUPLET_METRICS = ("length", "tone_opposition", "ending")
+
+
+@dataclass(frozen=True)
+class PoemScore:
+    """Rule scores of one poem.
+
+    ``metrics`` is flat: metric name -> value in [0, 1] or None (not applicable / unknown).
+    ``diagnostics`` is JSON-serialisable and explains every figure.
+    """
+
+    form: str | None
+    metrics: dict[str, float | None]
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    tone_system: str = "modern"
+    lenient: bool = False
+    ccv_compatible: bool = False
+    rules_version: str = RULES_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy."""
+        return {
+            "form": self.form,
+            "rules_version": self.rules_version,
+            "tone_system": self.tone_system,
+            "lenient": self.lenient,
+            "ccv_compatible": self.ccv_compatible,
+            "metrics": dict(self.metrics),
+            "diagnostics": copy.deepcopy(self.diagnostics),
+        }
+
+
+@lru_cache(maxsize=1)
+def _header_names() -> frozenset[str]:
+    return frozenset(cipai2info()) | frozenset(ci_index_by_name())
+
+
+def _empty(keys: tuple[str, ...]) -> dict[str, float | None]:
+    return dict.fromkeys(keys)
+
+
+def _bare_title_lines(body: str) -> list[int]:
+    """How many leading lines (1 or 2) could be an unmarked title and author.
+
+    Candidates are short lines (at most 12 characters) with no punctuation, followed by a
+    punctuated poem.  They are only dropped when the poem fits its form without them.
+    """
+    raw = [x for x in body.split("\n") if x.strip()]
+    out: list[int] = []
+    for k in (1, 2):
+        if len(raw) <= k or not any(_PUNCT.search(x) for x in raw[k:]):
+            break
+        head = raw[k - 1]
+        if _PUNCT.search(head.strip()) or not 0 < len("".join(split_lines(head))) <= 12:
+            break
+        out.append(k)
+    return out
+
+
+_PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
+
+
+def score_poem(
+    text: str,
+    form: str | None,
+    *,
+    tone_system: ToneSystem = "modern",
+    lenient: bool = False,
+    ccv_compatible: bool = False,
+) -> PoemScore:
+    """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
+
+    ``ccv_compatible`` follows the CCiV paper literally: no header stripping, only
+    U+4E00..U+9FFF counts as Chinese, every character read alone by pypinyin under the
+    modern convention (``tone_system`` and ``lenient`` are then ignored), and the headline
+    ``structural``/``tonal`` equal the variant-aware figures.
+    """
+    system: ToneSystem = "modern" if ccv_compatible else tone_system
+    lenient = lenient and not ccv_compatible
+    diag: dict[str, Any] = {"tone_system": system}
+    header: list[str] = []
+    if ccv_compatible:
+        body = text
+    else:
+        stripped = strip_apparatus(text, _header_names())
+        body = stripped.body
+        header = stripped.header
+        removed = {k: v for k, v in (("notes", stripped.notes),
+                                     ("brackets", stripped.brackets)) if v}  # fmt: skip
+        if removed:
+            diag["stripped"] = removed
+    fm = (form or "").strip() or None
+    result = _score_body(body, fm, header, system, lenient, ccv_compatible)
+    if not ccv_compatible and not _fits(result[1]):
+        raw = [x for x in body.split("\n") if x.strip()]
+        for k in _bare_title_lines(body):
+            alt = _score_body("\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False)
+            if _fits(alt[1]):
+                result = alt
+                break
+    f, metrics, extra, used_header = result
+    if used_header:
+        diag.setdefault("stripped", {})["header"] = [h.strip() for h in used_header]
+    diag.update(extra)
+    return PoemScore(f, metrics, diag, system, lenient, ccv_compatible)
+
+
+def _fits(metrics: dict[str, float | None]) -> bool:
+    return bool(metrics.get("structural") or metrics.get("length"))
+
+
+def _score_body(
+    body: str,
+    fm: str | None,
+    header: list[str],
+    system: ToneSystem,
+    lenient: bool,
+    ccv: bool,
+) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
+    """(form, metrics, diagnostics, header lines used) for one reading of the body."""
+    lines = ccv_lines(body) if ccv else split_lines(body)
+    context = not ccv
+    extra: dict[str, Any] = {}
+    if fm is None:
+        detected = detect(tuple(len(x) for x in lines))
+        header_cipai = next((c for h in header if (c := names.resolve_cipai(h))), None)
+        if detected is not None:
+            extra["detected"] = fm = detected
+        elif header_cipai is not None:
+            extra["detected"] = f"ci:{header_cipai} (from the title)"
+            fm = f"ci:{header_cipai}"
+        else:
+            lens = [len(x) for x in lines]
+            extra["error"] = (
+                f"form not given and not detected ({len(lines)} lines of lengths {lens})"
+            )
+            return None, {}, extra, header
+    if fm.startswith("ci:") or fm.startswith("ci："):
+        requested = fm[3:].strip()
+        name = names.resolve_cipai(requested)
+        cipai = templates.load_cipai(name) if name else None
+        if cipai is None:
+            extra.update(error=f"unknown cipai {requested!r}", requested=requested)
+            return fm, _empty(CI_METRICS), extra, header
+        reading = read_lines(lines, system=system, family="ci", context=context)
+        metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
+        extra.update(more)
+        if name != requested:
+            extra["requested"] = requested
+        return f"ci:{cipai.name}", metrics, extra, header
+    if fm in SHI_FORMS:
+        reading = read_lines(lines, system=system, family="shi", context=context)
+        metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
+        extra.update(more)
+        return fm, metrics, extra, header
+    if fm == "couplet":
+        pair = split_couplet("\n".join(lines) if ccv else body)
+        if pair is None:
+            extra["error"] = "could not find two lines"
+            return fm, _empty(COUPLET_METRICS), extra, header
+        halves: list[tuple[list[str], list[tuple[CharTone, ...]]]] = []
+        for half in pair:
+            segs = ccv_lines(half) if ccv else split_lines(half)
+            r = read_lines(segs, system=system, family="shi", context=context)
+            halves.append((segs, list(r.tones)))
+        metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)
+        extra.update(more)
+        return fm, metrics, extra, header
+    extra["error"] = f"unknown form {fm!r}"
+    return fm, {}, extra, header

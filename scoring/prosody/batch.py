@@ -1,0 +1,106 @@
+"""Offline batch scoring: a JSONL or CSV file of poems in, one row of rule scores per poem out.
+
+Rules: those of :func:`~.api.score_poem` (see ``docs/prosody.md``).  Input rows need ``text``
+and may carry ``id`` and ``form`` (``ci:<cipai>``, ``shi:…``, ``couplet``); a bare
+``cipai`` field is read as ``ci:<cipai>``, and pool lines of ``docs/formats.md``
+(``{"id": …, "poem": {"form": …, "text": …}}``) are accepted as they are.  Output rows
+hold ``id``, ``form``, ``rules_version``, ``tone_system``, every metric, and (JSONL only)
+the diagnostics.  Run::
+
+    python -m scoring.prosody.batch poems.jsonl [--out scores.csv] [--tone-system classical]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .api import CI_METRICS, COUPLET_METRICS, SHI_METRICS, score_poem
+from .tones import ToneSystem
+
+METRIC_COLUMNS = tuple(dict.fromkeys((*CI_METRICS, *SHI_METRICS, *COUPLET_METRICS)))
+
+
+def read_poems(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL (one object a line, blank lines skipped) or CSV file (by suffix)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if path.suffix.lower() == ".csv":
+        return list(csv.DictReader(io.StringIO(text)))
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def poem_fields(row: dict[str, Any]) -> tuple[str, str, str | None]:
+    poem = row.get("poem") if isinstance(row.get("poem"), dict) else row
+    assert isinstance(poem, dict)
+    form = poem.get("form") or (f"ci:{poem['cipai']}" if poem.get("cipai") else None)
+    return str(row.get("id", "")), str(poem.get("text") or ""), form
+
+
+def score_rows(
+    rows: Iterable[dict[str, Any]],
+    *,
+    tone_system: ToneSystem = "modern",
+    lenient: bool = False,
+    ccv_compatible: bool = False,
+) -> Iterator[dict[str, Any]]:
+    """One flat result row per input row (metrics of other forms are None)."""
+    for row in rows:
+        pid, text, form = poem_fields(row)
+        s = score_poem(
+            text, form, tone_system=tone_system, lenient=lenient, ccv_compatible=ccv_compatible
+        )
+        out: dict[str, Any] = {
+            "id": pid,
+            "form": s.form,
+            "rules_version": s.rules_version,
+            "tone_system": s.tone_system,
+        }
+        out.update({m: s.metrics.get(m) for m in METRIC_COLUMNS})
+        out["diagnostics"] = s.to_dict()["diagnostics"]
+        yield out
+
+
+def write_rows(rows: Iterable[dict[str, Any]], fh: Any, *, fmt: str) -> None:
+    """JSONL keeps the diagnostics; CSV keeps the flat columns and a short error column."""
+    if fmt == "csv":
+        cols = ["id", "form", "rules_version", "tone_system", *METRIC_COLUMNS, "error"]
+        writer = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({**r, "error": r["diagnostics"].get("error", "")})
+        return
+    for r in rows:
+        fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Score a JSONL/CSV file of poems offline.")
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--out", type=Path, default=None, help="output file (.jsonl or .csv)")
+    ap.add_argument("--tone-system", choices=("modern", "classical"), default="modern")
+    ap.add_argument("--lenient", action="store_true")
+    ap.add_argument("--ccv-compatible", action="store_true")
+    args = ap.parse_args(argv)
+    rows = score_rows(
+        read_poems(args.file),
+        tone_system=args.tone_system,
+        lenient=args.lenient,
+        ccv_compatible=args.ccv_compatible,
+    )
+    fmt = "csv" if args.out is not None and args.out.suffix.lower() == ".csv" else "jsonl"
+    if args.out is None:
+        write_rows(rows, sys.stdout, fmt=fmt)
+    else:
+        with args.out.open("w", encoding="utf-8", newline="") as fh:
+            write_rows(rows, fh, fmt=fmt)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

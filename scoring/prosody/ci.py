@@ -1,0 +1,231 @@
+"""Ci (词) rule scores against a cipai's templates.
+
+Rule source: the CCiV benchmark's definitions (structural accuracy: same number of lines and
+every line the template's length; tonal accuracy: share of characters whose tone matches,
+中 accepting either, 0 when structure fails; standard form = ``longyusheng_template[0]``,
+variant-aware = best over every 龙榆生 and 钦定词谱 template), computed here exactly, plus:
+
+* a punctuation-tolerant structure: the poem's characters fit a template when the totals
+  agree and every break in the poem falls on a phrase break of the template (an edition
+  that writes 梦里不知身是客一晌贪欢 without the comma still fits);
+* the matched template, per-character tone mismatches, and rhyme at the template's rhyme
+  positions (中华新韵 or 词林正韵, see :mod:`.rhyme`);
+* for a failed poem, the nearest template and a line-by-line alignment (:mod:`.align`), and
+  a sibling cipai the poem fits instead (浪淘沙 -> 浪淘沙令).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from . import rhyme
+from .align import nearest
+from .names import siblings
+from .reading import Reading
+from .templates import Cipai, CiTemplate, load_cipai
+from .tones import ToneSystem
+
+
+def _mask_table(on: str) -> dict[int, str]:
+    return {ord(c): ("1" if c == on else "0") for c in "平仄中?"}
+
+
+_TABLES = {c: _mask_table(c) for c in "平仄中?"}
+
+
+@lru_cache(maxsize=8192)
+def bitmask(s: str, symbol: str) -> int:
+    """An int whose bit i is set where ``s[i] == symbol`` (symbols 平 仄 中 ?)."""
+    return int(s[::-1].translate(_TABLES[symbol]) or "0", 2)
+
+
+def bits(mask: int) -> list[int]:
+    """Positions of the set bits, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def tonal_share(tones: str, marks: str, required: str, *, lenient: bool) -> tuple[float, int]:
+    """(share of characters fitting ``required``, bitmask of the positions that do not).
+
+    ``tones`` holds each character's tone (平/仄/?), ``marks`` the same with 中 where both
+    tones are attested (those fit either in lenient mode).  Characters of unknown tone are
+    left out, except at 中 positions where anything fits.  Bit arithmetic keeps this cheap
+    when a poem is compared with many templates.
+    """
+    n = min(len(tones), len(required))
+    if len(required) > n:
+        required = required[:n]
+    ping, ze = bitmask(tones, "平"), bitmask(tones, "仄")
+    need_ping, need_ze = bitmask(required, "平"), bitmask(required, "仄")
+    bad = ((need_ping & ze) | (need_ze & ping)) & ((1 << n) - 1)
+    if lenient:
+        bad &= ~bitmask(marks, "中")
+    counted = n - ((need_ping | need_ze) & ~(ping | ze) & ((1 << n) - 1)).bit_count()
+    return ((counted - bad.bit_count()) / counted if counted > 0 else 0.0), bad
+
+
+def _offsets(lengths: tuple[int, ...]) -> set[int]:
+    acc, out = 0, set()
+    for n in lengths[:-1]:
+        acc += n
+        out.add(acc)
+    return out
+
+
+def fits_relaxed(lengths: tuple[int, ...], t: CiTemplate) -> bool:
+    """Same total, and every poem break on a template phrase break."""
+    return sum(lengths) == t.total and _offsets(lengths) <= t.breaks
+
+
+def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list[dict[str, Any]]:
+    out, pos = [], 0
+    bad_iter = iter(bad)
+    nxt = next(bad_iter, None)
+    for k, line in enumerate(reading.lines):
+        n = len(line)
+        entry: dict[str, Any] = {
+            "text": line,
+            "tones": reading.tone_lines[k],
+            "marks": reading.mark_lines[k],
+            "pinyin": list(reading.readings[k]),
+        }
+        if reading.simplified[k] != line:
+            entry["simplified"] = reading.simplified[k]
+        if required is not None:
+            entry["required"] = required[pos : pos + n]
+            mism = []
+            while nxt is not None and nxt < pos + n:
+                mism.append(nxt - pos)
+                nxt = next(bad_iter, None)
+            entry["mismatches"] = mism
+        out.append(entry)
+        pos += n
+    return out
+
+
+def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]:
+    """Flat positions -> [line, index in line] pairs."""
+    out, line, start = [], 0, 0
+    for p in positions:
+        while p >= start + lengths[line]:
+            start += lengths[line]
+            line += 1
+        out.append([line, p - start])
+    return out
+
+
+def _rhyme(
+    t: CiTemplate, reading: Reading, system: ToneSystem
+) -> tuple[float | None, dict[str, Any]]:
+    simp = "".join(reading.simplified)
+    pys = reading.pinyin_flat()
+    sets = []
+    for group in t.rhyme_groups:
+        pos = tuple(p for p in group if p < len(simp))
+        sets.append(
+            rhyme.check_set(
+                pos,
+                [simp[p] for p in pos],
+                [pys[p] for p in pos],
+                system=system,
+                family="ci",
+            )
+        )
+    score = rhyme.score_sets(sets)
+    return score, {
+        "book": rhyme.book_name(system, "ci"),
+        "source": t.rhyme_source,
+        "sets": [s.to_dict() for s in sets],
+    }
+
+
+def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
+    for sib in siblings(name):
+        cp = load_cipai(sib)
+        if cp is None:
+            continue
+        for t in cp.templates:
+            if t.lengths == lengths or fits_relaxed(lengths, t):
+                return {
+                    "cipai": sib,
+                    "template": t.id,
+                    "note": f"the poem fits {sib} ({t.total} chars), a sibling of {name}; "
+                    f"score it as ci:{sib}",
+                }
+    return None
+
+
+def score_ci(
+    reading: Reading, cipai: Cipai, *, system: ToneSystem, lenient: bool, ccv: bool
+) -> tuple[dict[str, float | None], dict[str, Any]]:
+    """Metrics and diagnostics of a poem against every template of ``cipai``."""
+    lengths = reading.lengths
+    tone_str = reading.tone_string()
+    mark_str = "".join(reading.mark_lines)
+    cache: dict[str, tuple[float, int]] = {}
+
+    def tonal(t: CiTemplate) -> tuple[float, int]:
+        if t.id not in cache:
+            cache[t.id] = tonal_share(tone_str, mark_str, t.tones, lenient=lenient)
+        return cache[t.id]
+
+    strict = cipai.by_lengths.get(lengths, ()) if lengths else ()
+    std = cipai.standard
+    std_ok = any(t is std for t in strict)
+    m: dict[str, float | None] = {
+        "structural_standard": 1.0 if std_ok else 0.0,
+        "tonal_standard": tonal(std)[0] if std_ok else 0.0,
+        "structural_variant": 1.0 if strict else 0.0,
+        "tonal_variant": max((tonal(t)[0] for t in strict), default=0.0),
+    }
+    relaxed: tuple[CiTemplate, ...] = ()
+    if not ccv and lengths:
+        relaxed = tuple(
+            t
+            for t in cipai.by_total.get(sum(lengths), ())
+            if not any(t is u for u in strict) and fits_relaxed(lengths, t)
+        )
+    order = {t.id: i for i, t in enumerate(cipai.templates)}
+    cands = [(t, True) for t in strict] + [(t, False) for t in relaxed]
+    best = max(cands, key=lambda c: (tonal(c[0])[0], c[1], -order[c[0].id]), default=None)
+    m["structural"] = 1.0 if best else 0.0
+    m["tonal"] = tonal(best[0])[0] if best else 0.0
+    m["rhyme"] = None
+    diag: dict[str, Any] = {
+        "cipai": cipai.name,
+        "aliases": list(cipai.aliases),
+        "standard_template": std.id,
+        "templates": len(cipai.templates),
+        "matched_variants": [t.id for t in strict],
+        "relaxed_variants": [t.id for t in relaxed],
+    }
+    if std_ok:
+        diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
+    if best is not None:
+        t, is_strict = best
+        bad = bits(tonal(t)[1])
+        diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
+        diag["lines"] = _line_report(reading, t.tones, bad)
+        diag["mismatch_count"] = len(bad)
+        if t.rhyme_groups and not ccv:
+            m["rhyme"], diag["rhyme"] = _rhyme(t, reading, system)
+        return m, diag
+    diag["template"] = None
+    diag["lines"] = _line_report(reading, None, [])
+    near = nearest(lengths, [(t.id, t.lengths) for t in cipai.templates])
+    if near is not None:
+        tid, cost, ops = near
+        nt = next(t for t in cipai.templates if t.id == tid)
+        diag["nearest"] = {
+            **nt.describe(),
+            "cost": cost,
+            "diff": [o for o in ops if o["op"] != "ok"],
+        }
+    diag["sibling"] = _sibling(cipai.name, lengths) if lengths else None
+    return m, diag

@@ -1,0 +1,233 @@
+"""Text normalisation: what counts as a character, where lines break, what is not the poem.
+
+Rule source: the CCiV paper's normalisation (strip non-Chinese characters, turn separators
+into line breaks, trim, split into lines), extended for real inputs:
+
+* A *character* is a CJK unified or compatibility ideograph of any plane, counted by code
+  point (so 𪖙 U+2A599 is one character), or a placeholder for a lost character
+  (``□ ■ ○ ● ◯ ＊ * ＿ _ ×``), which keeps its position and has an unknown tone.
+* A *separator* is any punctuation or whitespace; other non-Chinese characters (Latin
+  letters, digits, symbols) are dropped without breaking the line, so they never shift
+  character positions.
+* Around the poem, titles, author lines, bracketed notes and trailing commentary are
+  stripped and reported (:func:`strip_apparatus`).
+* Traditional characters are converted to simplified with OpenCC ``t2s`` before any table
+  lookup (:func:`to_simplified`); positions are kept one to one.
+
+In CCiV-compatible mode (:func:`ccv_lines`) only U+4E00..U+9FFF counts as Chinese, as in the
+benchmark's own code, and placeholders are stripped like any non-Chinese character.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+PLACEHOLDERS = frozenset("□■○●◯＊*＿_×")
+
+_CJK_RANGES = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2EBEF),
+    (0x2F800, 0x2FA1F),
+    (0x30000, 0x323AF),
+)
+
+
+def is_cjk(ch: str) -> bool:
+    """True for a CJK ideograph of any plane (one code point)."""
+    if "\u4e00" <= ch <= "\u9fff":
+        return True
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+def is_poem_char(ch: str) -> bool:
+    """A position-bearing character: a CJK ideograph or a lost-character placeholder."""
+    return "\u4e00" <= ch <= "\u9fff" or ch in PLACEHOLDERS or is_cjk(ch)
+
+
+def _is_separator(ch: str) -> bool:
+    if ch in PLACEHOLDERS:
+        return False
+    cat = unicodedata.category(ch)
+    return cat[0] in "PZ" or ch in "\t\n\r\v\f|｜/"
+
+
+_POEM_CLASS = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+    "\U0002f800-\U0002fa1f\U00030000-\U000323af" + re.escape("".join(sorted(PLACEHOLDERS)))
+)
+_CHUNKS = re.compile(f"([{_POEM_CLASS}]+)")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split text into lines of poem characters; separators break, other symbols vanish."""
+    parts = _CHUNKS.split(text)
+    lines: list[str] = []
+    joined = False  # may the next run of poem characters continue the previous line?
+    for k, part in enumerate(parts):
+        if k % 2:  # a run of poem characters
+            if joined and lines:
+                lines[-1] += part
+            else:
+                lines.append(part)
+        elif part:
+            joined = not any(_is_separator(ch) for ch in part)
+        else:
+            joined = False
+    return lines
+
+
+def ccv_lines(text: str) -> list[str]:
+    """CCiV-compatible normalisation: only U+4E00..U+9FFF is Chinese; all else separates or goes.
+
+    Punctuation and whitespace are separators; any other character is deleted.
+    """
+    lines: list[str] = []
+    cur: list[str] = []
+    for ch in text:
+        if "\u4e00" <= ch <= "\u9fff":
+            cur.append(ch)
+        elif unicodedata.category(ch)[0] in "PZ" or ch in "\t\n\r":
+            if cur:
+                lines.append("".join(cur))
+            cur = []
+    if cur:
+        lines.append("".join(cur))
+    return lines
+
+
+@lru_cache(maxsize=1)
+def _t2s_converter() -> object:
+    from opencc import OpenCC
+
+    return OpenCC("t2s")
+
+
+@lru_cache(maxsize=20000)
+def _t2s_char(ch: str) -> str:
+    out: str = _t2s_converter().convert(ch)  # type: ignore[attr-defined]
+    return out if len(out) == 1 else ch
+
+
+_T2S_SEEN: set[str] = set()
+_T2S_MAP: dict[int, str] = {}
+
+
+def to_simplified(line: str) -> str:
+    """Traditional -> simplified, character by character (positions never shift).
+
+    Each new character is converted once with OpenCC ``t2s``; a conversion that is not one
+    character long is ignored.  Character-level conversion is enough here: the tables are
+    looked up per character, and t2s is nearly one-to-one.
+    """
+    fresh = set(line) - _T2S_SEEN
+    if fresh:
+        for ch in fresh:
+            out = _t2s_char(ch)
+            if out != ch:
+                _T2S_MAP[ord(ch)] = out
+        _T2S_SEEN.update(fresh)
+    return line.translate(_T2S_MAP) if _T2S_MAP else line
+
+
+# --- apparatus around the poem -------------------------------------------------------------
+
+_NOTE_START = re.compile(
+    r"(?:^|\n)\s*(?:【[^】\n]{0,8}】|\[[^\]\n]{0,8}\])?\s*"
+    r"(?:注释|注解|注|附注|自注|原注|赏析|鉴赏|简析|评析|解析|译文|翻译|白话|创作背景|背景|"
+    r"作者简介|说明|后记|题解|作品简介)\s*[0-9０-９一二三四五六七八九十]*\s*[：:]"
+    r"|(?:^|\n)\s*【(?:注释|注解|注|赏析|鉴赏|译文|简析|评析|创作背景|作者简介|说明|题解)】"
+)
+_BRACKETS = re.compile(r"（[^（）]*）|\([^()]*\)|〔[^〔〕]*〕|\[[^\[\]]*\]|［[^［］]*］")
+_LABEL_LINE = re.compile(
+    r"^\s*(?:词牌名?|曲牌|题目|标题|诗题|题|作者|朝代|年代|体裁|格式|格律|形式|词题|韵部|"
+    r"title|author|form|cipai)\s*[：:]",
+    re.IGNORECASE,
+)
+_TITLE_MARKS = re.compile(r"[《》〈〉]")
+_AUTHOR_LINE = re.compile(
+    r"^\s*(?:[—－-]{1,3}\s*)?[\[［【（(]?(?:先秦|汉|魏|晋|南北朝|隋|唐|五代|宋|南宋|北宋|辽|金|元|明|清|近代|现代|当代)"
+    r"[\]］】）)]?\s*[·・．.:：\s]\s*\S{1,6}\s*$"
+)
+_SIGNATURE = re.compile(r"^\s*[—－-]{1,3}")
+_LINE_LABEL = re.compile(r"^\s*(?:上联|下联|出句|对句|正文)\s*[：:]\s*")
+
+
+@dataclass
+class Stripped:
+    """The poem body and what was removed around it."""
+
+    body: str
+    header: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    brackets: list[str] = field(default_factory=list)
+
+
+def _is_cipai_header(line: str, cipai_names: frozenset[str]) -> bool:
+    core = line.strip()
+    for sep in "·・.．:： \u3000-—":
+        core = core.split(sep)[0]
+    return core in cipai_names and len(split_lines(line)) <= 2 and not _has_inner_stop(line)
+
+
+def _titled(header: list[str]) -> bool:
+    """Was the last header line a marked title (《…》 or cipai·title)?"""
+    return bool(header) and any(m in header[-1] for m in "《》·・")
+
+
+def _is_author_name(line: str) -> bool:
+    """A bare name (2-4 characters, no punctuation) right under a title is its author."""
+    core = line.strip()
+    return 2 <= len(core) <= 4 and all(is_cjk(c) for c in core)
+
+
+def _has_inner_stop(line: str) -> bool:
+    return any(p in line for p in "，。！？；")
+
+
+def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Stripped:
+    """Remove titles, author lines, labels, bracketed notes and trailing commentary.
+
+    Header lines are removed only from the top (a line with 《》, a ``作者：``-style label, a
+    ``宋·苏轼``-style author line, or a line that is a cipai name optionally followed by
+    ``·title``); notes are cut from the first ``注：`` / ``【注释】``-style marker on.
+    """
+    result = Stripped(body="")
+    m = _NOTE_START.search(text)
+    if m is not None:
+        result.notes.append(text[m.start() :].strip())
+        text = text[: m.start()]
+    while True:
+        b = _BRACKETS.search(text)
+        if b is None:
+            break
+        result.brackets.append(b.group(0))
+        text = text[: b.start()] + text[b.end() :]
+    lines = text.replace("\r", "").split("\n")
+    body: list[str] = []
+    at_top = True
+    for raw in lines:
+        line = _LINE_LABEL.sub("", raw)
+        if not line.strip():
+            continue
+        is_header = (
+            _LABEL_LINE.match(line) is not None
+            or (at_top and _TITLE_MARKS.search(line) is not None and len(split_lines(line)) <= 3)
+            or _AUTHOR_LINE.match(line) is not None
+            or (at_top and not result.header and _is_cipai_header(line, cipai_names))
+            or (not at_top and _SIGNATURE.match(line) is not None)
+            or (at_top and _titled(result.header) and _is_author_name(line))
+        )
+        if is_header:
+            result.header.append(line.strip())
+            continue
+        at_top = False
+        body.append(line)
+    result.body = "\n".join(body)
+    return result

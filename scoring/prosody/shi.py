@@ -1,0 +1,162 @@
+"""Regulated verse (近体诗: 绝句 and 律诗, five or seven characters a line).
+
+Rule source: the standard 平仄 patterns of 近体诗 as taught in 王力《诗词格律》: four line
+types (五言 A 仄仄平平仄, B 平平仄仄平, C 平平平仄仄, D 仄仄仄平平; 七言 prefixes the
+opposite pair), arranged by 粘 and 对 into four patterns (平起/仄起 × 首句入韵 or not);
+rhyme on even lines (and line 1 when it rhymes) in one level-tone rhyme (平水韵 for the
+classical system, 中华新韵 for the modern one); licence 一三五不论 (positions 1, 3 [, 5]
+free); faults 孤平, 三平尾, 失粘 and 失对.
+
+Definitions used here:
+
+* 孤平: a line ending 平 in which no two 平 characters are adjacent (仄平仄仄平).
+* 三平尾: the last three characters all 平.
+* 失对: the 2nd characters of a couplet's two lines have the same tone.
+* 失粘: the 2nd characters of an even line and the next odd line have different tones.
+
+Ambiguous characters never create a fault in lenient mode; characters of unknown tone
+never create a fault.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from . import rhyme
+from .align import align
+from .ci import bits, tonal_share
+from .reading import Reading
+from .tones import PING, UNKNOWN, ZE, CharTone, ToneSystem
+
+FORMS: dict[str, tuple[int, int]] = {
+    "shi:jueju5": (4, 5),
+    "shi:jueju7": (4, 7),
+    "shi:lushi5": (8, 5),
+    "shi:lushi7": (8, 7),
+}
+_TYPES5 = {"A": "仄仄平平仄", "B": "平平仄仄平", "C": "平平平仄仄", "D": "仄仄仄平平"}
+_SEQ = {"A": "ABCD", "D": "DBCD", "C": "CDAB", "B": "BDAB"}
+_FLIP = {PING: ZE, ZE: PING}
+
+
+def detect(lengths: tuple[int, ...]) -> str | None:
+    """The shi form whose shape (line count and length) the poem has, if any."""
+    for form, (n_lines, n) in FORMS.items():
+        if lengths == (n,) * n_lines:
+            return form
+    return None
+
+
+def _line_type(t: str, n: int) -> str:
+    five = _TYPES5[t]
+    return five if n == 5 else _FLIP[five[0]] * 2 + five
+
+
+def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
+    """The four standard patterns as (name, line tone strings)."""
+    out = []
+    for first in "ACDB":
+        seq = _SEQ[first]
+        types = seq + ("ABCD" if first in "AD" else "CDAB") if n_lines == 8 else seq
+        lines = [_line_type(t, n) for t in types[:n_lines]]
+        name = ("平起" if lines[0][1] == PING else "仄起") + (
+            "首句入韵" if lines[0][-1] == PING else "首句不入韵"
+        )
+        out.append((name, lines))
+    return out
+
+
+def licensed(line: str) -> str:
+    """一三五不论: positions 1, 3 (and 5 in 七言) become 中."""
+    free = {0, 2} if len(line) == 5 else {0, 2, 4}
+    return "".join("中" if i in free else c for i, c in enumerate(line))
+
+
+def _is(ct: CharTone, tone: str, lenient: bool) -> bool:
+    """Could this character be ``tone``?  (Unknown tones get the benefit of the doubt.)"""
+    return ct.tone in (tone, UNKNOWN) or (lenient and ct.ambiguous)
+
+
+def faults(
+    tones: tuple[tuple[CharTone, ...], ...], rhyme_lines: set[int], lenient: bool
+) -> tuple[list[dict[str, Any]], int]:
+    """(faults found, number of checks made)."""
+    found: list[dict[str, Any]] = []
+    checks = 0
+    for i, line in enumerate(tones):
+        checks += 1
+        if all(ct.tone == PING and not (lenient and ct.ambiguous) for ct in line[-3:]):
+            found.append({"fault": "三平尾", "line": i})
+        if i in rhyme_lines:
+            checks += 1
+            ping = [_is(ct, PING, lenient) for ct in line]
+            if ping[-1] and not any(a and b for a, b in itertools.pairwise(ping)):
+                found.append({"fault": "孤平", "line": i})
+    for i in range(len(tones) - 1):
+        a, b = tones[i][1], tones[i + 1][1]
+        if UNKNOWN in (a.tone, b.tone):
+            continue
+        checks += 1
+        same = a.tone == b.tone
+        if lenient and (a.ambiguous or b.ambiguous):
+            continue
+        if i % 2 == 0 and same:
+            found.append({"fault": "失对", "lines": [i, i + 1]})
+        elif i % 2 == 1 and not same:
+            found.append({"fault": "失粘", "lines": [i, i + 1]})
+    return found, checks
+
+
+def score_shi(
+    reading: Reading, form: str, *, system: ToneSystem, lenient: bool
+) -> tuple[dict[str, float | None], dict[str, Any]]:
+    """Metrics and diagnostics of a poem as regulated verse of ``form``."""
+    n_lines, n = FORMS[form]
+    want = (n,) * n_lines
+    diag: dict[str, Any] = {"form": form, "lines": [{"text": x} for x in reading.lines]}
+    m: dict[str, float | None] = {"structural": 0.0, "pattern": 0.0, "pattern_licensed": 0.0,
+                                  "rhyme": None, "faults": None}  # fmt: skip
+    if reading.lengths != want:
+        _, ops = align(reading.lengths, want)
+        diag["diff"] = [o for o in ops if o["op"] != "ok"]
+        return m, diag
+    m["structural"] = 1.0
+    pys = reading.pinyin_flat()
+    tone_str = reading.tone_string()
+    mark_str = "".join(reading.mark_lines)
+    scored = []
+    for name, lines in patterns(n_lines, n):
+        strict = tonal_share(tone_str, mark_str, "".join(lines), lenient=lenient)
+        lic = tonal_share(tone_str, mark_str, "".join(map(licensed, lines)), lenient=lenient)
+        scored.append((strict[0], lic[0], name, lines, bits(strict[1]), bits(lic[1])))
+    best = max(scored, key=lambda s: (s[0], s[1]))  # max keeps the first of equals
+    m["pattern"], m["pattern_licensed"] = best[0], best[1]
+    _, _, name, lines, bad, bad_lic = best
+    rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
+    pos = sorted(i * n + n - 1 for i in rhyme_lines)
+    simp = "".join(reading.simplified)
+    rs = rhyme.check_set(tuple(pos), [simp[p] for p in pos], [pys[p] for p in pos],
+                         system=system, family="shi")  # fmt: skip
+    m["rhyme"] = rhyme.score_sets([rs])
+    found, checks = faults(reading.tones, rhyme_lines, lenient)
+    m["faults"] = 1.0 - len(found) / checks if checks else None
+    for i, entry in enumerate(diag["lines"]):
+        cts = reading.tones[i]
+        if reading.simplified[i] != reading.lines[i]:
+            entry["simplified"] = reading.simplified[i]
+        entry.update(
+            tones="".join(ct.tone for ct in cts),
+            marks="".join(ct.mark for ct in cts),
+            pinyin=[ct.pinyin for ct in cts],
+            required=lines[i],
+            mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
+            mismatches_licensed=[p - i * n for p in bad_lic if i * n <= p < (i + 1) * n],
+        )
+    diag.update(
+        pattern=name,
+        patterns={s[2]: round(s[0], 4) for s in scored},
+        rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
+        faults=found,
+    )
+    return m, diag

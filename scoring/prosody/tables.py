@@ -1,0 +1,157 @@
+"""Cached loaders for the bundled prosody tables (read once with importlib.resources).
+
+Sources (see ``data/SOURCES.md``):
+
+* ``cipai/cipai2info.json`` -- the CCiV / Fuxi cipai templates (cubenlp/FuxiBench, Apache-2.0).
+* ``cipu/ci_index.json`` and ``cipu/longyusheng/cipai_<idx>_long.json`` -- the 钦定词谱 index
+  and 龙榆生《唐宋词格律》 forms with rhyme positions (hulbji/couyun, MIT).
+* ``rhyme/*.json`` -- 中华新韵, 平水韵 and 词林正韵 tables and per-character 平/仄 summaries
+  (charlesix59/chinese_word_rhyme, MIT).
+
+Every loader is wrapped in :func:`functools.lru_cache`, so each file is parsed at most once
+per process.  The tables are plain dicts and frozensets; callers must not mutate them.
+
+Data quirk handled here: ``Word_Tune.json`` marks 157 characters that the 平水韵 table lists
+under both a level and an oblique rhyme (空 离 施 重 长 …) as plain ``仄``; likewise some
+``Ci_Word_Tune.json`` entries.  A character listed under both tones in the rhyme book is
+treated as ``多`` (both readings attested), which is what the rhyme book itself says.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+_PACKAGE = "scoring.prosody"
+
+PING_SECTIONS = ("上平声部", "下平声部")
+
+
+def _load(relpath: str) -> Any:
+    ref = resources.files(_PACKAGE).joinpath("data", *relpath.split("/"))
+    with ref.open("r", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@lru_cache(maxsize=1)
+def cipai2info() -> dict[str, Any]:
+    """The CCiV template file, keyed by cipai name (36 keys, insertion order kept)."""
+    data: dict[str, Any] = _load("cipai/cipai2info.json")
+    return data
+
+
+@lru_cache(maxsize=1)
+def ci_index() -> list[dict[str, Any]]:
+    """The couyun 钦定词谱 index: 817 entries with ``idx``, ``names`` and ``long_exist``."""
+    data: list[dict[str, Any]] = _load("cipu/ci_index.json")
+    return data
+
+
+@lru_cache(maxsize=1)
+def ci_index_by_name() -> dict[str, dict[str, Any]]:
+    """Map every name and alias (simplified and traditional) to its ci_index entry.
+
+    When a name is shared, the first entry whose forms exist wins, then index order.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    entries = sorted(ci_index(), key=lambda e: (not e.get("long_exist", False), e["idx"]))
+    for entry in entries:
+        for name in [*entry["names"], *entry.get("names_trad", [])]:
+            out.setdefault(name, entry)
+    return out
+
+
+@lru_cache(maxsize=256)
+def longyusheng_forms(idx: int) -> tuple[dict[str, Any], ...]:
+    """The 龙榆生 forms of ci_index entry ``idx`` (定格 first); empty when none exist."""
+    try:
+        data: list[dict[str, Any]] = _load(f"cipu/longyusheng/cipai_{idx}_long.json")
+    except FileNotFoundError:
+        return ()
+    return tuple(data)
+
+
+def _ping_ze_sets(groups: dict[str, Any], ping_keys: tuple[str, ...]) -> tuple[set[str], set[str]]:
+    ping: set[str] = set()
+    ze: set[str] = set()
+    for section, sub in groups.items():
+        for key, chars in sub.items():
+            target = ping if (section in ping_keys or key in ping_keys) else ze
+            target.update(chars)
+    return ping, ze
+
+
+@lru_cache(maxsize=1)
+def shi_tone_table() -> dict[str, str]:
+    """平水韵 tone of each character: ``平``, ``仄`` or ``多`` (入声 counts as 仄).
+
+    ``Word_Tune.json`` as shipped, except that characters found under both level and oblique
+    rhymes of ``Pingshui_Rhyme.json`` become ``多`` (see the module docstring).
+    """
+    table: dict[str, str] = dict(_load("rhyme/Word_Tune.json"))
+    ping, ze = _ping_ze_sets(_load("rhyme/Pingshui_Rhyme.json"), PING_SECTIONS)
+    for ch in ping & ze:
+        table[ch] = "多"
+    return table
+
+
+@lru_cache(maxsize=1)
+def ci_tone_table() -> dict[str, str]:
+    """词林正韵 tone of each character: ``平``, ``仄`` or ``多`` (入声 counts as 仄).
+
+    ``Ci_Word_Tune.json`` first; characters only in ``Cilin_Rhyme.json`` are added, and a
+    character listed under both 平声 and 仄声/入声 becomes ``多``.
+    """
+    raw: dict[str, dict[str, str]] = _load("rhyme/Ci_Word_Tune.json")
+    table = {ch: v["tune"] for ch, v in raw.items()}
+    ping, ze = _ping_ze_sets(_load("rhyme/Cilin_Rhyme.json"), ("平声",))
+    for ch in ping | ze:
+        if ch in ping and ch in ze:
+            table[ch] = "多"
+        elif ch not in table:
+            table[ch] = "平" if ch in ping else "仄"
+    return table
+
+
+def _char_groups(pairs: list[tuple[str, list[str]]]) -> dict[str, frozenset[str]]:
+    acc: dict[str, set[str]] = {}
+    for group, chars in pairs:
+        for ch in chars:
+            acc.setdefault(ch, set()).add(group)
+    return {ch: frozenset(gs) for ch, gs in acc.items()}
+
+
+@lru_cache(maxsize=1)
+def xinyun_groups() -> dict[str, frozenset[str]]:
+    """中华新韵: character -> the rhyme groups (of 14) it belongs to, either tone."""
+    data: dict[str, dict[str, list[str]]] = _load("rhyme/Xinyun_Rhyme.json")
+    return _char_groups([(g, chars) for g, sub in data.items() for chars in sub.values()])
+
+
+@lru_cache(maxsize=1)
+def xinyun_ping_groups() -> dict[str, frozenset[str]]:
+    """中华新韵: character -> the groups where it is listed as 平 (for shi rhymes)."""
+    data: dict[str, dict[str, list[str]]] = _load("rhyme/Xinyun_Rhyme.json")
+    return _char_groups([(g, sub.get("平", [])) for g, sub in data.items()])
+
+
+@lru_cache(maxsize=1)
+def cilin_groups() -> dict[str, frozenset[str]]:
+    """词林正韵: character -> the 部 (of 19) it belongs to, any tone."""
+    data: dict[str, dict[str, list[str]]] = _load("rhyme/Cilin_Rhyme.json")
+    return _char_groups([(g, chars) for g, sub in data.items() for chars in sub.values()])
+
+
+@lru_cache(maxsize=1)
+def pingshui_ping_groups() -> dict[str, frozenset[str]]:
+    """平水韵: character -> its level-tone rhymes (上平/下平 30 韵), for regulated verse."""
+    data: dict[str, dict[str, list[str]]] = _load("rhyme/Pingshui_Rhyme.json")
+    pairs = [
+        (f"{section[:2]}{rhyme}", chars)
+        for section, sub in data.items()
+        if section in PING_SECTIONS
+        for rhyme, chars in sub.items()
+    ]
+    return _char_groups(pairs)

@@ -1,0 +1,204 @@
+"""Selectors for the report: a study's responses as compact arrays (one query, streamed).
+
+Responses are read per (task, field) with a ``values_list`` query streamed in chunks
+and turned into numpy columns chunk by chunk (fields as categorical codes), so memory
+is a few dozen bytes per response whatever the study's size. Exclusions are applied here and counted,
+never silently: flagged participants' responses (when ``Study.exclude_flagged``),
+responses to attention-check items, and model samples after the first (``sample > 0``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from django.db import connections
+from django.db.models import QuerySet
+
+from annotation.models import AggregateResult, Participant, Rater, Response
+from studies.models import Item, Study, Task
+
+CHUNK = 50_000
+_NUMERIC = ("item_id", "rater_id", "value", "correct", "sample")
+
+
+def excluded_rater_ids(study: Study) -> list[int]:
+    """Raters of flagged participants when the study excludes them (the volunteer app's rule)."""
+    try:
+        from annotation.selectors import excluded_rater_ids as shared
+    except ImportError:  # pragma: no cover - the volunteer app defines it
+        if not study.exclude_flagged:
+            return []
+        flagged = Participant.objects.filter(study=study, flagged=True)
+        return list(flagged.values_list("rater_id", flat=True))
+    return shared(study)
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    id: int
+    slug: str
+    title: str
+    kind: str
+    dimensions: list[dict[str, Any]]
+
+    @property
+    def is_rating(self) -> bool:
+        return self.kind == Task.Kind.RATING
+
+    @property
+    def has_all_parts(self) -> bool:
+        return self.kind in (Task.Kind.MULTI, Task.Kind.BEST_WORST)
+
+    def scale(self, key: str) -> list[int] | None:
+        dim = next((d for d in self.dimensions if d.get("key") == key), None)
+        if dim is None or "min" not in dim or "max" not in dim:
+            return None
+        return list(range(int(dim["min"]), int(dim["max"]) + 1))
+
+    def label(self, key: str) -> str:
+        dim = next((d for d in self.dimensions if d.get("key") == key), None)
+        return str(dim.get("label") or key) if dim else key
+
+
+@dataclass
+class StudyData:
+    """Everything the tables need, as plain data.
+
+    ``responses`` columns: task, item, rater (ids), field (categorical), value and
+    correct (float; correct is 1/0, NaN where nothing is keyed). Raters: kind, name,
+    run, group (slug or ""). Items: task, n_keyed, attention, form, source.
+    """
+
+    study: Study
+    tasks: dict[int, TaskInfo]
+    items: pd.DataFrame
+    raters: pd.DataFrame
+    responses: pd.DataFrame
+    group_slugs: list[str]
+    exclusions: list[dict[str, Any]] = field(default_factory=list)
+
+    def task_by_slug(self, slug: str) -> TaskInfo:
+        return next(t for t in self.tasks.values() if t.slug == slug)
+
+
+def _tasks(study: Study) -> dict[int, TaskInfo]:
+    rows = Task.objects.filter(study=study).order_by("position", "slug")
+    return {t.pk: TaskInfo(t.pk, t.slug, t.title, t.kind, list(t.dimensions or [])) for t in rows}
+
+
+def _items(study: Study) -> pd.DataFrame:
+    rows = Item.objects.filter(study=study).values_list(
+        "pk", "task_id", "answer", "is_attention_check", "poem_form", "poem_source"
+    )
+    records = [
+        (pk, task, len(answer) if isinstance(answer, dict) else 0, check, form, source)
+        for pk, task, answer, check, form, source in rows.iterator(chunk_size=CHUNK)
+    ]
+    columns = ["id", "task", "n_keyed", "attention", "form", "source"]
+    return pd.DataFrame.from_records(records, columns=columns).set_index("id")
+
+
+def _raters(study: Study) -> pd.DataFrame:
+    rows = Rater.objects.filter(study=study).values_list("pk", "kind", "name", "run", "group__slug")
+    records = [(pk, k, n, r, g or "") for pk, k, n, r, g in rows.iterator(chunk_size=CHUNK)]
+    return pd.DataFrame.from_records(
+        records, columns=["id", "kind", "name", "run", "group"]
+    ).set_index("id")
+
+
+def float_blocks(query: QuerySet[Any], chunk_size: int = CHUNK) -> Iterator[np.ndarray]:
+    """A numeric ``values_list`` query's rows as 2-d float arrays, one per fetched chunk.
+
+    A cursor over the queryset's own SQL: no model instances, no per-row converters
+    (None becomes NaN, booleans 1.0/0.0).
+    """
+    sql, params = query.query.sql_with_params()
+    width = len(query.query.values_select) or 1
+    with connections[query.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk_size):
+            yield np.array(rows, dtype=np.float64).reshape(-1, width)
+
+
+def _read_responses(study: Study, chunk_size: int) -> pd.DataFrame:
+    """One streamed query per (task, field): numeric columns straight into float arrays.
+
+    The (task, field) pairs come from the ``response_task_field`` index; each pair's
+    rows are fetched in chunks with a cursor over the queryset's own SQL, so Django's
+    per-row converters (about half the time at a million rows) are skipped and each
+    chunk becomes one 2-d float array in C. Fields become categorical codes.
+    """
+    base = Response.objects.filter(study=study).order_by()
+    pairs = sorted(set(base.values_list("task_id", "field").distinct()))
+    columns: list[np.ndarray] = []
+    task_codes: list[np.ndarray] = []
+    field_codes: list[np.ndarray] = []
+    fields: dict[str, int] = {}
+    for task_id, fld in pairs:
+        query = base.filter(task_id=task_id, field=fld).values_list(*_NUMERIC)
+        code = fields.setdefault(fld, len(fields))
+        for block in float_blocks(query, chunk_size):
+            columns.append(block)
+            task_codes.append(np.full(len(block), task_id, dtype=np.int64))
+            field_codes.append(np.full(len(block), code, dtype=np.int32))
+    block = np.concatenate(columns) if columns else np.empty((0, len(_NUMERIC)))
+    categories = sorted(fields, key=fields.__getitem__)
+    codes = np.concatenate(field_codes) if field_codes else np.empty(0, dtype=np.int32)
+    return pd.DataFrame(
+        {
+            "task": np.concatenate(task_codes) if task_codes else np.empty(0, dtype=np.int64),
+            "item": block[:, 0].astype(np.int64),
+            "rater": block[:, 1].astype(np.int64),
+            "field": pd.Categorical.from_codes(codes, categories=categories),
+            "value": block[:, 2],
+            "correct": block[:, 3],  # 1.0 / 0.0, NaN where nothing is keyed
+            "sample": block[:, 4].astype(np.int32),
+        }
+    )
+
+
+def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
+    """Read a study for the report, apply the exclusions and record what they removed."""
+    tasks, items, raters = _tasks(study), _items(study), _raters(study)
+    frame = _read_responses(study, chunk_size)
+    exclusions: list[dict[str, Any]] = []
+    flagged = excluded_rater_ids(study)
+    drop = np.isin(frame["rater"].to_numpy(), np.asarray(flagged, dtype=np.int64))
+    exclusions.append({
+        "reason": "flagged participants" if study.exclude_flagged
+        else "flagged participants (kept: study.exclude_flagged is off)",
+        "n_participants": len(flagged) if study.exclude_flagged
+        else Participant.objects.filter(study=study, flagged=True).count(),
+        "n_responses": int(drop.sum()), "applies_to": "every table",
+    })  # fmt: skip
+    checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
+    attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
+    exclusions.append({
+        "reason": "attention-check items", "n_participants": 0,
+        "n_responses": int(attention.sum()), "n_items": int(checks.size),
+        "applies_to": "every table",
+    })  # fmt: skip
+    samples = (frame["sample"].to_numpy() > 0) & ~drop & ~attention
+    exclusions.append({
+        "reason": "model samples after the first (sample > 0)", "n_participants": 0,
+        "n_responses": int(samples.sum()), "applies_to": "every table",
+    })  # fmt: skip
+    keep = ~(drop | attention | samples)
+    frame = frame.loc[keep].drop(columns="sample").reset_index(drop=True)
+    frame["field"] = frame["field"].cat.remove_unused_categories()
+    groups = list(study.groups.order_by("position", "slug").values_list("slug", flat=True))
+    return StudyData(study, tasks, items, raters, frame, groups, exclusions)
+
+
+def aggregate_rows(study: Study) -> list[dict[str, Any]]:
+    """Published results (``AggregateResult``): listed beside, never mixed in."""
+    rows = AggregateResult.objects.filter(study=study).order_by("task", "model", "metric", "run")
+    return [
+        {"model": a.model, "task": a.task, "metric": a.metric, "value": a.value, "n": a.n,
+         "run": a.run, "source": a.source}
+        for a in rows
+    ]  # fmt: skip

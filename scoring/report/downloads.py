@@ -1,0 +1,77 @@
+"""HTTP downloads shared by the dashboard and the API: report tables and raw responses.
+
+Raw responses are streamed (CSV, JSONL) from ``annotation.exports`` in chunks, or
+written to a spooled temporary file (XLSX); report tables are small and written whole.
+Formats: report ``json`` (every table), ``csv`` (one table, or a zip of every table),
+``xlsx`` (one sheet per table, or the one asked for).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+import zipfile
+
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+
+from annotation.exports import csv_chunks, export_rows
+from annotation.exports import write_xlsx as responses_xlsx
+from scoring.report.build import TABLES, Report
+from scoring.report.writers import table_csv_text, write_xlsx
+
+REPORT_FORMATS = ("json", "csv", "xlsx")
+RESPONSE_FORMATS = ("csv", "jsonl", "xlsx")
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _attachment(response: HttpResponse | StreamingHttpResponse | FileResponse, name: str) -> None:
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+
+
+def report_download(report: Report, fmt: str, table: str | None = None) -> HttpResponse:
+    """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None)."""
+    stem = f"{report.study}-{table}" if table else f"{report.study}-report"
+    if fmt == "json":
+        data = report.as_json()
+        body = {"study": data["study"], table: data[table]} if table else data
+        response = HttpResponse(
+            json.dumps(body, ensure_ascii=False, indent=1), content_type="application/json"
+        )
+        _attachment(response, f"{stem}.json")
+        return response
+    if fmt == "csv" and table:
+        text = table_csv_text(table, report.tables[table])
+        response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
+        _attachment(response, f"{stem}.csv")
+        return response
+    if fmt == "csv":
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name in TABLES:
+                zf.writestr(f"{name}.csv", table_csv_text(name, report.tables[name]))
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        _attachment(response, f"{stem}-csv.zip")
+        return response
+    buffer = io.BytesIO()
+    write_xlsx(report, buffer, [table] if table else TABLES)
+    response = HttpResponse(buffer.getvalue(), content_type=XLSX)
+    _attachment(response, f"{stem}.xlsx")
+    return response
+
+
+def responses_download(
+    study_slug: str, study: object, fmt: str
+) -> HttpResponse | StreamingHttpResponse | FileResponse:
+    """Every response of the study, formats.md §4 columns, streamed."""
+    rows = export_rows(study)  # type: ignore[arg-type]
+    name = f"{study_slug}-responses.{fmt}"
+    if fmt == "xlsx":
+        spool = tempfile.SpooledTemporaryFile(max_size=32 * 1024 * 1024)  # noqa: SIM115
+        responses_xlsx(rows, spool)
+        spool.seek(0)
+        return FileResponse(spool, as_attachment=True, filename=name, content_type=XLSX)
+    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson"
+    response = StreamingHttpResponse(csv_chunks(rows, fmt), content_type=content_type)
+    _attachment(response, name)
+    return response

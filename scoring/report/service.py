@@ -1,0 +1,47 @@
+"""The report of a study, cached until its data change.
+
+The cache key carries a fingerprint of everything the report reads (responses,
+raters, items, participants' flags, aggregates, the study's own settings), so a new
+answer or a changed flag gives a new key; stale entries simply expire.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from annotation.models import AggregateResult, Participant, Response
+from scoring.report.build import Report, ReportSettings, build_report
+from studies.models import Item, Study
+
+TIMEOUT = 60 * 60
+
+
+def fingerprint(study: Study) -> str:
+    parts = [
+        Response.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
+        Item.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
+        Participant.objects.filter(study=study, flagged=True).aggregate(n=Count("pk")),
+        AggregateResult.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
+        study.updated_at,
+        study.exclude_flagged,
+        study.groups.count(),
+        study.raters.aggregate(n=Count("pk"), m=Max("pk")),
+    ]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+def report_for(study: Study, settings: ReportSettings | None = None) -> Report:
+    """The study's report with ``settings``, from the cache when nothing changed."""
+    opts = settings or ReportSettings()
+    key = (
+        f"report:{study.pk}:{fingerprint(study)}:{opts.n_boot}:{opts.seed}:"
+        f"{opts.confidence}:{opts.pass_threshold}"
+    )
+    report = cache.get(key)
+    if report is None:
+        report = build_report(study, opts)
+        cache.set(key, report, TIMEOUT)
+    return report

@@ -1,0 +1,93 @@
+"""Rule scores of form, stored as responses of ``rule`` raters.
+
+Each tone system is one rule rater, ``prosody:modern`` (中华新韵 via pypinyin) and
+``prosody:classical`` (词林正韵 / 平水韵, 入声 = 仄), with the rules' version as its run;
+each metric of :func:`scoring.prosody.score_poem` is a field (``structural``, ``tonal``,
+``rhyme``, …), so rule scores sit beside human and model judgments in one table and every
+analysis treats them alike. Diagnostics are recomputed on demand (the poem page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.dispatch import receiver
+
+from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
+from scoring.prosody import RULES_VERSION, score_poem
+from studies.loading.problems import Summary
+from studies.loading.progress import ProgressCallback
+from studies.models import Item, Study
+from studies.signals import items_loaded
+
+TONE_SYSTEMS = ("modern", "classical")
+CHUNK = 2000
+
+
+def rule_rater(tone_system: str) -> RaterKey:
+    return ("rule", f"prosody:{tone_system}", RULES_VERSION)
+
+
+def poem_form(item: Item) -> str | None:
+    return item.poem_form or None
+
+
+def rule_scores_compute(
+    *,
+    study: Study,
+    item_ids: Iterable[int] | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
+    """Score every poem item of ``study`` (or only ``item_ids``) under both tone systems.
+
+    ``on_progress(label, done, total)`` is called after each chunk of poems.
+    """
+    summary = Summary(kind="rule_scores", file=study.slug)
+    query = (
+        Item.objects.filter(study=study)
+        .exclude(poem_text="")
+        .only("pk", "task_id", "poem_text", "poem_form")
+    )
+    if item_ids is None:
+        ids = list(query.order_by("pk").values_list("pk", flat=True))
+    else:
+        ids = sorted(item_ids)
+    chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
+    raters = raters_ensure(study, {rule_rater(ts): {} for ts in TONE_SYSTEMS}, summary)
+    for chunk in chunks:
+        items = list(query.filter(pk__in=chunk))
+        rows: list[ResponseRow] = []
+        for item in items:
+            for ts in TONE_SYSTEMS:
+                score = score_poem(item.poem_text, poem_form(item), tone_system=ts)  # type: ignore[arg-type]
+                for metric, value in score.metrics.items():
+                    if value is not None:
+                        rows.append(ResponseRow(rater=rule_rater(ts), item_id=item.pk, task_id=item.task_id,
+                                                field=metric, value=float(value), correct=None))  # fmt: skip
+        summary.rows += len(items)
+        responses_upsert(study, rows, raters, summary)
+        if on_progress is not None:
+            on_progress("scoring", summary.rows, len(ids))
+    return summary
+
+
+@receiver(items_loaded)
+def score_loaded_items(
+    sender: object, study: Study, item_ids: list[int], **kwargs: object
+) -> str | None:
+    """Score loaded poems inside the load, unless there are too many for one transaction.
+
+    Large loads (more than ``SCORE_ON_LOAD_MAX_ITEMS`` changed items) leave scoring to
+    ``score_poems`` so that loading stays fast; the load's summary says so.
+    """
+    if not settings.SCORE_ON_LOAD:
+        return None
+    if len(item_ids) > settings.SCORE_ON_LOAD_MAX_ITEMS:
+        return (
+            f"{len(item_ids)} items changed: rule scores were not computed during the load "
+            f"(limit SCORE_ON_LOAD_MAX_ITEMS={settings.SCORE_ON_LOAD_MAX_ITEMS}); "
+            f"run `manage.py score_poems {study.slug}`."
+        )
+    rule_scores_compute(study=study, item_ids=item_ids)
+    return None

@@ -1,0 +1,278 @@
+"""Question pools (formats.md §2), JSONL or CSV: validate every line, then upsert by id.
+
+Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
+a changed one is updated (and, if its answer key changed, its responses are re-graded
+through the ``items_rekeyed`` signal). Items absent from the file are kept: a pool may
+be loaded in several files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from studies.loading.finish import load_finish
+from studies.loading.plain import impurities
+from studies.loading.pool_csv import csv_to_item
+from studies.loading.problems import Collector, Reporter, Summary
+from studies.loading.progress import ProgressCallback, progress
+from studies.loading.readers import Record, Source, read_records
+from studies.loading.values import (
+    canonical_hash,
+    parse_id,
+    parse_index,
+    parse_options,
+    parse_poem,
+    parse_text,
+)
+from studies.models import ImportLog, Item, Study, Task
+from studies.signals import items_loaded, items_rekeyed
+
+ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
+CSV_POEM = ("title", "author", "form", "text", "source", "condition")
+ITEM_FIELDS = (
+    "task_id", "stem", "options", "parts", "answer", "poem_title", "poem_author", "poem_form",
+    "poem_text", "poem_source", "poem_condition", "is_attention_check", "meta", "position",
+)  # fmt: skip
+
+
+@dataclass
+class ItemSpec:
+    line: int
+    external_id: str
+    values: dict[str, Any]
+
+    @property
+    def content_hash(self) -> str:
+        return canonical_hash({k: v for k, v in self.values.items() if k != "position"})
+
+
+def parse_item(
+    data: dict[str, Any], tasks: dict[str, Task], report: Reporter
+) -> dict[str, Any] | None:
+    task_slug = data.get("task")
+    task = tasks.get(task_slug) if isinstance(task_slug, str) else None
+    if task is None:
+        known = ", ".join(sorted(tasks)) or "none"
+        report.error("task", f"{task_slug!r} is not a task of this study (tasks: {known})")
+        return None
+    poem = parse_poem(data.get("poem"), report)
+    stem = parse_text(data.get("stem"), report, "stem", required=False)
+    answer_raw = data.get("answer")
+    values: dict[str, Any] = {
+        "task_id": task.pk,
+        "stem": stem,
+        "options": [],
+        "parts": [],
+        "answer": None,
+    }
+    if task.kind in (Task.Kind.CHOICE, Task.Kind.BEST_WORST):
+        options = parse_options(data.get("options"), report, "options")
+        values["options"] = options or []
+        if options and answer_raw not in (None, ""):
+            values["answer"] = _parse_key(task.kind, answer_raw, len(options), report)
+        if not stem and not poem:
+            report.error("stem", "a question needs a stem or a poem")
+    elif task.kind == Task.Kind.MULTI:
+        values["parts"], values["answer"] = _parse_parts(data.get("parts"), report)
+        if not stem and not poem:
+            report.error("stem", "a question needs a stem or a poem")
+    else:  # rating
+        if data.get("options") or data.get("parts"):
+            report.error(
+                "options", "rating items have no options (they are rated on the task's dimensions)"
+            )
+        if not poem and not stem:
+            report.error("poem", "a rating item needs a poem (or a stem to rate)")
+    poem = poem or {}
+    for key in CSV_POEM:
+        values[f"poem_{key}"] = poem.get(key, "")
+    meta = data.get("meta") or {}
+    if not isinstance(meta, dict):
+        report.error("meta", "must be a JSON object")
+        meta = {}
+    extra = {k: v for k, v in data.items() if k not in ITEM_KEYS}
+    if isinstance(data.get("poem"), dict):
+        poem_extra = {k: v for k, v in data["poem"].items() if k not in CSV_POEM}
+        if poem_extra:
+            extra["poem"] = poem_extra
+    values["meta"] = {**meta, **({"extra": extra} if extra else {})}
+    check = data.get("attention_check", False)
+    if not isinstance(check, bool):
+        report.error("attention_check", "must be true or false")
+        check = False
+    if check and not values["answer"]:
+        report.error("attention_check", "an attention check needs an answer key")
+    values["is_attention_check"] = check
+    return values
+
+
+def _parse_key(kind: str, raw: Any, n: int, report: Reporter) -> dict[str, int] | None:
+    if kind == Task.Kind.CHOICE:
+        index = parse_index(raw, n, report, "answer")
+        return None if index is None else {"answer": index}
+    if not isinstance(raw, dict) or set(raw) != {"best", "worst"}:
+        report.error("answer", 'must be {"best": i, "worst": j} for a best/worst question')
+        return None
+    best = parse_index(raw["best"], n, report, "answer.best")
+    worst = parse_index(raw["worst"], n, report, "answer.worst")
+    if best is None or worst is None:
+        return None
+    if best == worst:
+        report.error("answer", "best and worst must be different options")
+        return None
+    return {"best": best, "worst": worst}
+
+
+def _parse_parts(raw: Any, report: Reporter) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
+    if not isinstance(raw, list) or not raw:
+        report.error("parts", "a multi-part question needs a list of parts")
+        return [], None
+    parts: list[dict[str, Any]] = []
+    key: dict[str, int] = {}
+    for i, p in enumerate(raw):
+        sub = report.child(f"parts[{i}]")
+        if not isinstance(p, dict):
+            sub.error(None, "must be an object with key, prompt, options")
+            continue
+        name = p.get("key")
+        if not isinstance(name, str) or not name.strip():
+            sub.error("key", "is required")
+            continue
+        if len(name) > 64:  # a part's key names the answer's field (Response.field)
+            sub.error("key", "is longer than 64 characters")
+            continue
+        if name in {q["key"] for q in parts}:
+            sub.error("key", f"part {name!r} appears twice")
+        options = parse_options(p.get("options"), sub, "options") or []
+        prompt = parse_text(p.get("prompt"), sub, "prompt", required=False) or name
+        parts.append({"key": name, "prompt": prompt, "options": options})
+        if p.get("answer") not in (None, "") and options:
+            index = parse_index(p["answer"], len(options), sub, "answer")
+            if index is not None:
+                key[name] = index
+    if key and len(key) != len(parts):
+        report.error("parts", "either every part has an answer or none has")
+    return parts, (key or None)
+
+
+def validate_pool(
+    source: Source,
+    study: Study,
+    *,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> list[ItemSpec]:
+    collector = Collector(source.name)
+    tasks = {t.slug: t for t in study.tasks.all()}
+    specs: list[ItemSpec] = []
+    first_line: dict[str, int] = {}
+    records: Any = read_records(source, collector)
+    checking = progress(
+        records, show_progress, "validating", callback=on_progress, total=source.line_count
+    )
+    for record in checking:
+        spec = _validate_record(record, source, tasks, collector)
+        if spec is None:
+            continue
+        if spec.external_id in first_line:
+            collector.add(
+                record.line,
+                "id",
+                f"id {spec.external_id!r} already used on line {first_line[spec.external_id]}",
+            )
+            continue
+        first_line[spec.external_id] = record.line
+        spec.values["position"] = len(specs)
+        specs.append(spec)
+    if not specs and not collector.problems:
+        collector.add(None, None, "the file holds no items")
+    collector.raise_if_any()
+    return specs
+
+
+def _validate_record(
+    record: Record, source: Source, tasks: dict[str, Task], collector: Collector
+) -> ItemSpec | None:
+    report = collector.at(record.line)
+    data = record.data
+    if source.format == "csv":
+        data = csv_to_item(record.data, report)
+        for path, message in impurities(data):  # JSON cells (meta, parts, answer)
+            report.error(path or None, message)
+    external_id = parse_id(data.get("id"), report)
+    values = parse_item(data, tasks, report)
+    if report.count or external_id is None or values is None:
+        return None
+    return ItemSpec(record.line, external_id, values)
+
+
+def pool_load(source: Source, *, study: Study, dry_run: bool = False, user: Any = None,
+              show_progress: bool = False,
+              on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Load a question pool into ``study``: all lines valid, or nothing written."""
+    specs = validate_pool(source, study, show_progress=show_progress, on_progress=on_progress)
+    summary = Summary(kind="pool", file=source.name, rows=len(specs), dry_run=dry_run)
+    with transaction.atomic():
+        apply_items(study, specs, summary, show_progress=show_progress, on_progress=on_progress)
+        load_finish(
+            kind=ImportLog.Kind.POOL, study=study, source=source, summary=summary, user=user
+        )
+    return summary
+
+
+def apply_items(
+    study: Study,
+    specs: list[ItemSpec],
+    summary: Summary,
+    *,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> dict[str, int]:
+    """Create or update items; returns external id -> primary key for every spec."""
+    existing = {
+        ext: (pk, digest, answer)
+        for ext, pk, digest, answer in Item.objects.filter(study=study).values_list(
+            "external_id", "pk", "content_hash", "answer"
+        )
+    }
+    to_create: list[Item] = []
+    to_update: list[Item] = []
+    rekeyed: list[int] = []
+    for spec in progress(specs, show_progress, "writing", callback=on_progress):
+        digest = spec.content_hash
+        found = existing.get(spec.external_id)
+        if found is None:
+            to_create.append(
+                Item(study=study, external_id=spec.external_id, content_hash=digest, **spec.values)
+            )
+        elif found[1] != digest:
+            to_update.append(
+                Item(
+                    pk=found[0],
+                    study=study,
+                    external_id=spec.external_id,
+                    content_hash=digest,
+                    **spec.values,
+                )
+            )
+            if found[2] != spec.values["answer"]:
+                rekeyed.append(found[0])
+        else:
+            summary.count("unchanged")
+    Item.objects.bulk_create(to_create, batch_size=1000)
+    Item.objects.bulk_update(to_update, [*ITEM_FIELDS, "content_hash"], batch_size=500)
+    summary.count("created", len(to_create))
+    summary.count("updated", len(to_update))
+    if rekeyed:
+        items_rekeyed.send(sender=Item, item_ids=rekeyed)
+    ids = dict(Item.objects.filter(study=study).values_list("external_id", "pk"))
+    changed = {s.external_id for s in to_create} | {s.external_id for s in to_update}
+    if changed:
+        replies = items_loaded.send(
+            sender=Item, study=study, item_ids=[ids[e] for e in sorted(changed)]
+        )
+        summary.notes.extend(reply for _, reply in replies if isinstance(reply, str))
+    return {spec.external_id: ids[spec.external_id] for spec in specs}

@@ -1,0 +1,55 @@
+"""Question pools as CSV (formats.md §2): a row mapped onto the JSONL shape.
+
+Columns ``id, task, stem, option_a … option_j, answer, text, title, author, form, source,
+condition, meta, parts, explanation, attention_check``; ``meta``, ``parts`` and an
+``answer`` starting with ``{`` are JSON (NaN and Infinity refused, as in JSONL).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studies.loading.plain import loads
+from studies.loading.problems import Reporter
+from studies.loading.values import LETTERS, POEM_KEYS
+
+CSV_POEM = POEM_KEYS
+
+
+def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
+    """Map a CSV row onto the JSONL shape (columns as in formats.md §2)."""
+    item: dict[str, Any] = {"id": data.get("id", ""), "task": data.get("task", "")}
+    if data.get("stem"):
+        item["stem"] = data["stem"]
+    options = []
+    for letter in LETTERS.lower():
+        cell = data.get(f"option_{letter}", "")
+        if cell.strip():
+            options.append(cell)
+    if options:
+        item["options"] = options
+    if data.get("text", "").strip():
+        item["poem"] = {k: data.get(k, "") for k in CSV_POEM}
+    for key in ("answer",):
+        cell = data.get(key, "").strip()
+        if cell.startswith("{"):
+            try:
+                item[key] = loads(cell)
+            except ValueError:
+                report.error(key, "looks like JSON but cannot be read")
+        elif cell:
+            item[key] = cell
+    for key in ("meta", "parts"):
+        cell = data.get(key, "").strip()
+        if cell:
+            try:
+                item[key] = loads(cell)
+            except ValueError as exc:
+                report.error(key, f"must be JSON: {getattr(exc, 'msg', exc)}")
+    if data.get("explanation", "").strip():
+        item.setdefault("meta", {})
+        if isinstance(item["meta"], dict):
+            item["meta"]["explanation"] = data["explanation"]
+    if data.get("attention_check", "").strip().lower() in {"1", "true", "yes"}:
+        item["attention_check"] = True
+    return item

@@ -1,0 +1,115 @@
+"""Problems found in an input file, and the error that carries them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f", line {self.line}"
+        if self.field:
+            where += f", field {self.field!r}"
+        return f"{where}: {self.message}"
+
+
+class LoadError(Exception):
+    """The file was rejected; nothing was written."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__(self.describe())
+
+    def describe(self, limit: int = 200) -> str:
+        lines = [str(p) for p in self.problems[:limit]]
+        if len(self.problems) > limit:
+            lines.append(f"... and {len(self.problems) - limit} more problems")
+        count = len(self.problems)
+        head = f"{count} problem{'s' if count != 1 else ''} found; nothing was loaded."
+        return "\n".join([head, *lines])
+
+
+@dataclass
+class Collector:
+    """Collects problems for one file; ``at(line)`` gives a per-record reporter."""
+
+    file: str
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, line: int | None, field_name: str | None, message: str) -> None:
+        self.problems.append(Problem(self.file, line, field_name, message))
+
+    def at(self, line: int | None, prefix: str = "") -> Reporter:
+        return Reporter(self, line, prefix)
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise LoadError(self.problems)
+
+
+@dataclass
+class Reporter:
+    collector: Collector
+    line: int | None
+    prefix: str = ""
+    count: int = 0
+
+    def error(self, field_name: str | None, message: str) -> None:
+        self.count += 1
+        name = field_name
+        if self.prefix:
+            name = f"{self.prefix}.{field_name}" if field_name else self.prefix
+        self.collector.add(self.line, name, message)
+
+    def child(self, prefix: str) -> Reporter:
+        full = f"{self.prefix}.{prefix}" if self.prefix else prefix
+        return Reporter(self.collector, self.line, full)
+
+
+@dataclass
+class Summary:
+    """What a load did (or, in a dry run, would do)."""
+
+    kind: str
+    file: str
+    rows: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    dry_run: bool = False
+    details: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, outcome: str, n: int = 1, what: str | None = None) -> None:
+        setattr(self, outcome, getattr(self, outcome) + n)
+        if what and n:
+            key = f"{what} {outcome}"
+            self.details[key] = self.details.get(key, 0) + n
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated)
+
+    def describe(self) -> str:
+        verb = "would be" if self.dry_run else ""
+        parts = [
+            f"{self.created} created",
+            f"{self.updated} updated",
+            f"{self.unchanged} unchanged",
+        ]
+        if verb:
+            parts = [p.replace(" ", f" {verb} ", 1) for p in parts]
+        text = f"{self.file}: {self.rows} rows; " + ", ".join(parts)
+        if self.details:
+            text += " (" + ", ".join(f"{k}: {v}" for k, v in sorted(self.details.items())) + ")"
+        if self.dry_run:
+            text += ". Dry run: nothing was written."
+        return "\n".join([text, *self.notes])

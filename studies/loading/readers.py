@@ -1,0 +1,202 @@
+"""Read JSONL, CSV, JSON and YAML files into records that remember their line numbers."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+
+from studies.loading.plain import impurities, loads, text_problem
+from studies.loading.problems import Collector
+
+TABULAR_FORMATS = ("jsonl", "csv")
+
+
+@dataclass(frozen=True)
+class Record:
+    line: int
+    data: dict[str, Any]
+
+
+@dataclass
+class Source:
+    """A file to load: its display name, its bytes, and its format."""
+
+    name: str
+    content: bytes
+    format: str
+
+    def __post_init__(self) -> None:
+        if len(self.name) > 500:  # ImportLog.filename holds 500 characters
+            self.name = "…" + self.name[-499:]
+
+    @classmethod
+    def from_path(cls, path: str | Path, fmt: str | None = None) -> Source:
+        p = Path(path)
+        return cls(name=str(path), content=p.read_bytes(), format=fmt or guess_format(p.name))
+
+    @classmethod
+    def from_upload(cls, name: str, stream: IO[bytes], fmt: str | None = None) -> Source:
+        return cls(name=name, content=stream.read(), format=fmt or guess_format(name))
+
+    @property
+    def line_count(self) -> int:
+        """Lines in the file: the expected number of records, for progress reports."""
+        return self.content.count(b"\n") + (0 if self.content.endswith(b"\n") else 1)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
+
+
+def guess_format(name: str) -> str:
+    lower = name.lower()
+    for ext, fmt in (
+        (".jsonl", "jsonl"),
+        (".ndjson", "jsonl"),
+        (".csv", "csv"),
+        (".json", "json"),
+        (".yaml", "yaml"),
+        (".yml", "yaml"),
+    ):
+        if lower.endswith(ext):
+            return fmt
+    return "jsonl"
+
+
+def decode(source: Source, problems: Collector) -> str | None:
+    try:
+        return source.content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = source.content[: exc.start].count(b"\n") + 1
+        problems.add(line, None, f"not valid UTF-8 (byte {exc.start}): save the file as UTF-8")
+        return None
+
+
+def read_records(source: Source, problems: Collector) -> Iterator[Record]:
+    """Yield one record per JSONL line or CSV row; problems go to ``problems``."""
+    text = decode(source, problems)
+    if text is None:
+        return
+    if source.format == "csv":
+        yield from _read_csv(text, problems)
+    elif source.format == "jsonl":
+        yield from _read_jsonl(text, problems)
+    else:
+        problems.add(None, None, f"unsupported format {source.format!r}: use JSONL or CSV")
+
+
+def _read_jsonl(text: str, problems: Collector) -> Iterator[Record]:
+    # Lines end at \n only: U+2028 and friends may appear raw inside JSON strings.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.add(number, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
+            continue
+        except ValueError as exc:
+            problems.add(number, None, f"not valid JSON: {exc}")
+            continue
+        if not isinstance(data, dict):
+            problems.add(number, None, f"expected a JSON object, got {type(data).__name__}")
+            continue
+        bad = list(impurities(data))
+        for path, message in bad:
+            problems.add(number, path or None, message)
+        if not bad:
+            yield Record(number, data)
+
+
+def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames:
+        problems.add(1, None, "the CSV file has no header row")
+        return
+    header = [h.strip() for h in reader.fieldnames]
+    if len(set(header)) != len(header):
+        dupes = sorted({h for h in header if header.count(h) > 1})
+        problems.add(1, None, f"duplicate column(s) in header: {', '.join(dupes)}")
+        return
+    reader.fieldnames = header
+    start = reader.line_num + 1
+    try:
+        for row in reader:
+            extra = row.pop(None, None)  # type: ignore[call-overload]
+            if extra:
+                problems.add(start, None, f"row has {len(extra)} more cell(s) than the header")
+            cleaned = {k: (v if v is not None else "") for k, v in row.items()}
+            bad = [(k, m) for k, v in cleaned.items() for m in [text_problem(v)] if m]
+            for column, message in bad:
+                problems.add(start, column or None, message)
+            if not bad and any(v.strip() for v in cleaned.values()):
+                yield Record(start, cleaned)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        problems.add(reader.line_num, None, f"CSV syntax error: {exc}")
+
+
+def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, int]]:
+    """Parse a whole JSON or YAML document; also return a map of field path -> line."""
+    text = decode(source, problems)
+    if text is None:
+        return None, {}
+    try:
+        data = loads(text) if source.format == "json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        problems.add(exc.lineno, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
+        return None, {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problems.add(line, None, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+        return None, {}
+    except (ValueError, RecursionError) as exc:  # NaN, Infinity, too deep; YAML too deep
+        problems.add(None, None, f"not a usable document: {exc or 'nested too deeply'}")
+        return None, {}
+    lines = _line_map(text)
+    bad = list(impurities(data))
+    for path, message in bad:
+        problems.add(lines.get(path), path or None, message)
+    return (None if bad else data), lines
+
+
+def _line_map(text: str) -> dict[str, int]:
+    """Field paths (``tasks[2].kind``) to 1-based lines, via YAML's node marks.
+
+    JSON is (almost always) valid YAML, so one composer serves both formats; if it
+    cannot read the text, problems are reported without line numbers.
+    """
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    lines: dict[str, int] = {}
+    seen: set[int] = set()  # an alias can make a node its own descendant
+
+    def walk(node: yaml.Node, path: str) -> None:
+        lines.setdefault(path, node.start_mark.line + 1)
+        if id(node) in seen or path.count(".") + path.count("[") > 64:
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = f"{path}.{key.value}" if path else str(key.value)
+                lines[sub] = key.start_mark.line + 1
+                walk(value, sub)
+                lines[sub] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for index, value in enumerate(node.value):
+                walk(value, f"{path}[{index}]")
+
+    if root is not None:
+        walk(root, "")
+    return lines

@@ -1,0 +1,205 @@
+"""Study definitions (formats.md §1), JSON or YAML: validate, then upsert by slug."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from studies.loading.finish import load_finish
+from studies.loading.problems import Collector, LoadError, Problem, Summary
+from studies.loading.progress import ProgressCallback
+from studies.loading.readers import Source, read_document
+from studies.loading.study_parts import (
+    Lines,
+    parse_screening,
+    parse_slug,
+    parse_tasks,
+)
+from studies.loading.values import is_count, parse_text
+from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
+
+STUDY_FIELDS = ("title", "description", "consent", "status")
+SETTINGS = {
+    "shuffle_options": bool,
+    "randomize_task_order": bool,
+    "attention_max_failures": int,
+    "exclude_flagged": bool,
+    "completion_code": str,
+}
+KNOWN_KEYS = {
+    "slug", "groups", "screening", "tasks", "target_per_item", "settings", *STUDY_FIELDS,
+    *SETTINGS,
+}  # fmt: skip
+
+
+@dataclass
+class StudySpec:
+    slug: str
+    fields: dict[str, Any]
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    screening: list[dict[str, Any]] = field(default_factory=list)
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def parse_study(data: Any, lines: Lines) -> StudySpec | None:
+    top = lines.at("")
+    if not isinstance(data, dict):
+        top.error(None, "a study definition must be an object")
+        return None
+    slug = parse_slug(data.get("slug"), lines.at("slug"), None, max_length=100)
+    fields: dict[str, Any] = {}
+    fields["title"] = parse_text(
+        data.get("title"), lines.at("title"), "", required=True, max_length=300
+    )
+    for key in ("description", "consent"):
+        fields[key] = parse_text(data.get(key), lines.at(key), "", required=False)
+    status = data.get("status", Study.Status.OPEN)
+    if not isinstance(status, str) or status not in Study.Status.values:
+        lines.at("status").error(None, f"{status!r} is not one of open, draft, closed")
+    fields["status"] = status
+    nested = data.get("settings") or {}
+    if not isinstance(nested, dict):
+        lines.at("settings").error(None, "must be an object of settings")
+        nested = {}
+    settings = {**{k: data[k] for k in SETTINGS if k in data}, **nested}
+    for key, value in settings.items():
+        kind = SETTINGS.get(key)
+        path = f"settings.{key}" if key in nested else key
+        if kind is None:
+            lines.at(path).error(None, f"unknown setting (known: {', '.join(SETTINGS)})")
+        elif kind is int and not is_count(value):
+            lines.at(path).error(None, "must be a whole number ≥ 0")
+        elif kind is bool and not isinstance(value, bool):
+            lines.at(path).error(None, "must be true or false")
+        elif kind is str and not (isinstance(value, str) and len(value) <= 64):
+            lines.at(path).error(None, "must be text of at most 64 characters")
+        else:
+            fields[key] = int(value) if kind is int else value
+    extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
+    fields["meta"] = extra
+    spec = StudySpec(slug=slug or "", fields=fields)
+    spec.groups = _groups(data, lines)
+    group_slugs = {g["slug"] for g in spec.groups}
+    spec.screening = parse_screening(data.get("screening"), lines, group_slugs)
+    spec.tasks = parse_tasks(data.get("tasks"), lines)
+    return spec
+
+
+def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
+    raw = data.get("groups")
+    if not isinstance(raw, list) or not raw:
+        lines.at("groups").error(None, "at least one group is required")
+        return []
+    targets = data.get("target_per_item", 1)
+    groups: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, g in enumerate(raw):
+        path = f"groups[{i}]"
+        if not isinstance(g, dict):
+            lines.at(path).error(None, "must be an object with slug and name")
+            continue
+        slug = parse_slug(g.get("slug"), lines.at(f"{path}.slug"), None)
+        name = (
+            parse_text(g.get("name"), lines.at(f"{path}.name"), "", required=False, max_length=200)
+            or slug
+        )
+        if slug in seen:
+            lines.at(f"{path}.slug").error(None, f"group {slug!r} is defined twice")
+        if slug:
+            seen.add(slug)
+        target = g.get("target_per_item")
+        if target is None:
+            target = targets.get(slug, 1) if isinstance(targets, dict) else targets
+        if not is_count(target):
+            lines.at("target_per_item").error(None, f"target for group {slug!r} must be ≥ 0")
+            target = 0
+        groups.append({"slug": slug, "name": name, "target_per_item": int(target), "position": i})
+    if isinstance(targets, dict):
+        for key in targets:
+            if key not in seen:
+                lines.at(f"target_per_item.{key}").error(None, f"no group {key!r} is defined")
+    elif not is_count(targets):
+        lines.at("target_per_item").error(None, "must be a number or a map of group → number")
+    return groups
+
+
+def validate_study(source: Source) -> StudySpec:
+    collector = Collector(source.name)
+    data, line_map = read_document(source, collector)
+    spec = parse_study(data, Lines(collector, line_map)) if not collector.problems else None
+    collector.raise_if_any()
+    assert spec is not None
+    return spec
+
+
+def _upsert(
+    model: Any, lookup: dict[str, Any], values: dict[str, Any], summary: Summary, what: str
+) -> Any:
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        obj = model(**lookup, **values)
+        try:
+            obj.full_clean()
+        except ValidationError as exc:  # a value validation let through: still a clean refusal
+            raise LoadError([
+                Problem(summary.file, None, f"{what}.{name}", message)
+                for name, messages in exc.message_dict.items() for message in messages
+            ]) from exc  # fmt: skip
+        obj.save()
+        summary.count("created", what=what)
+        return obj
+    changed = [k for k, v in values.items() if getattr(obj, k) != v]
+    if changed:
+        for k in changed:
+            setattr(obj, k, values[k])
+        obj.save(update_fields=changed)
+        summary.count("updated", what=what)
+    else:
+        summary.count("unchanged", what=what)
+    return obj
+
+
+def apply_study(spec: StudySpec, summary: Summary) -> Study:
+    study = _upsert(Study, {"slug": spec.slug}, spec.fields, summary, "study")
+    for g in spec.groups:
+        _upsert(Group, {"study": study, "slug": g["slug"]}, _without(g, "slug"), summary, "group")
+    for q in spec.screening:
+        _upsert(
+            ScreeningQuestion,
+            {"study": study, "key": q["key"]},
+            _without(q, "key"),
+            summary,
+            "screening question",
+        )
+    for t in spec.tasks:
+        existing = Task.objects.filter(study=study, slug=t["slug"]).first()
+        if existing and existing.kind != t["kind"] and existing.items.exists():
+            raise LoadError([Problem(summary.file, None, f"tasks.{t['slug']}.kind",
+                                     f"task {t['slug']!r} already has items of kind {existing.kind!r}; "
+                                     "its kind cannot change")])  # fmt: skip
+        _upsert(Task, {"study": study, "slug": t["slug"]}, _without(t, "slug"), summary, "task")
+    return study
+
+
+def _without(d: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k != key}
+
+
+def study_load(source: Source, *, dry_run: bool = False, user: Any = None,
+               on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Load a study definition: validate it whole, then create or update it atomically."""
+    if on_progress is not None:
+        on_progress("validating", 0, 1)
+    spec = validate_study(source)
+    summary = Summary(kind="study", file=source.name, rows=1, dry_run=dry_run)
+    with transaction.atomic():
+        study = apply_study(spec, summary)
+        load_finish(
+            kind=ImportLog.Kind.STUDY, study=study, source=source, summary=summary, user=user
+        )
+    if on_progress is not None:
+        on_progress("writing", 1, 1)
+    return summary

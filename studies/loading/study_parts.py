@@ -1,0 +1,176 @@
+"""Parsing the parts of a study definition (formats.md §1): slugs, screening questions,
+tasks with their rating dimensions and guides; every problem at the line of its field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studies.loading.problems import Collector, Reporter
+from studies.loading.values import is_count, is_int, parse_text
+from studies.models import Task, slug_validator
+
+KINDS = {k.value for k in Task.Kind}
+TASK_KEYS = {"slug", "title", "kind", "per_participant", "instructions", "dimensions", "guide"}
+MAX_SCALE = 10**6  # rating scales are small; this keeps every rating a safe number
+
+
+class Lines:
+    """Reporters at the line of a field path (``tasks[2].kind``) or its nearest parent."""
+
+    def __init__(self, collector: Collector, lines: dict[str, int]):
+        self.collector = collector
+        self.lines = lines
+
+    def at(self, path: str) -> Reporter:
+        """A reporter whose field name is ``path``, at the line of its nearest known parent."""
+        probe = path
+        while probe and probe not in self.lines:
+            cut = max(probe.rfind("."), probe.rfind("["))
+            probe = probe[:cut] if cut > 0 else ""
+        return self.collector.at(self.lines.get(probe), path)
+
+
+def parse_slug(
+    value: Any, report: Reporter, field_name: str | None, max_length: int = 50
+) -> str | None:
+    if not isinstance(value, str) or not value:
+        report.error(field_name, "is required (letters, digits, '-', '_', '.')")
+        return None
+    if len(value) > max_length:
+        report.error(field_name, f"is longer than {max_length} characters")
+        return None
+    try:
+        slug_validator(value)
+    except Exception:
+        report.error(field_name, f"{value!r} is not a valid slug (letters, digits, '-', '_', '.')")
+        return None
+    return value
+
+
+def parse_screening(raw: Any, lines: Lines, groups: set[str]) -> list[dict[str, Any]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        lines.at("screening").error(None, "must be a list of questions")
+        return []
+    out: list[dict[str, Any]] = []
+    keys: set[str] = set()
+    for i, q in enumerate(raw):
+        path = f"screening[{i}]"
+        if not isinstance(q, dict):
+            lines.at(path).error(None, "must be an object with key, prompt and options")
+            continue
+        key = parse_slug(q.get("key"), lines.at(f"{path}.key"), None)
+        if key in keys:
+            lines.at(f"{path}.key").error(None, f"question {key!r} is defined twice")
+        keys.add(key or "")
+        prompt = parse_text(q.get("prompt"), lines.at(f"{path}.prompt"), "", required=True)
+        options = q.get("options")
+        parsed: list[dict[str, Any]] = []
+        if not isinstance(options, list) or len(options) < 2:
+            lines.at(f"{path}.options").error(None, "needs at least two options")
+            options = []
+        for j, o in enumerate(options):
+            opath = f"{path}.options[{j}]"
+            if isinstance(o, str):
+                o = {"label": o}
+            if not isinstance(o, dict) or not isinstance(o.get("label"), str):
+                lines.at(opath).error(None, "must have a 'label'")
+                continue
+            group = o.get("group")
+            if group is not None and (not isinstance(group, str) or group not in groups):
+                lines.at(f"{opath}.group").error(None, f"no group {group!r} is defined")
+            parsed.append({"label": o["label"], "group": group})
+        out.append({"key": key, "prompt": prompt, "options": parsed, "position": i})
+    return out
+
+
+def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
+    if not isinstance(raw, list) or not raw:
+        lines.at("tasks").error(None, "at least one task is required")
+        return []
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, t in enumerate(raw):
+        path = f"tasks[{i}]"
+        if not isinstance(t, dict):
+            lines.at(path).error(None, "must be an object")
+            continue
+        slug = parse_slug(t.get("slug"), lines.at(f"{path}.slug"), None)
+        if slug in seen:
+            lines.at(f"{path}.slug").error(None, f"task {slug!r} is defined twice")
+        seen.add(slug or "")
+        kind = t.get("kind")
+        if not isinstance(kind, str) or kind not in KINDS:
+            lines.at(f"{path}.kind").error(
+                None, f"{kind!r} is not one of {', '.join(sorted(KINDS))}"
+            )
+        per = t.get("per_participant", 10)
+        if not is_count(per):
+            lines.at(f"{path}.per_participant").error(None, "must be a whole number ≥ 0")
+            per = 0
+        task = {
+            "slug": slug,
+            "title": parse_text(
+                t.get("title"), lines.at(f"{path}.title"), "", required=True, max_length=300
+            ),
+            "kind": kind,
+            "per_participant": int(per),
+            "instructions": parse_text(
+                t.get("instructions"), lines.at(f"{path}.instructions"), "", required=False
+            ),
+            "dimensions": parse_dimensions(t.get("dimensions"), kind, lines, path),
+            "guide": parse_guide(t.get("guide"), lines, path),
+            "position": i,
+            "meta": {k: v for k, v in t.items() if k not in TASK_KEYS},
+        }
+        out.append(task)
+    return out
+
+
+def parse_dimensions(raw: Any, kind: Any, lines: Lines, path: str) -> list[dict[str, Any]]:
+    if kind != Task.Kind.RATING:
+        if raw:
+            lines.at(f"{path}.dimensions").error(None, "only rating tasks have dimensions")
+        return []
+    if not isinstance(raw, list) or not raw:
+        lines.at(f"{path}.dimensions").error(None, "a rating task needs at least one dimension")
+        return []
+    out: list[dict[str, Any]] = []
+    keys: set[str] = set()
+    for j, d in enumerate(raw):
+        dpath = f"{path}.dimensions[{j}]"
+        if not isinstance(d, dict):
+            lines.at(dpath).error(None, "must be an object with key, label, min, max")
+            continue
+        key = parse_slug(d.get("key"), lines.at(f"{dpath}.key"), None)
+        if key in keys:
+            lines.at(f"{dpath}.key").error(None, f"dimension {key!r} is defined twice")
+        keys.add(key or "")
+        lo, hi = d.get("min", 1), d.get("max", 5)
+        if not (is_int(lo) and is_int(hi) and -MAX_SCALE <= lo < hi <= MAX_SCALE):
+            lines.at(dpath).error(
+                "min", f"min and max must be whole numbers with min < max, within ±{MAX_SCALE}"
+            )
+            lo, hi = 1, 5
+        dim = {"key": key, "label": str(d.get("label") or key), "min": int(lo), "max": int(hi)}
+        for extra in ("description", "labels"):
+            if extra in d:
+                dim[extra] = d[extra]
+        out.append(dim)
+    return out
+
+
+def parse_guide(raw: Any, lines: Lines, path: str) -> list[dict[str, str]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        lines.at(f"{path}.guide").error(None, "must be a list of {label, description}")
+        return []
+    out = []
+    for j, g in enumerate(raw):
+        if not isinstance(g, dict) or not isinstance(g.get("label"), str):
+            lines.at(f"{path}.guide[{j}]").error(None, "must have a 'label' (and a 'description')")
+            continue
+        out.append({"label": g["label"], "description": str(g.get("description", ""))})
+    return out

@@ -1,0 +1,219 @@
+"""What a study is: Study, Group, ScreeningQuestion, Task and Item.
+
+Answer keys live on ``Item.answer`` only, as a mapping field -> value (``{"answer": 1}``,
+``{"best": 0, "worst": 2}``, ``{"person": 2, "source": 0, "meaning": 1}``), so grading
+is one rule (:meth:`Item.grade`) for humans, models and imports alike.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+slug_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+    _("Use letters, digits, '-', '_' or '.', starting with a letter or digit."),
+)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+class Study(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+
+    slug = models.CharField(max_length=100, unique=True, validators=[slug_validator])
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    consent = models.TextField(blank=True, help_text=_("Shown before the first question."))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    shuffle_options = models.BooleanField(
+        default=False, help_text=_("Shuffle option order per participant (keys are remapped).")
+    )
+    randomize_task_order = models.BooleanField(default=False)
+    attention_max_failures = models.PositiveIntegerField(
+        default=0, help_text=_("A participant failing more attention checks than this is flagged.")
+    )
+    exclude_flagged = models.BooleanField(
+        default=True, help_text=_("Leave flagged participants out of statistics (reported).")
+    )
+    completion_code = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text=_(
+            "Fixed completion code for recruitment platforms; blank = one per participant."
+        ),
+    )
+    public_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    researchers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies"
+    )
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name_plural = _("studies")
+
+    def __str__(self) -> str:
+        return f"{self.slug} — {self.title}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
+class Group(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="groups")
+    slug = models.CharField(max_length=50, validators=[slug_validator])
+    name = models.CharField(max_length=200)
+    target_per_item = models.PositiveIntegerField(
+        default=1, help_text=_("Answers per item this group should collect.")
+    )
+    invite_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["study", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "slug"], name="group_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.slug} {self.name}"
+
+
+class ScreeningQuestion(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="screening")
+    key = models.CharField(max_length=50, validators=[slug_validator])
+    prompt = models.TextField()
+    # [{"label": str, "group": slug | null}, ...]
+    options = models.JSONField(default=list)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["study", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "key"], name="screening_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.key}"
+
+
+class Task(models.Model):
+    class Kind(models.TextChoices):
+        CHOICE = "choice", _("Single choice")
+        MULTI = "multi", _("Several parts")
+        BEST_WORST = "best_worst", _("Best and worst")
+        RATING = "rating", _("Rating")
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="tasks")
+    slug = models.CharField(max_length=50, validators=[slug_validator])
+    title = models.CharField(max_length=300)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    per_participant = models.PositiveIntegerField(default=10)
+    instructions = models.TextField(blank=True)
+    # Rating tasks: [{"key": str, "label": str, "min": int, "max": int, "description"?: str}]
+    dimensions = models.JSONField(default=list, blank=True)
+    # Reference shown beside each question, e.g. the eight style descriptions:
+    # [{"label": str, "description": str}]
+    guide = models.JSONField(default=list, blank=True)
+    position = models.PositiveIntegerField(default=0)
+    meta = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["study", "position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "slug"], name="task_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug}/{self.slug}"
+
+    def dimension(self, key: str) -> dict[str, Any] | None:
+        return next((d for d in self.dimensions if d["key"] == key), None)
+
+
+class Item(models.Model):
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200, verbose_name=_("id"))
+    stem = models.TextField(blank=True)
+    # [{"text": str, "explanation"?: str}]
+    options = models.JSONField(default=list, blank=True)
+    # multi: [{"key": str, "prompt": str, "options": [{"text": ...}, ...]}]
+    parts = models.JSONField(default=list, blank=True)
+    # field -> correct value; null for opinion items (never sent to the browser)
+    answer = models.JSONField(null=True, blank=True)
+    poem_title = models.CharField(max_length=300, blank=True)
+    poem_author = models.CharField(max_length=200, blank=True)
+    poem_form = models.CharField(max_length=60, blank=True, db_index=True)
+    poem_text = models.TextField(blank=True)
+    poem_source = models.CharField(max_length=200, blank=True, db_index=True)
+    poem_condition = models.CharField(max_length=100, blank=True)
+    is_attention_check = models.BooleanField(default=False)
+    meta = models.JSONField(default=dict, blank=True)
+    content_hash = models.CharField(max_length=64, editable=False)
+    position = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["study", "task", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_id"),
+        ]
+        indexes = [models.Index(fields=["task", "is_attention_check"], name="item_task_check")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+    @property
+    def has_poem(self) -> bool:
+        return bool(self.poem_text)
+
+    def grade(self, field: str, value: float | int | None) -> bool | None:
+        """Whether ``value`` is the keyed answer for ``field``; None where nothing is keyed."""
+        if not self.answer or value is None or field not in self.answer:
+            return None
+        return float(self.answer[field]) == float(value)
+
+
+class ImportLog(models.Model):
+    """One load of a file: what it was, who ran it and what it changed."""
+
+    class Kind(models.TextChoices):
+        STUDY = "study", _("Study definition")
+        POOL = "pool", _("Question pool")
+        LLM_OUTPUTS = "llm_outputs", _("LLM outputs")
+        RESPONSES = "responses", _("Human responses")
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.SET_NULL)
+    filename = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64)
+    rows = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.filename} ({self.at:%Y-%m-%d %H:%M})"

@@ -1,0 +1,100 @@
+"""The researchers' API: what each endpoint returns (permissions: test_permission_matrix)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+
+import pytest
+from openpyxl import load_workbook
+
+from tests.api.conftest import World
+
+pytestmark = pytest.mark.django_db
+
+
+def _get(world: World, path: str, role: str = "researcher"):  # type: ignore[no-untyped-def]
+    return world.clients[role].get(path)
+
+
+def test_study_detail_lists_groups_tasks_and_counts(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/").json()
+    assert [g["slug"] for g in data["groups"]] == ["A", "B", "C"]
+    assert [t["slug"] for t in data["tasks"]] == ["ck", "au", "oq", "quality"]
+    assert data["n_participants"] == 8  # seven made by hand and the enrolled volunteer
+
+
+def test_items_carry_their_answer_keys_and_filter_by_task(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/items/?task=au").json()
+    assert [i["external_id"] for i in data["results"]] == ["au-1", "au-2"]
+    assert data["results"][0]["answer"] == {"person": 0, "source": 1}
+
+
+def test_responses_are_paginated_rows_filtered_by_kind(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/responses/"
+    data = _get(world, base + "?rater_kind=model&limit=5").json()
+    assert data["count"] == 4 + 4 + 4 + 8  # gpt-4o ck, kimi ck, gpt-4o au, kimi ratings
+    assert len(data["results"]) == 5 and data["next"]
+    row = data["results"][0]
+    assert set(row) >= {"task", "item", "rater_kind", "rater", "run", "group", "field", "value",
+                        "correct"}  # fmt: skip
+
+
+def test_report_endpoint_gives_the_known_accuracy(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=0").json()
+    row = next(r for r in data["accuracy"]
+               if (r["task"], r["field"], r["rater_set"]) == ("ck", "answer", "group:A"))  # fmt: skip
+    assert row["value"] == 0.625 and data["settings"]["n_boot"] == 0
+
+
+def test_report_rejects_a_bad_n_boot(world: World) -> None:
+    assert _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=x").status_code == 400
+    assert (
+        _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=99999").status_code == 400
+    )
+
+
+def test_report_exports_one_table_or_all(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/exports/report/?n_boot=0"
+    one = _get(world, base + "&file=csv&table=accuracy")
+    assert one["Content-Disposition"].endswith('known-accuracy.csv"')
+    rows = list(csv.DictReader(io.StringIO(one.content.decode("utf-8-sig"))))
+    assert {"task", "field", "rater_set", "value"} <= set(rows[0])
+    every = zipfile.ZipFile(io.BytesIO(_get(world, base + "&file=csv").content))
+    assert "agreement.csv" in every.namelist()
+    book = load_workbook(io.BytesIO(_get(world, base + "&file=xlsx").content), read_only=True)
+    assert "rule_vs_rating" in book.sheetnames
+    assert _get(world, base + "&file=pdf").status_code == 400
+
+
+def test_raw_responses_export_streams_csv_and_jsonl(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/exports/responses/"
+    reply = _get(world, base + "?file=csv")
+    assert reply.streaming
+    text = b"".join(reply.streaming_content).decode("utf-8")
+    assert text.splitlines()[0].startswith("study,task,item,rater_kind,rater")
+    lines = b"".join(_get(world, base + "?file=jsonl").streaming_content).splitlines()
+    assert json.loads(lines[0])["study"] == "known"
+    assert _get(world, base + "?file=xlsx").status_code == 200
+
+
+def test_schema_and_docs_are_served_offline(world: World) -> None:
+    docs = _get(world, "/api/docs/", "anonymous").content.decode()
+    assert "cdn" not in docs.lower() and "swagger-ui" in docs
+    schema = _get(world, "/api/schema/", "anonymous")
+    assert b"/api/v1/studies/{study_id}/report/" in schema.content
+
+
+def test_list_endpoints_cost_a_constant_number_of_queries(
+    world: World, django_assert_max_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    pk = world.own.study.pk
+    for path in (
+        "/api/v1/studies/",
+        f"/api/v1/studies/{pk}/items/",
+        f"/api/v1/studies/{pk}/responses/?limit=100",
+    ):
+        with django_assert_max_num_queries(8):
+            assert _get(world, path).status_code == 200

@@ -1,0 +1,52 @@
+"""Schemathesis against the OpenAPI schema: generated requests for every operation, as a
+researcher (token) and as a volunteer (participant token), never get a server error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from config.wsgi import application
+
+
+def _schema() -> dict:  # type: ignore[type-arg]
+    """The OpenAPI document from drf-spectacular's generator: no request, so no database
+    connection is opened before the test database exists."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    return json.loads(
+        json.dumps(SchemaGenerator().get_schema(request=None, public=True), default=str)
+    )
+
+
+# Transactional: the WSGI app may close the connection between requests, as in production.
+pytestmark = pytest.mark.django_db(transaction=True)
+schema = schemathesis.openapi.from_dict(_schema())
+schema.app = application  # calls go straight to the WSGI app, in this process
+
+
+HYPOTHESIS = settings(
+    max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+
+
+def _check(case, headers: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    response = case.call(headers=headers)
+    assert response.status_code < 500, (
+        f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
+    )
+
+
+@schema.parametrize()
+@HYPOTHESIS
+def test_no_operation_answers_a_researcher_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
+    _check(case, {"Authorization": f"Token {world.researcher_token}"})
+
+
+@schema.parametrize()
+@HYPOTHESIS
+def test_no_operation_answers_a_volunteer_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
+    _check(case, {"Authorization": world.clients["volunteer"]._credentials["HTTP_AUTHORIZATION"]})

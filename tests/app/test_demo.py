@@ -1,0 +1,71 @@
+"""The demo study is built from the bundled real data, and loading it twice changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import AggregateResult, Response
+from studies.models import Item, Study
+from tests.loading.helpers import snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_loads_real_questions_of_every_kind_and_published_results(settings, capsys) -> None:  # type: ignore[no-untyped-def]
+    call_command("demo", "--no-users")
+    out = capsys.readouterr().out
+    study = Study.objects.get(slug="song-ci-demo")
+    assert "Volunteer link:   http://127.0.0.1:8000/s/song-ci-demo/" in out
+    kinds = {t.slug: t.kind for t in study.tasks.all()}
+    assert kinds == {
+        "cipai": "choice",
+        "fill": "choice",
+        "ident": "multi",
+        "best3": "best_worst",
+        "rate": "rating",
+    }
+    # Every question comes from a real Song ci of the bundled corpus.
+    corpus = {}
+    with (settings.BASE_DIR / "data/corpus/song_ci_30cipai.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            poem = json.loads(line)
+            corpus[poem["id"]] = poem
+    for item in Item.objects.filter(study=study, task__slug="cipai", is_attention_check=False):
+        source = corpus[item.meta["source_id"]]
+        assert item.poem_text == "\n".join(source["paragraphs"])
+        assert item.options[item.answer["answer"]]["text"] in (source["cipai"], "贺新郎", "望江南")
+    for item in Item.objects.filter(study=study, task__slug="fill"):
+        source = corpus[item.meta["source_id"]]
+        right = item.options[item.answer["answer"]]["text"]
+        assert right in source["text"] and "□" * len(right) in item.poem_text
+        assert all(len(o["text"]) == len(right) for o in item.options)
+    rate = study.tasks.get(slug="rate")
+    assert [d["key"] for d in rate.dimensions] == [
+        "prosody",
+        "theme",
+        "emotion",
+        "imagery",
+        "language",
+        "informativeness",
+        "aesthetic",
+    ]
+    # Published results are aggregates, not responses.
+    gpt = AggregateResult.objects.get(
+        study=study, model="gpt-4o", task="CiG", metric="structural_accuracy"
+    )
+    assert (gpt.value, gpt.n) == (0.5533, 300)
+    assert (
+        AggregateResult.objects.get(study=study, model="gpt-4o", task="CiG", run="5-shot").value
+        == 0.5333
+    )
+    assert not Response.objects.filter(study=study, rater__kind="model").exists()
+
+
+def test_demo_twice_changes_nothing() -> None:
+    call_command("demo", "--no-users")
+    before = snapshot()
+    call_command("demo", "--no-users")
+    assert snapshot() == before

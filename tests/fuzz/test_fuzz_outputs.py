@@ -1,0 +1,74 @@
+"""Hostile LLM outputs (JSONL) and human responses (JSONL, CSV in the export's shape):
+a clean load or a LoadError, never a traceback; a rejected file changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from annotation.exports import COLUMNS
+from annotation.loading.llm_outputs import llm_outputs_load
+from annotation.loading.responses import responses_load
+from studies.loading.readers import Source
+from tests.fuzz.strategies import (
+    FUZZ,
+    assert_loads_or_rejects,
+    csv_rows,
+    fixture_records,
+    hostile_bytes,
+    jsonl,
+    mutants,
+)
+
+pytestmark = pytest.mark.django_db
+LLM_KEYS = ["model", "run", "sample", "raw", "item", "answer", "ratings", "generation", "task",
+            "accuracy", "value", "metric", "n", "source"]  # fmt: skip
+LLM = mutants(fixture_records("llm_outputs.jsonl"), LLM_KEYS)
+RESPONSE_KEYS = ["participant", "group", "item", "answer", "ratings", "time_ms", "answered_at",
+                 "correct", "fields"]  # fmt: skip
+RESPONSE = mutants(fixture_records("responses.jsonl"), RESPONSE_KEYS)
+EXPORT_ROWS = [
+    ["s", "ck", "ck-001", "human", "p-1", "", "A", "answer", "1", "true", "5300", "0",
+     "2026-11-20T10:15:00Z"],
+    ["s", "quality", "poem-0001", "human", "p-1", "", "A", "prosody", "4", "", "", "0", ""],
+    ["s", "quality", "poem-0001", "human", "p-1", "", "A", "aesthetic", "3", "", "", "0", ""],
+    ["s", "oq", "oq-005", "model", "gpt", "r1", "", "best", "0", "", "", "0", ""],
+]  # fmt: skip
+
+
+@FUZZ
+@given(content=jsonl(LLM))
+def test_llm_outputs_with_hostile_values_load_or_are_rejected_cleanly(
+    example_study, content: bytes
+) -> None:  # type: ignore[no-untyped-def]
+    source = Source("llm.jsonl", content, "jsonl")
+    assert_loads_or_rejects(lambda: llm_outputs_load(source, study=example_study))
+
+
+@FUZZ
+@given(content=jsonl(RESPONSE))
+def test_jsonl_responses_with_hostile_values_load_or_are_rejected_cleanly(
+    example_study, content: bytes
+) -> None:  # type: ignore[no-untyped-def]
+    source = Source("responses.jsonl", content, "jsonl")
+    assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
+
+
+@FUZZ
+@given(content=csv_rows(list(COLUMNS), EXPORT_ROWS))
+def test_csv_responses_with_hostile_cells_load_or_are_rejected_cleanly(
+    example_study, content: bytes
+) -> None:  # type: ignore[no-untyped-def]
+    source = Source("responses.csv", content, "csv")
+    assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
+
+
+@FUZZ
+@given(content=hostile_bytes(), fmt=st.sampled_from(["jsonl", "csv"]), llm=st.booleans())
+def test_any_bytes_as_outputs_or_responses_are_rejected_cleanly(
+    example_study, content: bytes, fmt: str, llm: bool
+) -> None:  # type: ignore[no-untyped-def]
+    source = Source(f"f.{fmt}", content, fmt)
+    load = llm_outputs_load if llm else responses_load
+    assert_loads_or_rejects(lambda: load(source, study=example_study))

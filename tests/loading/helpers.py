@@ -1,0 +1,45 @@
+"""Helpers for load tests: write a temporary file, snapshot the whole database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from annotation.models import AggregateResult, Participant, Rater, Response
+from studies.models import Group, ImportLog, Item, ScreeningQuestion, Study, Task
+
+MODELS = (
+    Study,
+    Group,
+    ScreeningQuestion,
+    Task,
+    Item,
+    Rater,
+    Participant,
+    Response,
+    AggregateResult,
+    ImportLog,
+)
+
+
+def snapshot() -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every loaded table, so 'unchanged' means exactly unchanged."""
+    out = {}
+    for model in MODELS:
+        fields = [f.attname for f in model._meta.concrete_fields]
+        out[model.__name__] = sorted(
+            (
+                tuple(json.dumps(v, sort_keys=True, default=str) for v in row)
+                for row in model.objects.values_list(*fields)
+            ),
+        )
+    return out
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
+            fh.write("\n")
+    return path

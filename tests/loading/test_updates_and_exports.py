@@ -1,0 +1,133 @@
+"""Reloads that change things, CSV input, and the raw export's rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from annotation.models import Response
+from studies.models import ImportLog, Item
+from tests.loading.helpers import snapshot, write_jsonl
+
+pytestmark = pytest.mark.django_db
+STUDY = ["--study", "poetry-understanding"]
+
+
+def test_changed_answer_key_updates_the_item_and_regrades_responses(
+    example_study, formats_dir, tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
+    assert Response.objects.get(rater__name="gpt-4o", item__external_id="ck-001").correct is False
+    lines = (formats_dir / "pool.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["answer"] = 1  # the key now says 杜甫
+    path = write_jsonl(tmp_path / "pool.jsonl", [first, *lines[1:]])
+    capsys.readouterr()
+    call_command("load_pool", str(path), *STUDY)
+    assert "0 created, 1 updated, 3 unchanged" in capsys.readouterr().out
+    assert Item.objects.get(external_id="ck-001").answer == {"answer": 1}
+    assert Response.objects.get(rater__name="gpt-4o", item__external_id="ck-001").correct is True
+
+
+def test_csv_pool_loads_choice_and_rating_rows(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "pool.csv"
+    path.write_text(
+        "id,task,stem,option_a,option_b,option_c,answer,title,author,form,text,source,meta\n"
+        'ck-300,ck,哪位诗人？,李白,杜甫,王维,B,,,,,,"{""difficulty"": 2}"\n'
+        'poem-300,quality,,,,,,春晓,孟浩然,shi:jueju5,"春眠不觉晓，\n处处闻啼鸟。",human,\n',
+        encoding="utf-8",
+    )
+    call_command("load_pool", str(path), *STUDY)
+    ck = Item.objects.get(external_id="ck-300")
+    assert (ck.answer, ck.meta, [o["text"] for o in ck.options]) == (
+        {"answer": 1},
+        {"difficulty": 2},
+        ["李白", "杜甫", "王维"],
+    )
+    poem = Item.objects.get(external_id="poem-300")
+    assert (poem.poem_title, poem.poem_author, poem.poem_form, poem.poem_text) == (
+        "春晓",
+        "孟浩然",
+        "shi:jueju5",
+        "春眠不觉晓，\n处处闻啼鸟。",
+    )
+    before = snapshot()
+    call_command("load_pool", str(path), *STUDY)
+    assert snapshot() == before
+
+
+def test_export_rows_are_the_responses_and_nothing_identifying(
+    example_study, formats_dir, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
+    call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
+    out = tmp_path / "export.csv"
+    call_command("export_responses", "poetry-understanding", "--format", "csv", "--out", str(out))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) == Response.objects.count()
+    # 8 model responses + 3 human ones from the files; the rest are the rule scores of the
+    # two poems (poem-0001 and the generated gen-0001) under both tone systems.
+    kinds = [r["rater_kind"] for r in rows]
+    assert (kinds.count("model"), kinds.count("human")) == (8, 3)
+    assert {r["rater"] for r in rows if r["rater_kind"] == "rule"} == {
+        "prosody:modern",
+        "prosody:classical",
+    }
+    assert list(rows[0]) == [
+        "study",
+        "task",
+        "item",
+        "rater_kind",
+        "rater",
+        "run",
+        "group",
+        "field",
+        "value",
+        "correct",
+        "time_ms",
+        "sample",
+        "answered_at",
+    ]
+    human = [r for r in rows if r["rater_kind"] == "human"]
+    assert sorted(
+        (r["item"], r["field"], r["value"], r["correct"], r["group"], r["time_ms"]) for r in human
+    ) == [
+        ("ck-001", "answer", "1", "false", "C", "5300"),
+        ("poem-0001", "aesthetic", "3", "", "C", "41000"),
+        ("poem-0001", "prosody", "2", "", "C", "41000"),
+    ]
+    assert human[0]["rater"] == "p-8f3a"
+    jsonl = tmp_path / "export.jsonl"
+    call_command(
+        "export_responses", "poetry-understanding", "--format", "jsonl", "--out", str(jsonl)
+    )
+    parsed = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    gpt = next(r for r in parsed if r["rater"] == "gpt-4o" and r["item"] == "ck-001")
+    assert gpt["value"] == 1 and isinstance(gpt["value"], int) and gpt["correct"] is False
+    xlsx = tmp_path / "export.xlsx"
+    call_command("export_responses", "poetry-understanding", "--format", "xlsx", "--out", str(xlsx))
+    from openpyxl import load_workbook
+
+    sheet = load_workbook(xlsx, read_only=True)["responses"]
+    assert sum(1 for _ in sheet.iter_rows()) == len(rows) + 1
+
+
+def test_exported_csv_loads_back_as_unchanged_responses(
+    example_study, formats_dir, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
+    out = tmp_path / "export.csv"
+    call_command("export_responses", "poetry-understanding", "--format", "csv", "--out", str(out))
+    before = snapshot()
+    call_command("load_responses", str(out), *STUDY)
+    assert snapshot() == before
+
+
+def test_import_log_records_changing_loads_only(example_study, formats_dir) -> None:  # type: ignore[no-untyped-def]
+    assert list(ImportLog.objects.values_list("kind", "created")) == [("pool", 4), ("study", 9)]
+    call_command("load_pool", str(formats_dir / "pool.jsonl"), *STUDY)
+    assert ImportLog.objects.count() == 2

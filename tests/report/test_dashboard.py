@@ -1,0 +1,95 @@
+"""The researcher dashboard: progress, charts with Chinese labels, downloads; the demo."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.models import Participant
+from scoring.charts import FONT, Interval, Series, forest, grouped_bars, heatmap
+from scoring.report import TABLES
+from studies.models import Study
+from tests.report.factory import Builder
+
+pytestmark = pytest.mark.django_db
+
+
+def _researcher_client(study: Study) -> Client:
+    user = get_user_model().objects.create_user("r", password="pw")
+    study.researchers.add(user)
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")  # English labels, whatever the catalogues say
+    client.force_login(user)
+    return client
+
+
+def test_dashboard_shows_progress_tables_charts_and_downloads(known: Builder) -> None:
+    page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert html.count("<svg") >= 4  # accuracy, correlation, rules vs ratings, per-form rule scores
+    assert "韵律格律" in html  # a Chinese dimension label inside the correlation heatmap
+    assert "Noto Sans CJK SC" in html
+    for name in TABLES:
+        assert f"?table={name}" in html
+    for fmt in ("csv", "jsonl", "xlsx"):
+        assert f"/responses.{fmt}" in html
+
+
+def test_progress_counts_the_funnel_per_group(known: Builder) -> None:
+    Participant.objects.filter(rater__name="a2").update(status="screened")
+    page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
+    funnel = page.context["funnel"]
+    a = next(f for f in funnel if f.group == "A")
+    assert (a.consented, a.screened, a.finished) == (2, 2, 1)
+    c = next(f for f in funnel if f.group == "C")
+    assert (c.consented, c.flagged) == (3, 1)
+    ck = next(t for t in page.context["answers"] if t["task"] == "ck")
+    # 4 keyed items (the attention check aside); 7 people answered all 5 ck items.
+    assert ck["n_items"] == 4 and ck["responses"] == 7 * 5
+
+
+def test_dashboard_rule_and_metric_pickers_change_the_charts(known: Builder) -> None:
+    client = _researcher_client(known.study)
+    url = f"/research/studies/{known.study.pk}/"
+    page = client.get(
+        url, {"rule": "rule:prosody:modern/tonal", "metric": "rule:prosody:modern/tonal"}
+    )
+    assert page.context["rule"] == "rule:prosody:modern/tonal"
+    assert "tonal" in page.context["cipai_svg"]
+    assert client.get(url, {"rule": "<script>"}).context["rule"] == "rule:prosody:modern/structural"
+
+
+def test_download_of_a_table_and_bad_formats(known: Builder) -> None:
+    client = _researcher_client(known.study)
+    base = f"/research/studies/{known.study.pk}"
+    reply = client.get(f"{base}/report.csv", {"table": "accuracy"})
+    assert reply.status_code == 200 and "group:A" in reply.content.decode("utf-8-sig")
+    assert client.get(f"{base}/report.pdf").status_code == 404
+    assert client.get(f"{base}/report.csv", {"table": "nope"}).status_code == 404
+    assert client.get(f"{base}/responses.csv").status_code == 200
+
+
+def test_the_demo_study_renders_a_meaningful_dashboard(db, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    settings.DATA_DIR = tmp_path
+    call_command("demo", "--no-users", stdout=io.StringIO())
+    study = Study.objects.get(slug="song-ci-demo")
+    html = _researcher_client(study).get(f"/research/studies/{study.pk}/").content.decode()
+    assert "ci:浣溪沙" in html  # the per-cipai rule-score heatmap
+    assert "Published results per form" in html  # FuxiBench per-cipai results, beside
+    assert len(re.findall(r"<svg", html)) >= 2
+
+
+def test_charts_escape_labels_and_use_the_cjk_font_stack() -> None:
+    svg = grouped_bars(["文化常识", "<b>"], [Series("A 初中", [0.5, float("nan")], [0.4, None],
+                                                     [0.6, None])], title="正确率")  # fmt: skip
+    assert "&lt;b&gt;" in svg
+    assert "<b>" not in svg and FONT.split(",")[0] in svg and "文化常识" in svg
+    grid = heatmap(["浣溪沙"], ["human"], {("浣溪沙", "human"): None}, title="t")
+    assert "–" in grid  # a missing cell is drawn, not dropped
+    plot = forest([Interval("韵律 · humans", 2.75, 1.0, 3.5)], title="gap")
+    assert "<circle" in plot and "韵律 · humans" in plot

@@ -1,0 +1,173 @@
+"""Rule scores in the app: stored as rule raters' responses on load and on demand,
+the offline ``prosody`` command, and the researcher's poem page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from annotation.models import Rater, Response
+from scoring.prosody import RULES_VERSION
+from studies.models import Item
+from tests.loading.helpers import snapshot, write_jsonl
+
+pytestmark = pytest.mark.django_db
+STUDY = ["--study", "poetry-understanding"]
+# 李清照《如梦令》: 33 characters in lines of 6 6 5 6 2 2 6, the 如梦令 standard form.
+RUMENGLING = (
+    "昨夜雨疏风骤，\n浓睡不消残酒。\n试问卷帘人，\n却道海棠依旧。\n知否，知否？\n应是绿肥红瘦。"
+)
+# The same with one character too many in line 2: structure fails, so tone scores 0 too.
+RUMENGLING_BAD = RUMENGLING.replace("残酒", "残酒酒")
+
+
+def poem_line(pid: str, text: str, form: str = "ci:如梦令") -> dict:  # type: ignore[type-arg]
+    return {
+        "id": pid,
+        "task": "quality",
+        "poem": {
+            "title": "如梦令",
+            "author": "李清照",
+            "form": form,
+            "text": text,
+            "source": "human",
+        },
+    }
+
+
+def scores(item_id: str, tone_system: str = "modern") -> dict[str, float]:
+    rows = Response.objects.filter(
+        item__external_id=item_id, rater__kind="rule", rater__name=f"prosody:{tone_system}"
+    )
+    return {r.field: r.value for r in rows}
+
+
+def test_loading_poems_stores_rule_scores_under_both_tone_systems(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    call_command(
+        "load_pool",
+        str(
+            write_jsonl(
+                tmp_path / "p.jsonl",
+                [poem_line("rm-1", RUMENGLING), poem_line("rm-2", RUMENGLING_BAD)],
+            )
+        ),
+        *STUDY,
+    )
+    assert set(Rater.objects.filter(kind="rule").values_list("name", "run")) == {
+        ("prosody:modern", RULES_VERSION), ("prosody:classical", RULES_VERSION),
+    }  # fmt: skip
+    good, bad = scores("rm-1"), scores("rm-2")
+    assert good["structural"] == 1.0 and good["structural_standard"] == 1.0
+    assert 0.8 <= good["tonal"] <= 1.0
+    assert (
+        bad["structural"] == 0.0 and bad["tonal_standard"] == 0.0
+    )  # CCiV: tone is 0 when structure fails
+    assert scores("rm-1", "classical")["structural"] == 1.0
+
+
+def test_reloading_the_same_poems_changes_nothing_and_a_changed_poem_is_rescored(
+    example_study, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    path = write_jsonl(tmp_path / "p.jsonl", [poem_line("rm-1", RUMENGLING)])
+    call_command("load_pool", str(path), *STUDY)
+    before = snapshot()
+    call_command("load_pool", str(path), *STUDY)
+    call_command("score_poems", "poetry-understanding")
+    assert snapshot()["Response"] == before["Response"]
+    call_command(
+        "load_pool",
+        str(write_jsonl(tmp_path / "p2.jsonl", [poem_line("rm-1", RUMENGLING_BAD)])),
+        *STUDY,
+    )
+    assert scores("rm-1")["structural"] == 0.0
+
+
+def test_score_poems_scores_existing_items_and_names_unknown_ones(example_study, capsys) -> None:  # type: ignore[no-untyped-def]
+    Response.objects.filter(rater__kind="rule").delete()
+    call_command("score_poems", "poetry-understanding", "--item", "poem-0001")
+    assert "1 poems scored" in capsys.readouterr().out
+    # poem-0001 is a 12-character fragment labelled 浪淘沙: no template fits.
+    assert scores("poem-0001")["structural"] == 0.0
+    with pytest.raises(CommandError, match="no item\\(s\\) nope"):
+        call_command("score_poems", "poetry-understanding", "--item", "nope")
+
+
+def test_prosody_command_scores_a_file_offline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = write_jsonl(tmp_path / "in.jsonl", [
+        {"id": "a", "form": "ci:如梦令", "text": RUMENGLING},
+        {"id": "b", "form": "shi:jueju5", "text": "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"},
+    ])  # fmt: skip
+    out = tmp_path / "out.csv"
+    call_command("prosody", str(src), "--out", str(out))
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}
+    assert rows["a"]["structural"] == "1.0" and rows["b"]["structural"] == "1.0"
+    assert rows["b"]["rhyme"] == "1.0"  # 流 and 楼 share 中华新韵 七尤
+    assert rows["a"]["error"] == ""
+    jsonl = tmp_path / "out.jsonl"
+    call_command("prosody", str(src), "--out", str(jsonl), "--tone-system", "classical")
+    first = json.loads(jsonl.read_text(encoding="utf-8").splitlines()[0])
+    assert first["tone_system"] == "classical" and first["rules_version"] == RULES_VERSION
+    assert first["diagnostics"]["cipai"] == "如梦令"
+
+
+def test_prosody_command_names_bad_lines(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [{"id": "a", "text": "春眠不觉晓"}, {"id": "b", "form": "sonnet", "text": "x"}],
+    )
+    with pytest.raises(CommandError, match="line 2, field 'form': 'sonnet' is not a form"):
+        call_command("prosody", str(src))
+
+
+@pytest.fixture
+def poem_item(example_study, tmp_path):  # type: ignore[no-untyped-def]
+    call_command(
+        "load_pool",
+        str(write_jsonl(tmp_path / "p.jsonl", [poem_line("rm-2", RUMENGLING_BAD)])),
+        *STUDY,
+    )
+    return Item.objects.get(external_id="rm-2")
+
+
+def test_poem_page_marks_tones_mismatches_and_the_template(
+    client, django_user_model, poem_item
+) -> None:  # type: ignore[no-untyped-def]
+    user = django_user_model.objects.create_user("r", password="pw")
+    poem_item.study.researchers.add(user)
+    client.force_login(user)
+    html = client.get(reverse("scoring:poem", args=[poem_item.pk])).content.decode()
+    assert html.count('class="ch"') == len(
+        RUMENGLING_BAD.replace("\n", "").replace("，", "").replace("。", "").replace("？", "")
+    )
+    assert "Nearest template" in html or "最接近" in html or "nearest" in html.lower()
+    assert "too_long" in html
+    classical = client.get(reverse("scoring:poem", args=[poem_item.pk]), {"tones": "classical"})
+    assert classical.status_code == 200
+
+
+def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, poem_item) -> None:  # type: ignore[no-untyped-def]
+    url = reverse("scoring:poem", args=[poem_item.pk])
+    assert client.get(url).status_code == 302  # anonymous: to the login page
+    other = django_user_model.objects.create_user("other", password="pw")
+    client.force_login(other)
+    assert client.get(url).status_code == 404
+
+
+def test_a_load_larger_than_the_limit_leaves_scoring_to_score_poems(
+    example_study, tmp_path, settings, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 1
+    path = write_jsonl(
+        tmp_path / "p.jsonl", [poem_line("rm-1", RUMENGLING), poem_line("rm-2", RUMENGLING_BAD)]
+    )
+    capsys.readouterr()
+    call_command("load_pool", str(path), *STUDY)
+    assert "run `manage.py score_poems poetry-understanding`" in capsys.readouterr().out
+    assert scores("rm-1") == {}
+    call_command("score_poems", "poetry-understanding")
+    assert scores("rm-1")["structural"] == 1.0

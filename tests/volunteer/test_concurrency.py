@@ -1,0 +1,48 @@
+"""Concurrent copies of one answer (a double click, a re-sent request) store it once.
+
+Threads need a server database (DATABASE_URL=postgres://…). On SQLite every write
+transaction is IMMEDIATE, so the copies are serialised by the database lock and the
+later one finds the answer stored (tested sequentially in test_services.py).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connections
+
+from annotation import services
+from annotation.models import Response
+from tests.volunteer.conftest import build_study, enrol
+from tests.volunteer.test_balance import POSTGRES
+
+
+@pytest.mark.skipif(not POSTGRES, reason="threads need DATABASE_URL=postgres://…")
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_copies_of_one_answer_store_it_once() -> None:
+    study = build_study(kinds=("multi",), per_participant=1)
+    p = enrol(study)
+    a = services.assignment_next(participant=p)
+    barrier = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def send() -> None:
+        try:
+            barrier.wait()
+            result = services.response_submit(
+                participant=p, assignment_id=a.pk, answer={"who": 1, "what": 2}
+            )
+            outcomes.append("duplicate" if result.duplicate else "stored")
+        except Exception as exc:  # reported below
+            outcomes.append(repr(exc))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["duplicate"] * 5 + ["stored"]
+    assert Response.objects.filter(rater=p.rater).count() == 2  # two parts, once each

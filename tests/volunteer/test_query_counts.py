@@ -1,0 +1,124 @@
+"""Every volunteer page costs a small constant number of queries, whatever the study's
+size (10 or 500 items per task)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.volunteer.conftest import build_study
+from tests.volunteer.pages import Volunteer
+
+pytestmark = pytest.mark.django_db
+KINDS = ("choice", "multi", "best_worst", "rating")
+# Page -> most queries allowed (SQLite and PostgreSQL alike). Inside a test transaction each
+# service's atomic block adds two SAVEPOINT statements, which count here. "instructions"
+# is the GET that claims the next item (and shows a task's instructions when it starts).
+LIMITS = {
+    "welcome": 2, "enrol": 7, "start": 2, "screening": 3, "screen": 8,
+    "instructions": 17, "question": 9, "submit": 10, "finish": 2, "resume": 2,
+}  # fmt: skip
+
+
+def measure(n_items: int) -> dict[str, int]:
+    build_study(n_items=n_items, kinds=KINDS, per_participant=2, checks=1, slug=f"q{n_items}")
+    v = Volunteer(f"q{n_items}")
+    counts: dict[str, int] = {}
+
+    def count(name: str, call):  # type: ignore[no-untyped-def]
+        with CaptureQueriesContext(connection) as ctx:
+            response = call()
+        counts[name] = max(counts.get(name, 0), len(ctx.captured_queries))
+        return response
+
+    count("welcome", lambda: v.client.get(v.url()))
+    start = count("enrol", lambda: v.client.post(v.url(), {"consent": "on"}))
+    count("start", lambda: v.client.get(start.url))
+    count("screening", lambda: v.client.get(v.url("screening/")))
+    count("screen", lambda: v.client.post(v.url("screening/"), {"q-bg": "0"}))
+    for _ in range(20):
+        page = count("instructions", lambda: v.client.get(v.url("q/")))
+        if page.status_code == 302:
+            break
+        html = page.content.decode()
+        if 'id="begin"' in html:
+            slug = html.split("?begin=")[1].split('"')[0]
+            page = count("question", lambda slug=slug: v.client.get(v.url("q/"), {"begin": slug}))
+        data = Volunteer.answer_data(*Volunteer.form_of(page))
+        count("submit", lambda data=data: v.client.post(v.url("q/"), data))
+    count("finish", lambda: v.client.get(v.url("finish/")))
+    count("resume", lambda: v.client.post(v.url("resume/"), {"code": "WRONG"}))
+    return counts
+
+
+@pytest.mark.parametrize("n_items", [10, 500])
+def test_each_volunteer_page_needs_a_small_constant_number_of_queries(n_items: int) -> None:
+    counts = measure(n_items)
+    over = {page: (n, LIMITS[page]) for page, n in counts.items() if n > LIMITS[page]}
+    assert over == {}, counts
+
+
+def test_query_counts_do_not_grow_with_the_study() -> None:
+    assert measure(10) == measure(500)
+
+
+@pytest.mark.parametrize("n_items", [10, 500])
+def test_the_question_page_and_saving_an_answer_stay_within_their_budget(
+    n_items: int,
+    django_assert_max_num_queries,  # type: ignore[no-untyped-def]
+) -> None:
+    build_study(n_items=n_items, kinds=KINDS, per_participant=2, slug=f"b{n_items}")
+    v = Volunteer(f"b{n_items}")
+    v.consent()
+    v.screen()
+    v.client.get(v.url("q/"))  # claims the first item (instructions)
+    with django_assert_max_num_queries(LIMITS["question"]):
+        page = v.client.get(v.url("q/"), {"begin": "t0-choice"})
+    data = Volunteer.answer_data(*Volunteer.form_of(page))
+    with django_assert_max_num_queries(LIMITS["submit"]):
+        assert v.client.post(v.url("q/"), data).status_code == 302
+
+
+def api_counts(n_items: int) -> dict[str, int]:
+    from rest_framework.test import APIClient
+
+    build_study(n_items=n_items, kinds=KINDS, per_participant=2, checks=1, slug=f"a{n_items}")
+    client = APIClient()
+    me = client.post(
+        f"/api/v1/volunteer/studies/a{n_items}/enrol/",
+        {"consent": True, "screening": {"bg": 0}},
+        format="json",
+    ).json()
+    client.credentials(HTTP_AUTHORIZATION=f"Participant {me['token']}")
+    counts: dict[str, int] = {}
+    while True:
+        with CaptureQueriesContext(connection) as ctx:
+            item = client.get("/api/v1/volunteer/next/").json()["item"]
+        counts["next"] = max(counts.get("next", 0), len(ctx.captured_queries))
+        if item is None:
+            break
+        kind = item["task"]["kind"]
+        body: dict = {"assignment": item["assignment"]}
+        if kind == "rating":
+            body["ratings"] = {f["key"]: f["scale"][0] for f in item["fields"]}
+        elif kind == "choice":
+            body["answer"] = 0
+        elif kind == "best_worst":
+            body["answer"] = {"best": 0, "worst": 1}
+        else:
+            body["answer"] = {f["key"]: 0 for f in item["fields"]}
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.post("/api/v1/volunteer/answers/", body, format="json").status_code == 201
+        counts["answer"] = max(counts.get("answer", 0), len(ctx.captured_queries))
+    with CaptureQueriesContext(connection) as ctx:
+        client.get("/api/v1/volunteer/progress/")
+    counts["progress"] = len(ctx.captured_queries)
+    return counts
+
+
+def test_the_api_needs_the_same_few_queries_whatever_the_study_size() -> None:
+    small, large = api_counts(10), api_counts(500)
+    assert small == large
+    # answer: read, INSERT, UPDATE (+2 savepoint statements here, +2 for a failed check)
+    assert small["answer"] <= 7 and small["next"] <= 15 and small["progress"] <= 3, small
