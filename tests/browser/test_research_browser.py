@@ -1,0 +1,160 @@
+"""A researcher in Chromium: logs in, finds the demo study shared with them, reads the
+dashboard (progress, charts with Chinese labels, tables), changes a chart's rule, downloads
+the report and the raw responses, and opens a poem's prosody page.
+
+The answers behind it are given through the volunteer API by simulated participants
+(synthetic, seeded): what is checked is that the pages show and export exactly them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import Participant, Response
+from studies.models import Item, Study
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
+]
+PASSWORD = "browser-test-password"
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+
+def _answer(item: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    fields = item["fields"]
+    kind = item["task"]["kind"]
+    if kind == "choice":
+        options = fields[0]["options"]
+        # An attentive volunteer: an attention check names its answer in the stem.
+        named = [o["position"] for o in options if f"“{o['text']}”" in item["item"]["stem"]]
+        return {"answer": named[0] if named else rng.randrange(len(options))}
+    if kind == "best_worst":
+        best, worst = rng.sample(range(len(fields[0]["options"])), 2)
+        return {"answer": {"best": best, "worst": worst}}
+    if kind == "multi":
+        return {"answer": {f["key"]: rng.randrange(len(f["options"])) for f in fields}}
+    return {"ratings": {f["key"]: rng.choice(f["scale"]) for f in fields}}
+
+
+def _volunteers(study: Study, n: int, seed: int = 7) -> None:
+    """n participants spread over the screening's options, each answering everything."""
+    rng = random.Random(seed)
+    question = study.screening.get()
+    for k in range(n):
+        client = APIClient()
+        me = client.post(
+            f"/api/v1/volunteer/studies/{study.slug}/enrol/",
+            {"consent": True, "screening": {question.key: k % len(question.options)}},
+            format="json",
+        )
+        assert me.status_code == 201, me.content
+        client.credentials(HTTP_AUTHORIZATION=f"Participant {me.json()['token']}")
+        body = client.get("/api/v1/volunteer/next/").json()
+        while not body["done"]:
+            item = body["item"]
+            reply = client.post(
+                "/api/v1/volunteer/answers/?next=1",
+                {"assignment": item["assignment"], **_answer(item, rng)},
+                format="json",
+            )
+            assert reply.status_code == 201, reply.content
+            body = reply.json()["next"]
+
+
+@pytest.fixture
+def research_demo(
+    transactional_db: Any, live_server: Any, monkeypatch: Any, settings: Any
+) -> Study:
+    from django.core.management import call_command
+
+    settings.RATE_LIMITS = {}  # the simulated volunteers answer faster than people
+    monkeypatch.setenv("DEMO_PASSWORD", PASSWORD)
+    call_command("demo", stdout=io.StringIO())
+    study = Study.objects.get(slug="song-ci-demo")
+    _volunteers(study, n=6)
+    return study
+
+
+def _download(page: Any, selector: str) -> str:
+    with page.expect_download() as info:
+        page.click(selector)
+    return info.value.path().read_text(encoding="utf-8-sig")
+
+
+def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
+    browser, research_demo, live_server, shoot
+) -> None:  # type: ignore[no-untyped-def]
+    study = research_demo
+    context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+
+    # Not logged in: the dashboard sends the researcher to the login page, then back.
+    page.goto(f"{live_server.url}/research/")
+    assert "/login/" in page.url
+    page.fill("#id_username", "researcher")
+    page.fill("#id_password", PASSWORD)
+    with page.expect_navigation():
+        page.click("input[type=submit], button[type=submit]")
+    assert page.url.endswith("/research/")
+    shoot(page, "research-1-study-list")
+    assert page.locator("html[lang=zh-Hans]").count() == 1
+    with page.expect_navigation():
+        page.click(f"a[href='/research/studies/{study.pk}/']")
+
+    # The dashboard: progress per group, every chart drawn inline (no CDN), tables.
+    shoot(page, "research-2-dashboard")
+    finished = page.locator("#progress table").first.locator("tbody tr td:nth-child(4)")
+    assert sum(int(t) for t in finished.all_inner_texts()) == 6
+    assert page.locator("#accuracy svg").count() == 1
+    assert page.locator("#correlation svg, #correlation .notice").count() >= 1
+    assert page.locator("#forms svg").count() == 1
+    labels = " ".join(page.locator("svg text").all_text_contents())
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in labels)  # Chinese labels inside charts
+    assert page.locator("#agreement table tbody tr").count() >= 1
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+
+    # Another rule for the rules-vs-ratings chart: the page redraws it, keeping the metric.
+    select = page.locator("#rules select[name=rule]")
+    options = select.locator("option").all_inner_texts()
+    assert len(options) >= 2
+    metric = page.locator("#forms select[name=metric]").input_value()
+    select.select_option(options[-1])
+    with page.expect_navigation():
+        page.click("#rules button[type=submit]")
+    assert page.locator("#rules select[name=rule]").input_value() == options[-1]
+    assert page.locator("#forms select[name=metric]").input_value() == metric
+    assert page.locator("#rules svg").count() == 1
+    assert all(u.startswith(live_server.url) for u in requests)  # nothing from elsewhere
+    shoot(page, "research-3-rules-picked")
+
+    # Downloads: the raw responses hold every rater kind (formats.md §4), and their human
+    # rows are exactly the answers given; the report's accuracy table has a row per group.
+    rows = csv.DictReader(io.StringIO(_download(page, "#downloads a[href$='/responses.csv']")))
+    raw = [r for r in rows if r["rater_kind"] == "human"]
+    human = Response.objects.filter(study=study, rater__kind="human")
+    assert len(raw) == human.count() > 0
+    assert {(r["rater"], r["item"], r["field"], float(r["value"])) for r in raw} == {
+        (r.rater.name, r.item.external_id, r.field, r.value)
+        for r in human.select_related("rater", "item")
+    }
+    accuracy_link = "#downloads a[href$='/report.csv?table=accuracy']"
+    accuracy = list(csv.DictReader(io.StringIO(_download(page, accuracy_link))))
+    groups = {p.group.slug for p in Participant.objects.filter(study=study).select_related("group")}
+    assert {f"group:{g}" for g in groups} <= {r["rater_set"] for r in accuracy}
+
+    # A poem's page: each character marked 平 or 仄, beside its matched template.
+    poem = Item.objects.filter(study=study, task__kind="rating").order_by("pk").first()
+    page.goto(f"{live_server.url}/research/poems/{poem.pk}/")
+    shoot(page, "research-4-poem")
+    text = page.inner_text("main")
+    assert "平" in text and "仄" in text
+    context.close()
