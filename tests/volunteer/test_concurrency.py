@@ -46,3 +46,23 @@ def test_simultaneous_copies_of_one_answer_store_it_once() -> None:
         t.join()
     assert sorted(outcomes) == ["duplicate"] * 5 + ["stored"]
     assert Response.objects.filter(rater=p.rater).count() == 2  # two parts, once each
+
+
+@pytest.mark.skipif(not POSTGRES, reason="prepared statements are PostgreSQL's")
+@pytest.mark.django_db
+def test_the_answer_path_statements_are_prepared_on_postgresql() -> None:
+    """After a few answers on one connection, PostgreSQL holds the answer path's SELECT
+    and its INSERT + UPDATE as prepared statements (annotation/hotpath.py)."""
+    from django.db import connection
+
+    study = build_study(kinds=("choice",), n_items=12, per_participant=12, target=1)
+    p = enrol(study)
+    for _ in range(8):
+        a = services.assignment_next(participant=p)
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any("JOIN studies_item i ON i.id = a.item_id" in s for s in prepared), prepared
+    assert any("INSERT INTO annotation_response" in s for s in prepared), prepared
+    assert Response.objects.filter(rater=p.rater).count() == 8
