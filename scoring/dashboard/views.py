@@ -50,10 +50,15 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     rule = _pick(request.GET.get("rule"), rules, *PREFERRED)
     metric = _pick(request.GET.get("metric"), metrics, *PREFERRED)
+    tables = report.as_json()
     context = {
         "study": study,
         "report": report,
-        "tables": report.as_json(),
+        "tables": tables,
+        # Coefficients with a value first; those the data cannot give (too few shared
+        # units, one rater) folded below with their reason.
+        "agreement_defined": [r for r in tables["agreement"] if r["value"] is not None],
+        "agreement_undefined": [r for r in tables["agreement"] if r["value"] is None],
         "table_names": TABLES,
         "funnel": progress.funnel(study),
         "answers": progress.task_progress(study),

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from django.db import connections
 from django.db.models import QuerySet
+from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Participant, Rater, Response
 from studies.models import Item, Study, Task
@@ -169,8 +170,9 @@ def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
     flagged = excluded_rater_ids(study)
     drop = np.isin(frame["rater"].to_numpy(), np.asarray(flagged, dtype=np.int64))
     exclusions.append({
-        "reason": "flagged participants" if study.exclude_flagged
-        else "flagged participants (kept: study.exclude_flagged is off)",
+        # English in the report (stable values for scripts); the dashboard translates them.
+        "reason": gettext_noop("flagged participants") if study.exclude_flagged
+        else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
         "n_participants": len(flagged) if study.exclude_flagged
         else Participant.objects.filter(study=study, flagged=True).count(),
         "n_responses": int(drop.sum()), "applies_to": "every table",
@@ -178,13 +180,13 @@ def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
     exclusions.append({
-        "reason": "attention-check items", "n_participants": 0,
+        "reason": gettext_noop("attention-check items"), "n_participants": 0,
         "n_responses": int(attention.sum()), "n_items": int(checks.size),
         "applies_to": "every table",
     })  # fmt: skip
     samples = (frame["sample"].to_numpy() > 0) & ~drop & ~attention
     exclusions.append({
-        "reason": "model samples after the first (sample > 0)", "n_participants": 0,
+        "reason": gettext_noop("model samples after the first (sample > 0)"), "n_participants": 0,
         "n_responses": int(samples.sum()), "applies_to": "every table",
     })  # fmt: skip
     keep = ~(drop | attention | samples)

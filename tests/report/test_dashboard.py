@@ -93,3 +93,26 @@ def test_charts_escape_labels_and_use_the_cjk_font_stack() -> None:
     assert "–" in grid  # a missing cell is drawn, not dropped
     plot = forest([Interval("韵律 · humans", 2.75, 1.0, 3.5)], title="gap")
     assert "<circle" in plot and "韵律 · humans" in plot
+
+
+def test_agreement_shows_computed_coefficients_and_folds_the_rest(known: Builder) -> None:
+    page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
+    defined, undefined = page.context["agreement_defined"], page.context["agreement_undefined"]
+    rows = page.context["tables"]["agreement"]
+    # The fixture has both: groups of one rater give no coefficient (reason given).
+    assert defined and undefined and len(defined) + len(undefined) == len(rows)
+    assert all(r["value"] is not None for r in defined)
+    assert all(r["value"] is None and r["reason"] for r in undefined)
+    section = page.content.decode().split('id="agreement"')[1].split("</section>")[0]
+    # Folded under a summary naming how many, each with its reason.
+    assert f"{len(undefined)} coefficients the data cannot give yet" in section
+    assert "<details" in section and undefined[0]["reason"] in section
+
+
+def test_exclusion_reasons_are_translated_on_the_chinese_dashboard(known: Builder) -> None:
+    client = _researcher_client(known.study)
+    html = client.get(
+        f"/research/studies/{known.study.pk}/", HTTP_ACCEPT_LANGUAGE="zh-Hans"
+    ).content.decode()
+    assert "被标记的参与者" in html and "注意力检查题" in html
+    assert "flagged participants" not in html
