@@ -165,17 +165,22 @@ def alpha_plan(table: RatingTable, *, level: str | None = None, method: Method =
     """The point estimate and its bootstrap recipe (see ``krippendorff_alpha``)."""
     lvl = check_level(level or table.level)
     table = table.with_level(lvl) if lvl != table.level else table
-    per_unit = table.ratings_per_unit()
+    all_counts = table.counts()
+    per_unit = all_counts.sum(axis=1)  # ratings per unit: one pass over the ratings only
     keep_units = per_unit >= 2
-    all_counts = table.counts()[keep_units]
+    if not keep_units.all():
+        all_counts = all_counts[keep_units]
     used = all_counts.sum(axis=0) > 0
     int_counts = all_counts[:, used] if not used.all() else all_counts
     counts = int_counts.astype(np.float64)
     m = per_unit[keep_units].astype(np.float64)
     n_units = int(counts.shape[0])
     n_ratings = int(m.sum())
-    in_pairs = keep_units[table.unit_codes]
-    n_raters = int(np.count_nonzero(np.bincount(table.rater_codes[in_pairs])))
+    # Raters with a pairable value (a resampled table may name raters it has no rating of).
+    raters = (
+        table.rater_codes if keep_units.all() else table.rater_codes[keep_units[table.unit_codes]]
+    )
+    n_raters = int(np.count_nonzero(np.bincount(raters)))
     if n_units == 0:
         return Plan(undefined(METRIC, lvl, "no unit has two or more ratings (no pairable values)"))
     if counts.shape[1] < 2:
