@@ -7,7 +7,8 @@ every microsecond of Python inside the write transaction makes the other writers
 (SQLite's busy handler then sleeps whole milliseconds). So the read, and the write
 transaction's two statements (INSERT the Response rows, UPDATE the assignment), are
 plain portable SQL prepared before the transaction opens, with the ORM's own value
-adaptation; on PostgreSQL the server keeps them prepared (``_cursor``). Results are ordinary model instances, so the service reads the same either
+adaptation (and on PostgreSQL kept prepared by the server: ``annotation.prepared``).
+Results are ordinary model instances, so the service reads the same either
 way. tests/volunteer runs all of it on SQLite and PostgreSQL.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.utils.dateparse import parse_datetime
 
+from annotation import prepared
 from annotation.models import Assignment
 from studies.models import Item, Study, Task
 
@@ -52,30 +54,10 @@ def _when(value: Any) -> datetime | None:
     return when
 
 
-def _cursor() -> Any:
-    """A cursor whose statements PostgreSQL may keep prepared.
-
-    Django's PostgreSQL cursors bind parameters on the client, so the server parses and
-    plans every statement anew (about 0.2 ms for the four-table SELECT below, several
-    times its execution). A server-binding cursor lets psycopg prepare a statement after
-    ``prepare_threshold`` executions on the same (persistent, ``CONN_MAX_AGE``)
-    connection; it is wrapped as Django wraps its own (execute wrappers, error
-    translation). While queries are logged (DEBUG, query-count tests) and on SQLite,
-    Django's ordinary cursor: its log shows the SQL with its values.
-    """
-    if connection.vendor != "postgresql" or connection.queries_logged:
-        return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    return connection.make_cursor(ServerBindingCursor(connection.connection))
-
-
 def assignment_for_answer(assignment_id: int, participant_id: int) -> Assignment | None:
     """The assignment with what answering needs (item, task, study), or None if it is
     not this participant's."""
-    with _cursor() as cursor:
+    with prepared.cursor() as cursor:
         cursor.execute(_SELECT, [int(assignment_id), int(participant_id)])
         row = cursor.fetchone()
     if row is None:
@@ -131,7 +113,7 @@ def store_answer(*, assignment_id: int, rows: list[ResponseRow], when: datetime)
             # Inside a caller's transaction a savepoint keeps a duplicate's error from
             # aborting it; in autocommit the statement is its own transaction.
             guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
-            with guard, _cursor() as cursor:
+            with guard, prepared.cursor() as cursor:
                 cursor.execute(f"WITH stored AS ({_INSERT}{values} RETURNING 1) {_MARK_ANSWERED}",
                                params + update)  # fmt: skip
         else:

@@ -18,7 +18,8 @@ the task serialised every claim in it. Here (PostgreSQL and SQLite alike):
 4. ``insert``: the claim.
 
 Rows become model instances through the ORM's own converters (``Rows.build``), so the
-service reads the same as with querysets. tests/volunteer runs it on both databases.
+service reads the same as with querysets. On PostgreSQL the statements are kept
+prepared (``annotation.prepared``). tests/volunteer runs it on both databases.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any, Generic, TypeVar, cast
 from django.db import connection, models
 from django.utils import timezone
 
+from annotation import prepared
 from annotation.models import Assignment, Participant
 from studies.models import Group, Item, Study, Task
 
@@ -121,7 +123,7 @@ VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
 
 
 def _fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
+    with prepared.cursor() as cursor:
         cursor.execute(sql, params)
         rows: list[tuple[Any, ...]] = cursor.fetchall()
     return rows
@@ -240,7 +242,7 @@ def insert(
     params = [me.pk, item.pk, task.pk, me.group_id, position, a.status, order,
               _stamp(a.claimed_at), _stamp(expires_at),
               _stamp(served_at) if served_at else None]  # fmt: skip
-    with connection.cursor() as cursor:
+    with prepared.cursor() as cursor:
         if connection.features.can_return_columns_from_insert:
             cursor.execute(_INSERT + " RETURNING id", params)
             a.pk = cursor.fetchone()[0]
