@@ -29,7 +29,13 @@ def check_level(level: str) -> Level:
 
 
 def is_missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None or a float NaN, including numpy's (np.float64 from arrays, np.float32)."""
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+
+
+def may_hold_missing(kinds: Iterable[type]) -> bool:
+    """Whether values of these types can include a missing marker (None or NaN)."""
+    return any(k is type(None) or issubclass(k, float | np.floating) for k in kinds)
 
 
 def factorize(

@@ -29,6 +29,7 @@ from .coding import (
     check_level,
     factorize,
     is_missing,
+    may_hold_missing,
     sorted_domain,
 )
 
@@ -74,7 +75,7 @@ class RatingTable:
         units: Sequence[Hashable] = list(map(itemgetter(0), data))
         raters: Sequence[Hashable] = list(map(itemgetter(1), data))
         values: Sequence[Hashable] = list(map(itemgetter(2), data))
-        if set(map(type, values)) & {type(None), float}:
+        if may_hold_missing(set(map(type, values))):
             keep = [not is_missing(v) for v in values]
             units = tuple(x for x, k in zip(units, keep, strict=True) if k)
             raters = tuple(x for x, k in zip(raters, keep, strict=True) if k)

@@ -45,13 +45,19 @@ def _reader(text: str) -> csv.reader:  # type: ignore[valid-type]
     return csv.reader(io.StringIO(text), dialect)
 
 
-def _value(cell: str, line: int, fld: str, level: str) -> object:
+def _value(cell: str, line: int, fld: str, level: str, domain: list[object] | None) -> object:
     value = parse_cell(cell)
     if value is None:
         return None
-    if level != "nominal" and not isinstance(value, int | float):
+    if domain is not None and value not in domain:
+        raise RatingFileError(f"line {line}, field {fld}: {cell!r} is not on the declared "
+                              f"scale ({', '.join(map(str, domain))})")  # fmt: skip
+    # Ordered labels are ordinal data when the declared scale gives their order.
+    labels_ok = level == "nominal" or (level == "ordinal" and domain is not None)
+    if not labels_ok and not isinstance(value, int | float):
         raise RatingFileError(f"line {line}, field {fld}: {cell!r} is not a number "
-                              f"(level {level}; use --level nominal for labels)")  # fmt: skip
+                              f"(level {level}; use --level nominal for labels, or "
+                              f"--level ordinal with --domain giving their order)")  # fmt: skip
     if level == "ratio" and isinstance(value, int | float) and value < 0:
         raise RatingFileError(f"line {line}, field {fld}: ratio values cannot be negative")
     if isinstance(value, float) and math.isinf(value):
@@ -72,9 +78,9 @@ def read_rating_file(
     header = [c.strip() for c in rows[0]]
     lowered = [c.lower() for c in header]
     if set(LONG) <= set(lowered):
-        shape, triples = "long", _long(rows, [lowered.index(c) for c in LONG], level)
+        shape, triples = "long", _long(rows, [lowered.index(c) for c in LONG], level, domain)
     else:
-        shape, triples = "wide", _wide(rows, header, level)
+        shape, triples = "wide", _wide(rows, header, level, domain)
     if not triples:
         raise RatingFileError(f"{path}: no ratings found")
     seen: dict[tuple[Hashable, Hashable], int] = {}
@@ -94,7 +100,9 @@ def read_rating_file(
     return RatingFile(shape, table)
 
 
-def _long(rows: list[list[str]], idx: list[int], level: str) -> list[tuple[int, str, str, object]]:
+def _long(
+    rows: list[list[str]], idx: list[int], level: str, domain: list[object] | None
+) -> list[tuple[int, str, str, object]]:
     out = []
     for line, row in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in row):
@@ -106,14 +114,14 @@ def _long(rows: list[list[str]], idx: list[int], level: str) -> list[tuple[int, 
         for name, got in (("unit", unit), ("rater", rater)):
             if not got:
                 raise RatingFileError(f"line {line}, field {name}: empty")
-        value = _value(cell, line, "value", level)
+        value = _value(cell, line, "value", level, domain)
         if value is not None:
             out.append((line, unit, rater, value))
     return out
 
 
 def _wide(
-    rows: list[list[str]], header: list[str], level: str
+    rows: list[list[str]], header: list[str], level: str, domain: list[object] | None
 ) -> list[tuple[int, str, str, object]]:
     has_unit = header[0].lower() in UNIT_COLUMNS
     raters = header[1:] if has_unit else header
@@ -132,7 +140,7 @@ def _wide(
             raise RatingFileError(f"line {line}, field {header[0]}: empty")
         cells = row[1:] if has_unit else row
         for rater, cell in zip(raters, cells, strict=True):
-            value = _value(cell, line, rater, level)
+            value = _value(cell, line, rater, level, domain)
             if value is not None:
                 out.append((line, unit, rater, value))
     return out

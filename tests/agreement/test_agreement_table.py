@@ -20,6 +20,26 @@ def test_from_rows_drops_missing_values_and_sorts_numeric_domain() -> None:
     assert table.n_raters == 1
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("level", "expected"), [("nominal", 0.743), ("interval", 0.849)])
+def test_numpy_nan_is_missing_in_wide_columns_and_rows(dtype, level, expected) -> None:  # type: ignore[no-untyped-def]
+    # Krippendorff (2011, section C): nominal alpha 0.743, interval 0.849 with the
+    # missing values. Columns read from numpy arrays hold np.float64/np.float32
+    # NaN, not Python floats; they were kept as (distinct) categories before.
+    columns = {
+        rater: np.asarray([np.nan if v is None else v for v in col], dtype=dtype)
+        for rater, col in KRIPPENDORFF_2011.items()
+    }
+    table = RatingTable.from_wide(columns, level=level)
+    assert table.n_ratings == 41 and len(table.domain) == 5
+    assert round(krippendorff_alpha(table).value, 3) == expected
+    rows = [(u, r, col[u]) for r, col in columns.items() for u in range(12)]
+    assert RatingTable.from_rows(rows, level=level).n_ratings == 41
+    objects = np.asarray([v for _, _, v in rows], dtype=object)
+    units, raters = [u for u, _, _ in rows], [r for _, r, _ in rows]
+    assert RatingTable.from_arrays(units, raters, objects, level=level).n_ratings == 41
+
+
 def test_counts_are_units_by_values() -> None:
     table = wide(KRIPPENDORFF_2011, level="ordinal", units=list(range(1, 13)))
     counts = table.counts()

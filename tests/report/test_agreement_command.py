@@ -83,7 +83,8 @@ def test_text_output_lists_every_coefficient(tmp_path) -> None:  # type: ignore[
         ("unit,rater,value\nu1,A,high\n", ["--level", "interval"], "line 2, field value: 'high' is not a number"),
         ("A,B\n1,2\n3\n", [], "line 3: expected 2 fields, found 1"),
         ("A,B\n1,-2\n", ["--level", "ratio"], "line 2, field B: ratio values cannot be negative"),
-        ("A,B\n1,7\n", ["--domain", "1..5"], "values outside the declared domain"),
+        ("A,B\n1,7\n", ["--domain", "1..5"], "line 2, field B: '7' is not on the declared scale (1, 2, 3, 4, 5)"),
+        ("A,B\n好,很好\n", ["--level", "ordinal"], "line 2, field A: '好' is not a number"),
         ("", [], "line 1: a header row is needed"),
     ],
 )  # fmt: skip
@@ -98,3 +99,42 @@ def test_bad_input_names_the_line_and_field(tmp_path, content, args, message) ->
 def test_missing_file_is_an_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(CommandError, match="no such file"):
         call_command("agreement", str(tmp_path / "nope.csv"))
+
+
+def test_ordered_labels_with_a_declared_domain_at_the_ordinal_level(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Krippendorff (2011, section C) with the values 1..5 written as ordered labels:
+    # ordinal alpha 0.815 as printed there; the file reader used to reject labels.
+    names = dict(zip(range(1, 6), ("很差", "差", "中", "好", "很好"), strict=True))
+    lines = ["unit," + ",".join(KRIPPENDORFF_2011)]
+    for u in range(12):
+        cells = ["" if col[u] is None else names[col[u]] for col in KRIPPENDORFF_2011.values()]
+        lines.append(f"u{u + 1}," + ",".join(cells))
+    path = tmp_path / "labels.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    doc = run(str(path), "--level", "ordinal", "--domain", ",".join(names.values()))
+    assert doc["level"] == "ordinal" and doc["domain"] == list(names.values())
+    assert round(alpha(doc), 3) == 0.815
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["unit,rater,value\nu1,,1\n", "A,B\n1,2\n3\n", "A,B\n1,x\n"],
+)
+def test_line_errors_also_name_the_file(tmp_path, content) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CommandError) as exc:
+        call_command("agreement", str(path), "--level", "interval")
+    assert str(exc.value).startswith(f"{path}: line ")
+
+
+def test_negative_seed_is_a_command_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CommandError, match="--seed"):
+        call_command("agreement", str(_wide_csv(tmp_path)), "--seed", "-1")
+
+
+def test_text_output_shows_a_fractional_confidence(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    call_command("agreement", str(_wide_csv(tmp_path)), "--n-boot", "20",
+                 "--confidence", "0.975", stdout=out)  # fmt: skip
+    assert "97.5% CI" in out.getvalue()

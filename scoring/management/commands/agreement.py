@@ -40,11 +40,16 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         if opts["n_boot"] < 0 or not 0 < opts["confidence"] < 1:
             raise CommandError("--n-boot must be >= 0 and --confidence between 0 and 1")
+        if opts["seed"] < 0:
+            raise CommandError("--seed must be a non-negative integer")
         try:
             domain = parse_domain(opts.get("domain"))
             parsed = read_rating_file(path, level=opts["level"], domain=domain)
         except RatingFileError as exc:
-            raise CommandError(str(exc)) from exc
+            message = str(exc)
+            if not message.startswith(str(path)):
+                message = f"{path}: {message}"
+            raise CommandError(message) from exc
         table = parsed.table
         results = compute_all(
             table, n_boot=opts["n_boot"], seed=opts["seed"], confidence=opts["confidence"]
@@ -62,7 +67,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{path} ({parsed.shape}): {table.n_units} units, {table.n_raters} raters, "
             f"{table.n_ratings} ratings; level {table.level}; "
-            f"{int(opts['confidence'] * 100)}% CI from {opts['n_boot']} bootstrap resamples"
+            f"{opts['confidence'] * 100:g}% CI from {opts['n_boot']} bootstrap resamples"
         )
         self.stdout.write(f"{'metric':<28}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}"
                           f"{'units':>7}  note")  # fmt: skip
