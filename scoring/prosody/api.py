@@ -74,21 +74,37 @@ def _bare_title_lines(body: str) -> list[int]:
     """How many leading lines (1 or 2) could be an unmarked title and author.
 
     Candidates are short lines (at most 12 characters) with no punctuation, followed by a
-    punctuated poem.  They are only dropped when the poem fits its form without them.
+    punctuated poem, or by an unpunctuated one whose lines are all longer.  They are only
+    dropped when the poem fits its form without them.
     """
     raw = [x for x in body.split("\n") if x.strip()]
     out: list[int] = []
     for k in (1, 2):
-        if len(raw) <= k or not any(_PUNCT.search(x) for x in raw[k:]):
+        if len(raw) <= k:
             break
         head = raw[k - 1]
-        if _PUNCT.search(head.strip()) or not 0 < len("".join(split_lines(head))) <= 12:
+        size = len("".join(split_lines(head)))
+        if _PUNCT.search(head.strip()) or not 0 < size <= 12:
             break
+        if not any(_PUNCT.search(x) for x in raw[k:]):
+            # a poem printed with line breaks only: its lines look like a title, so a
+            # head line counts only when it is shorter than every line after the first two
+            rest = [len("".join(split_lines(x))) for x in raw[2:] or raw[k:]]
+            if size >= min(rest):
+                break
         out.append(k)
     return out
 
 
 _PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
+_MARKED_TITLE = re.compile(r"[《〈【\[［]([^《》〈〉【】\[\]［］]+)[》〉】\]］]")
+
+
+def _header_cipai(line: str) -> str | None:
+    """The cipai a stripped header line names: ``如梦令·…``, or inside marks: ``《如梦令·…》``."""
+    return names.resolve_cipai(line) or next(
+        (c for t in _MARKED_TITLE.findall(line) if (c := names.resolve_cipai(t))), None
+    )
 
 
 def score_poem(
@@ -154,7 +170,7 @@ def _score_body(
     extra: dict[str, Any] = {}
     if fm is None:
         detected = detect(tuple(len(x) for x in lines))
-        header_cipai = next((c for h in header if (c := names.resolve_cipai(h))), None)
+        header_cipai = next((c for h in header if (c := _header_cipai(h))), None)
         if detected is not None:
             extra["detected"] = fm = detected
         elif header_cipai is not None:

@@ -133,7 +133,13 @@ def to_simplified(line: str) -> str:
             if out != ch:
                 _T2S_MAP[ord(ch)] = out
         _T2S_SEEN.update(fresh)
-    return line.translate(_T2S_MAP) if _T2S_MAP else line
+    if not any(ord(ch) in _T2S_MAP for ch in line):
+        return line
+    # Convert the whole line when OpenCC keeps its length: its phrase table keeps characters
+    # that are also standard simplified ones (乾坤 stays 乾坤; 乾 alone would become 干 and
+    # read gàn, 仄).  Otherwise fall back to the character map.
+    whole: str = _t2s_converter().convert(line)  # type: ignore[attr-defined]
+    return whole if len(whole) == len(line) else line.translate(_T2S_MAP)
 
 
 # --- apparatus around the poem -------------------------------------------------------------
@@ -143,6 +149,9 @@ _NOTE_START = re.compile(
     r"(?:注释|注解|注|附注|自注|原注|赏析|鉴赏|简析|评析|解析|译文|翻译|白话|创作背景|背景|"
     r"作者简介|说明|后记|题解|作品简介)\s*[0-9０-９一二三四五六七八九十]*\s*[：:]"
     r"|(?:^|\n)\s*【(?:注释|注解|注|赏析|鉴赏|译文|简析|评析|创作背景|作者简介|说明|题解)】"
+    # a heading alone on its line, as gushiwen-style pages print it ("译文\n…", "注释\n…")
+    r"|(?:^|\n)[ \t\u3000]*(?:注释|注解|译文|翻译|白话译文|译文及注释|注释及译文|注释译文|赏析|"
+    r"鉴赏|简析|评析|创作背景|作者简介|题解|参考资料)[ \t\u3000]*(?=\n|$)"
 )
 _BRACKETS = re.compile(r"（[^（）]*）|\([^()]*\)|〔[^〔〕]*〕|\[[^\[\]]*\]|［[^［］]*］")
 _LABEL_LINE = re.compile(
@@ -153,10 +162,14 @@ _LABEL_LINE = re.compile(
 _TITLE_MARKS = re.compile(r"[《》〈〉]")
 _AUTHOR_LINE = re.compile(
     r"^\s*(?:[—－-]{1,3}\s*)?[\[［【（(]?(?:先秦|汉|魏|晋|南北朝|隋|唐|五代|宋|南宋|北宋|辽|金|元|明|清|近代|现代|当代)"
-    r"[\]］】）)]?\s*[·・．.:：\s]\s*\S{1,6}\s*$"
+    r"(?:代|朝)?[\]］】）)]?\s*[·・．.:：\s]\s*\S{1,6}\s*$"
 )
 _SIGNATURE = re.compile(r"^\s*[—－-]{1,3}")
 _LINE_LABEL = re.compile(r"^\s*(?:上联|下联|出句|对句|正文)\s*[：:]\s*")
+# a couplet's second label inside a line ("上联：… 下联：…") starts a new line
+_INNER_LABEL = re.compile(r"(?<=\S)[\s，,；;。、]*(?=(?:下联|对句)\s*[：:])")
+# the horizontal scroll of a 春联 (横批：…) is not part of the couplet
+_HENGPI = re.compile(r"(?:^|(?<=[\s，,；;。！!？?]))(?:横批|横额|横联)\s*[：:][^\n]*")
 
 
 @dataclass
@@ -209,6 +222,8 @@ def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Str
             break
         result.brackets.append(b.group(0))
         text = text[: b.start()] + text[b.end() :]
+    hengpi = [h.group(0).strip() for h in _HENGPI.finditer(text)]
+    text = _INNER_LABEL.sub("\n", _HENGPI.sub("", text))
     lines = text.replace("\r", "").split("\n")
     body: list[str] = []
     at_top = True
@@ -229,5 +244,6 @@ def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Str
             continue
         at_top = False
         body.append(line)
+    result.header.extend(hengpi)
     result.body = "\n".join(body)
     return result

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from prosody_poems import CHUNWANG, CHUNWANG_TRAD, RUMENGLING
 
 from scoring.prosody import score_poem
-from scoring.prosody.normalize import split_lines, strip_apparatus
+from scoring.prosody.normalize import split_lines, strip_apparatus, to_simplified
 
 
 def test_title_author_and_notes_are_stripped_and_reported() -> None:
@@ -90,3 +91,62 @@ def test_a_first_poem_line_that_is_also_a_cipai_alias_is_kept() -> None:
     s = score_poem(text, "ci:忆江南")
     assert s.metrics["structural_standard"] == 1.0
     assert s.diagnostics["stripped"]["header"] == ["忆江南"]
+
+
+# 李清照《如梦令·常记溪亭日暮》: 6,6,5,6,2,2,6 characters, the 33-character 如梦令 form
+# (hand-checked: 常记溪亭日暮 / 沉醉不知归路 / 兴尽晚回舟 / 误入藕花深处 / 争渡 / 争渡 / 惊起一滩鸥鹭).
+CHANGJI = "常记溪亭日暮，沉醉不知归路。兴尽晚回舟，误入藕花深处。争渡，争渡，惊起一滩鸥鹭。"
+
+
+def test_cipai_named_inside_title_marks_is_detected() -> None:
+    # 《如梦令·…》 and a "——李清照《如梦令》" signature name the cipai as clearly as a bare
+    # 如梦令 line does (§1: "a cipai named in a stripped title line is used"); before the fix
+    # both gave "form not given and not detected".
+    for text in ("《如梦令·常记溪亭日暮》\n李清照\n" + CHANGJI, CHANGJI + "\n——李清照《如梦令》"):
+        s = score_poem(text, None)
+        assert s.form == "ci:如梦令" and s.metrics["structural"] == 1.0
+
+
+def test_gushiwen_style_author_line_and_bare_note_headings_are_stripped() -> None:
+    # "宋代：辛弃疾" is an author line like "宋·辛弃疾"; a heading alone on its line
+    # (注释 / 译文 / 赏析, as gushiwen-style pages print them) starts the commentary.
+    # Before the fix the author and the commentary were scored as poem lines (structural 0).
+    for heading in ("注释\n溪亭：临水的亭台。", "译文\n常常记起在溪边亭中游玩，直到日暮。",
+                    "赏析\n这首词写少女时代的游乐。"):  # fmt: skip
+        s = score_poem("《如梦令》\n宋代：李清照\n" + CHANGJI + "\n" + heading, "ci:如梦令")
+        assert s.metrics["structural"] == 1.0
+        assert s.diagnostics["stripped"]["header"] == ["《如梦令》", "宋代：李清照"]
+        assert s.diagnostics["stripped"]["notes"] == [heading]
+
+
+def test_spring_couplet_with_horizontal_scroll_and_inline_labels() -> None:
+    # 天增岁月人增寿 / 春满乾坤福满门, hand-checked in 平水韵: 平平仄仄平平仄 / 平仄平平仄仄平
+    # (月 福 入声; 乾 qián 先韵 平 in 乾坤).  Only position 0 (天/春, weight 1) is unopposed of
+    # total weight 12, so tone_opposition = 11/12; endings 寿 仄, 门 平.  Before the fix 乾
+    # was converted alone by t2s to 干 and read gàn (仄), giving 10/12; and a 横批 line, or
+    # labels on one line, turned the couplet into the wrong two lines (length 0).
+    expected = {"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0}
+    for text in (
+        "天增岁月人增寿\n春满乾坤福满门",
+        "上联：天增岁月人增寿\n下联：春满乾坤福满门\n横批：四季长春",
+        "横批：四季长春\n上联：天增岁月人增寿\n下联：春满乾坤福满门",
+        "天增岁月人增寿，春满乾坤福满门。横批：四季长春",
+        "上联：天增岁月人增寿 下联：春满乾坤福满门",
+    ):
+        s = score_poem(text, "couplet", tone_system="classical")
+        assert s.metrics == pytest.approx(expected), text
+    # the simplified character 乾 stays 乾 (qián) inside 乾坤 and 乾隆
+    assert to_simplified("春满乾坤") == "春满乾坤" and to_simplified("乾隆") == "乾隆"
+
+
+def test_unmarked_title_and_author_above_a_poem_with_line_breaks_only() -> None:
+    # 杜牧《山行》 printed one line per 句 without punctuation, under "山行 / 杜牧": the two
+    # 2-character lines are shorter than every 7-character poem line, and without them the
+    # text is a 七绝.  A six-line poem of equal lines is never cut down to a 绝句.
+    text = "山行\n杜牧\n远上寒山石径斜\n白云生处有人家\n停车坐爱枫林晚\n霜叶红于二月花"
+    s = score_poem(text, None)
+    assert s.form == "shi:jueju7" and s.metrics["structural"] == 1.0
+    assert s.diagnostics["stripped"]["header"] == ["山行", "杜牧"]
+    six = "\n".join(["远上寒山石径斜", "白云生处有人家", "停车坐爱枫林晚", "霜叶红于二月花",
+                     "秦时明月汉时关", "万里长征人未还"])  # fmt: skip
+    assert score_poem(six, None).form is None
