@@ -153,7 +153,10 @@ def parse_domain(text: str | None) -> list[object] | None:
     if ".." in text:
         lo, hi = text.split("..", 1)
         try:
-            return list(range(int(lo), int(hi) + 1))
+            low, high = int(lo), int(hi)
         except ValueError as exc:
             raise RatingFileError(f"--domain {text!r}: use e.g. 1..5") from exc
+        if high <= low:
+            raise RatingFileError(f"--domain {text!r}: the scale runs from low to high, e.g. 1..5")
+        return list(range(low, high + 1))
     return [parse_cell(p) for p in text.split(",") if p.strip()]

@@ -85,6 +85,7 @@ def test_text_output_lists_every_coefficient(tmp_path) -> None:  # type: ignore[
         ("A,B\n1,-2\n", ["--level", "ratio"], "line 2, field B: ratio values cannot be negative"),
         ("A,B\n1,7\n", ["--domain", "1..5"], "line 2, field B: '7' is not on the declared scale (1, 2, 3, 4, 5)"),
         ("A,B\n好,很好\n", ["--level", "ordinal"], "line 2, field A: '好' is not a number"),
+        ("A,B\n1,2\n", ["--domain", "5..1"], "--domain '5..1': the scale runs from low to high"),
         ("", [], "line 1: a header row is needed"),
     ],
 )  # fmt: skip
