@@ -24,11 +24,10 @@ def resolve_cipai(name: str) -> str | None:
     Accepts ``水调歌头·明月几时有``-style titles and traditional characters.  A CCiV key is
     returned as given (贺新郎 and 金缕曲 are both CCiV keys, with identical templates).
     """
-    s = _NAME_CLEAN.sub("", name).strip()
+    s = _NAME_CLEAN.sub("", to_simplified(name)).strip()
     s = re.split(r"[·・.．:：\s(（]", s)[0] if s else s
     if not s:
         return None
-    s = to_simplified(s)
     ccv = tables.cipai2info()
     if s in ccv:
         return s

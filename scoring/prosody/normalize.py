@@ -120,11 +120,12 @@ _T2S_MAP: dict[int, str] = {}
 
 
 def to_simplified(line: str) -> str:
-    """Traditional -> simplified, character by character (positions never shift).
+    """Traditional -> simplified, keeping the length (positions never shift).
 
-    Each new character is converted once with OpenCC ``t2s``; a conversion that is not one
-    character long is ignored.  Character-level conversion is enough here: the tables are
-    looked up per character, and t2s is nearly one-to-one.
+    Text with no traditional character is returned as it is.  Otherwise OpenCC ``t2s``
+    converts it whole when that keeps its length (its phrases keep 乾坤), else character by
+    character (each new character converted once; a conversion that is not one character
+    long is ignored).
     """
     fresh = set(line) - _T2S_SEEN
     if fresh:
@@ -133,13 +134,22 @@ def to_simplified(line: str) -> str:
             if out != ch:
                 _T2S_MAP[ord(ch)] = out
         _T2S_SEEN.update(fresh)
-    if not any(ord(ch) in _T2S_MAP for ch in line):
-        return line
+    by_char = line.translate(_T2S_MAP)
+    return line if by_char == line else _whole_or(line, by_char)
+
+
+@lru_cache(maxsize=8192)
+def _whole_or(line: str, by_char: str) -> str:
     # Convert the whole line when OpenCC keeps its length: its phrase table keeps characters
     # that are also standard simplified ones (乾坤 stays 乾坤; 乾 alone would become 干 and
-    # read gàn, 仄).  Otherwise fall back to the character map.
+    # read gàn, 仄).  Otherwise the character map's conversion.
+    # Separators (punctuation, line breaks) must stay where they are, so that lines and
+    # positions are the same in the copy as in the text.
     whole: str = _t2s_converter().convert(line)  # type: ignore[attr-defined]
-    return whole if len(whole) == len(line) else line.translate(_T2S_MAP)
+    aligned = len(whole) == len(line) and all(
+        w == c or is_cjk(c) for w, c in zip(whole, line, strict=True)
+    )
+    return whole if aligned else by_char
 
 
 # --- apparatus around the poem -------------------------------------------------------------
@@ -204,6 +214,14 @@ def _has_inner_stop(line: str) -> bool:
     return any(p in line for p in "，。！？；")
 
 
+def _cut(text: str, probe: str, pattern: re.Pattern[str], by: str = "") -> tuple[str, str]:
+    """``pattern.sub(by, …)`` on the text and its simplified copy, matched on the copy."""
+    for x in reversed(list(pattern.finditer(probe))):
+        text = text[: x.start()] + by + text[x.end() :]
+        probe = probe[: x.start()] + by + probe[x.end() :]
+    return text, probe
+
+
 def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Stripped:
     """Remove titles, author lines, labels, bracketed notes and trailing commentary.
 
@@ -212,30 +230,36 @@ def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Str
     ``·title``); notes are cut from the first ``注：`` / ``【注释】``-style marker on.
     """
     result = Stripped(body="")
-    m = _NOTE_START.search(text)
+    # The markers are matched on a simplified copy of the same length, cut alongside the
+    # text (注釋, 詞牌：, 下聯： and 橫批 are the traditional pages' 注释, 词牌：, 下联： and 横批);
+    # what is cut or kept is the text as given.
+    text = text.replace("\r", "")
+    probe = to_simplified(text)
+    m = _NOTE_START.search(probe)
     if m is not None:
         result.notes.append(text[m.start() :].strip())
-        text = text[: m.start()]
+        text, probe = text[: m.start()], probe[: m.start()]
     while True:
         b = _BRACKETS.search(text)
         if b is None:
             break
         result.brackets.append(b.group(0))
-        text = text[: b.start()] + text[b.end() :]
-    hengpi = [h.group(0).strip() for h in _HENGPI.finditer(text)]
-    text = _INNER_LABEL.sub("\n", _HENGPI.sub("", text))
-    lines = text.replace("\r", "").split("\n")
+        text, probe = text[: b.start()] + text[b.end() :], probe[: b.start()] + probe[b.end() :]
+    hengpi = [text[h.start() : h.end()].strip() for h in _HENGPI.finditer(probe)]
+    text, probe = _cut(text, probe, _HENGPI)
+    text, probe = _cut(text, probe, _INNER_LABEL, "\n")
     body: list[str] = []
     at_top = True
-    for raw in lines:
-        line = _LINE_LABEL.sub("", raw)
+    for raw, raw_probe in zip(text.split("\n"), probe.split("\n"), strict=True):
+        label = _LINE_LABEL.match(raw_probe)
+        line, simple = (raw[label.end() :], raw_probe[label.end() :]) if label else (raw, raw_probe)
         if not line.strip():
             continue
         is_header = (
-            _LABEL_LINE.match(line) is not None
+            _LABEL_LINE.match(simple) is not None
             or (at_top and _TITLE_MARKS.search(line) is not None and len(split_lines(line)) <= 3)
-            or _AUTHOR_LINE.match(line) is not None
-            or (at_top and not result.header and _is_cipai_header(line, cipai_names))
+            or _AUTHOR_LINE.match(simple) is not None
+            or (at_top and not result.header and _is_cipai_header(simple, cipai_names))
             or (not at_top and _SIGNATURE.match(line) is not None)
             or (at_top and _titled(result.header) and _is_author_name(line))
         )

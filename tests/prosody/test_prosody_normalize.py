@@ -150,3 +150,29 @@ def test_unmarked_title_and_author_above_a_poem_with_line_breaks_only() -> None:
     six = "\n".join(["远上寒山石径斜", "白云生处有人家", "停车坐爱枫林晚", "霜叶红于二月花",
                      "秦时明月汉时关", "万里长征人未还"])  # fmt: skip
     assert score_poem(six, None).form is None
+
+
+# The same 如梦令 as a traditional-character page prints it.
+CHANGJI_TRAD = "常記溪亭日暮，沉醉不知歸路。興盡晚回舟，誤入藕花深處。爭渡，爭渡，驚起一灘鷗鷺。"
+
+
+def test_traditional_labels_headings_and_couplet_marks_are_stripped_too() -> None:
+    # 詞牌：/作者：labels, a 《》 title with 宋代：author, and 注釋/譯文 headings are the
+    # traditional spellings of what test_gushiwen_style… strips; the form is named by the
+    # label or the title, and the poem (33 characters, 6-6-5-6-2-2-6) fits 如梦令.
+    for text, header in (
+        ("詞牌：如夢令\n作者：李清照\n" + CHANGJI_TRAD + "\n注釋\n溪亭：臨水的亭臺。",
+         ["詞牌：如夢令", "作者：李清照"]),
+        ("《如夢令·常記溪亭日暮》\n宋代：李清照\n" + CHANGJI_TRAD + "\n譯文\n常常記起溪亭日暮。",
+         ["《如夢令·常記溪亭日暮》", "宋代：李清照"]),
+    ):  # fmt: skip
+        s = score_poem(text, None)
+        assert s.form == "ci:如梦令" and s.metrics["structural"] == 1.0, text
+        assert s.diagnostics["stripped"]["header"] == header
+        assert len(s.diagnostics["stripped"]["notes"]) == 1
+    # 上聯/下聯 labels and a 橫批, in traditional characters: the same 11/12 as in
+    # test_spring_couplet_with_horizontal_scroll_and_inline_labels.
+    s = score_poem("上聯：天增歲月人增壽\n下聯：春滿乾坤福滿門\n橫批：四季長春", "couplet",
+                   tone_system="classical")  # fmt: skip
+    assert s.metrics == pytest.approx({"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0})
+    assert s.diagnostics["stripped"]["header"] == ["橫批：四季長春"]
