@@ -17,7 +17,7 @@ from annotation.loading.aggregates import aggregate_parse, aggregate_upsert
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Rater
 from studies.loading.finish import load_finish
-from studies.loading.pool import ItemSpec, apply_items, parse_item
+from studies.loading.pool import ItemSpec, apply_items, check_task_moves, parse_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
@@ -151,6 +151,7 @@ def validate_llm_outputs(
     parsed = Parsed()
     seen_gen: dict[str, int] = {}
     seen_answer: dict[tuple[RaterKey, str, int, str], int] = {}
+    seen_aggregate: dict[tuple[str, str, str, str], int] = {}
     records = read_records(source, collector)
     checking = progress(
         records, show_progress, "validating", callback=on_progress, total=source.line_count
@@ -177,7 +178,16 @@ def validate_llm_outputs(
         elif shape == "aggregate":
             agg = aggregate_parse(data, model, run, report)
             if agg is not None:
-                parsed.aggregates[(agg["model"], agg["task"], agg["metric"], agg["run"])] = agg
+                agg_key = (agg["model"], agg["task"], agg["metric"], agg["run"])
+                if agg_key in seen_aggregate:
+                    report.error(
+                        "task",
+                        f"{model} already has {agg['metric']!r} for task {agg['task']!r} "
+                        f"on line {seen_aggregate[agg_key]}",
+                    )
+                    continue
+                seen_aggregate[agg_key] = record.line
+                parsed.aggregates[agg_key] = agg
         else:
             item_id = parse_id(data.get("item"), report, "item")
             if item_id is None:
@@ -194,6 +204,9 @@ def validate_llm_outputs(
             parsed.answers.append(
                 (record.line, ("model", model, run), item_id, shape, payload, sample, raw)
             )
+    check_task_moves(study, parsed.generations, collector, "generation.id")
+    if not collector.problems and not (parsed.generations or parsed.answers or parsed.aggregates):
+        collector.add(None, None, "the file holds no LLM outputs")
     _check_answers(parsed, study, tasks, collector)
     collector.raise_if_any()
     return parsed

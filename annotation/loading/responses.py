@@ -17,7 +17,7 @@ from django.utils.dateparse import parse_datetime
 
 from annotation.answers import parse_answer
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
-from annotation.models import Participant
+from annotation.models import Participant, Rater
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
@@ -149,8 +149,28 @@ def validate_responses(
                                     correct=correct, time_ms=time_ms, answered_at=when))  # fmt: skip
     if not rows and not collector.problems:
         collector.add(None, None, "the file holds no responses")
+    _check_stored_groups(study, first_group, collector)
     collector.raise_if_any()
     return rows, raters, disagreements
+
+
+def _check_stored_groups(
+    study: Study, first_group: dict[str, tuple[str, int]], collector: Collector
+) -> None:
+    """A participant already stored in one group cannot arrive in another."""
+    names = sorted(first_group)
+    for start in range(0, len(names), 500):
+        stored = Rater.objects.filter(
+            study=study, kind="human", run="", name__in=names[start : start + 500]
+        ).values_list("name", "group__slug")
+        for name, slug in stored:
+            given, line = first_group[name]
+            if slug != given:
+                collector.add(
+                    line,
+                    "group",
+                    f"participant {name!r} is already stored in group {slug!r}, not {given!r}",
+                )
 
 
 def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:

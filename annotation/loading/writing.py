@@ -63,14 +63,16 @@ def responses_upsert(
     rows = list(rows)
     rater_ids = sorted({raters[r.rater].pk for r in rows})
     existing: dict[
-        tuple[int, int, str, int], tuple[int, float | None, bool | None, str, int | None]
+        tuple[int, int, str, int],
+        tuple[int, float | None, bool | None, str, int | None, datetime | None],
     ] = {}
     for start in range(0, len(rater_ids), CHUNK):
         query = Response.objects.filter(rater_id__in=rater_ids[start : start + CHUNK])
-        for pk, rid, iid, fld, smp, val, cor, raw, tms in query.values_list(
-            "pk", "rater_id", "item_id", "field", "sample", "value", "correct", "raw", "time_ms"
-        ):
-            existing[(rid, iid, fld, smp)] = (pk, val, cor, raw, tms)
+        for pk, rid, iid, fld, smp, val, cor, raw, tms, at in query.values_list(
+            "pk", "rater_id", "item_id", "field", "sample", "value", "correct", "raw", "time_ms",
+            "answered_at",
+        ):  # fmt: skip
+            existing[(rid, iid, fld, smp)] = (pk, val, cor, raw, tms, at)
     create: list[Response] = []
     update: list[Response] = []
     for row in rows:
@@ -83,8 +85,13 @@ def responses_upsert(
         old = existing.get(row.key(rater.pk))
         if old is None:
             create.append(obj)
-        elif old[1:] != (row.value, row.correct, row.raw, row.time_ms):
+        elif old[1:5] != (row.value, row.correct, row.raw, row.time_ms) or (
+            # A corrected time is a change. A response stored without one is exported with
+            # the time it was stored: that time, loaded back, is not.
+            None not in (row.answered_at, old[5]) and row.answered_at != old[5]
+        ):
             obj.pk = old[0]
+            obj.answered_at = row.answered_at or old[5]  # a file without times keeps the old one
             update.append(obj)
         else:
             summary.count("unchanged", what="response")

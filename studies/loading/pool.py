@@ -189,8 +189,34 @@ def validate_pool(
         specs.append(spec)
     if not specs and not collector.problems:
         collector.add(None, None, "the file holds no items")
+    check_task_moves(study, specs, collector)
     collector.raise_if_any()
     return specs
+
+
+def check_task_moves(
+    study: Study, specs: list[ItemSpec], collector: Collector, field: str = "task"
+) -> None:
+    """An item that has responses cannot move to another task: its responses belong to
+    the old task (their fields, values and grading follow its kind)."""
+    wanted = {spec.external_id: spec for spec in specs}
+    stored = Item.objects.filter(study=study).values_list("external_id", "pk", "task_id")
+    moved = {
+        pk: wanted[ext] for ext, pk, task_id in stored.iterator()
+        if ext in wanted and wanted[ext].values["task_id"] != task_id
+    }  # fmt: skip
+    if not moved:
+        return
+    pks = sorted(moved)
+    for start in range(0, len(pks), 500):
+        answered = Item.objects.filter(pk__in=pks[start : start + 500], responses__isnull=False)
+        for pk, ext, slug in answered.distinct().values_list("pk", "external_id", "task__slug"):
+            collector.add(
+                moved[pk].line,
+                field,
+                f"item {ext!r} already has responses in task {slug!r}; "
+                "it cannot move to another task",
+            )
 
 
 def _validate_record(

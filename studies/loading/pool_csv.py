@@ -22,9 +22,17 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
     if data.get("stem"):
         item["stem"] = data["stem"]
     options = []
+    blank = ""  # the first empty option column: a later filled one would shift the letters
     for letter in LETTERS.lower():
         cell = data.get(f"option_{letter}", "")
-        if cell.strip():
+        if not cell.strip():
+            blank = blank or f"option_{letter}"
+        elif blank:
+            report.error(
+                blank, f"is empty but option_{letter} is not: leave no gaps between options"
+            )
+            break
+        else:
             options.append(cell)
     if options:
         item["options"] = options

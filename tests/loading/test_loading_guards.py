@@ -1,0 +1,90 @@
+"""Guards found by a review with data the loaders had not seen: each file is refused
+(file, line, field named) and leaves the database exactly as it was, or a change loads."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Response
+from tests.loading.helpers import snapshot, write_jsonl
+
+pytestmark = pytest.mark.django_db
+STUDY = ["--study", "poetry-understanding"]
+
+
+def refused(*args: str) -> str:
+    before = snapshot()
+    with pytest.raises(CommandError) as err:
+        call_command(*args)
+    assert snapshot() == before
+    return str(err.value)
+
+
+def test_csv_pool_with_a_gap_between_options_is_refused(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # option_b empty, option_c filled: letters would shift, "B" would silently mean "c".
+    path = tmp_path / "gap.csv"
+    path.write_text("id,task,stem,option_a,option_b,option_c,answer\ng-1,ck,问,a,,c,B\n")
+    message = refused("load_pool", str(path), *STUDY)
+    assert "gap.csv, line 2, field 'option_b': is empty but option_c is not" in message
+
+
+def test_generation_cannot_take_over_an_answered_question(
+    example_study, formats_dir, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
+    gen = {"model": "m", "generation": {"id": "ck-001", "task": "quality", "text": "床前明月光"}}
+    message = refused("load_llm_outputs", str(write_jsonl(tmp_path / "g.jsonl", [gen])), *STUDY)
+    assert "g.jsonl, line 1, field 'generation.id': item 'ck-001' already has responses" in message
+
+
+def test_pool_item_with_responses_cannot_move_task(example_study, formats_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
+    moved = {"id": "ck-001", "task": "oq", "stem": "问", "options": ["a", "b", "c"]}
+    message = refused("load_pool", str(write_jsonl(tmp_path / "p.jsonl", [moved])), *STUDY)
+    assert "p.jsonl, line 1, field 'task': item 'ck-001' already has responses" in message
+
+
+def test_participant_stored_in_one_group_cannot_arrive_in_another(
+    example_study, formats_dir, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)  # p-8f3a in C
+    row = {
+        "participant": "p-8f3a",
+        "group": "A",
+        "item": "oq-005",
+        "answer": {"best": 0, "worst": 1},
+    }
+    message = refused("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
+    assert (
+        "r.jsonl, line 1, field 'group': participant 'p-8f3a' is already stored in group 'C'"
+        in message
+    )
+
+
+def test_duplicate_aggregate_and_empty_llm_file_are_refused(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rows = [
+        {"model": "m", "task": "ck", "accuracy": 0.5},
+        {"model": "m", "task": "ck", "accuracy": 0.9},
+    ]
+    message = refused("load_llm_outputs", str(write_jsonl(tmp_path / "a.jsonl", rows)), *STUDY)
+    assert (
+        "a.jsonl, line 2, field 'task': m already has 'accuracy' for task 'ck' on line 1" in message
+    )
+    (tmp_path / "e.jsonl").write_text("")
+    assert "holds no LLM outputs" in refused("load_llm_outputs", str(tmp_path / "e.jsonl"), *STUDY)
+
+
+def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    row = {"participant": "p-1", "group": "A", "item": "ck-001", "answer": 0,
+           "answered_at": "2026-11-20T10:15:00Z"}  # fmt: skip
+    call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
+    row["answered_at"] = "2025-01-02T03:04:05Z"
+    call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
+    assert (
+        Response.objects.get(rater__kind="human").answered_at.isoformat()
+        == "2025-01-02T03:04:05+00:00"
+    )
+    before = snapshot()
+    call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
+    assert snapshot() == before
