@@ -26,25 +26,30 @@ from studies.loading.values import is_count, is_digits, parse_id
 from studies.models import ImportLog, Item, Study, Task
 
 
+def _is_export_row(data: dict[str, Any]) -> bool:
+    """A row of ``export_responses`` (one answered field a row), not one answer a line."""
+    return "field" in data and "answer" not in data and "ratings" not in data
+
+
 def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[str, Any]]]:
-    """JSONL lines as they are; CSV rows (the export's long shape, one row per field)
-    gathered per participant × item into one answer, at the line of its first row."""
-    records = read_records(source, collector)
-    if source.format != "csv":
-        for record in records:
-            yield record.line, record.data
-        return
+    """Answers, one a record: formats.md §4 lines as they are; rows of the export's long
+    shape (every CSV row, and JSONL lines with a ``field``) gathered per participant ×
+    item into one answer, at the line of its first row. Model and rule rows of an export
+    are not human responses and are passed over."""
+    csv = source.format == "csv"
     gathered: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
-    for record in records:
-        row: dict[str, Any] = {k: v for k, v in record.data.items() if v != ""}
+    for record in read_records(source, collector):
+        if not csv and not _is_export_row(record.data):
+            yield record.line, record.data
+            continue
+        row: dict[str, Any] = {k: v for k, v in record.data.items() if v != "" and v is not None}
         if row.get("rater_kind", "human") != "human":
-            continue  # model and rule rows of an export are not human responses
+            continue
         row.setdefault("participant", row.get("rater"))
         key = (str(row.get("participant")), str(row.get("item")))
         _, entry = gathered.setdefault(key, (record.line, {**row, "fields": {}}))
         entry["fields"][row.get("field") or "answer"] = row.get("value")
-    for line, entry in gathered.values():
-        yield line, entry
+    yield from gathered.values()
 
 
 def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime | None]:
