@@ -205,11 +205,31 @@ def validate_llm_outputs(
                 (record.line, ("model", model, run), item_id, shape, payload, sample, raw)
             )
     check_task_moves(study, parsed.generations, collector, "generation.id")
+    _check_generation_owners(study, parsed.generations, collector)
     if not collector.problems and not (parsed.generations or parsed.answers or parsed.aggregates):
         collector.add(None, None, "the file holds no LLM outputs")
     _check_answers(parsed, study, tasks, collector)
     collector.raise_if_any()
     return parsed
+
+
+def _check_generation_owners(study: Study, specs: list[ItemSpec], collector: Collector) -> None:
+    """A generation may update the same model's generation, never another item (a pool
+    poem, or another model's): its id would silently replace that poem's text."""
+    wanted = {spec.external_id: spec for spec in specs}
+    ids = sorted(wanted)
+    for start in range(0, len(ids), 500):
+        stored = Item.objects.filter(study=study, external_id__in=ids[start : start + 500])
+        for ext, source in stored.values_list("external_id", "poem_source"):
+            spec = wanted[ext]
+            if source != spec.values["poem_source"]:
+                owner = source or "the pool (no poem source)"
+                collector.add(
+                    spec.line,
+                    "generation.id",
+                    f"item {ext!r} already exists, from {owner}: a generation of "
+                    f"{spec.values['poem_source']!r} cannot replace it (use a new id)",
+                )
 
 
 def _check_answers(

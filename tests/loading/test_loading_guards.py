@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Response
+from studies.models import Item
 from tests.loading.helpers import snapshot, write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +37,23 @@ def test_generation_cannot_take_over_an_answered_question(
     gen = {"model": "m", "generation": {"id": "ck-001", "task": "quality", "text": "床前明月光"}}
     message = refused("load_llm_outputs", str(write_jsonl(tmp_path / "g.jsonl", [gen])), *STUDY)
     assert "g.jsonl, line 1, field 'generation.id': item 'ck-001' already has responses" in message
+
+
+def test_a_generation_replaces_only_the_same_models_poem(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # poem-0001 is in the pool as model:qwen2.5-72b's poem (formats.md §2): another
+    # model's generation with that id would silently replace its text; the same model's
+    # is an update of its own poem.
+    text = "深院晓莺惊梦残，小楼春色入帘寒。"
+    other = {"model": "gpt-4o", "generation": {"id": "poem-0001", "task": "quality", "text": text}}
+    message = refused("load_llm_outputs", str(write_jsonl(tmp_path / "o.jsonl", [other])), *STUDY)
+    assert (
+        "o.jsonl, line 1, field 'generation.id': item 'poem-0001' already exists, from "
+        "model:qwen2.5-72b: a generation of 'model:gpt-4o' cannot replace it" in message
+    )
+    same = {"model": "qwen2.5-72b",
+            "generation": {"id": "poem-0001", "task": "quality", "text": text}}  # fmt: skip
+    call_command("load_llm_outputs", str(write_jsonl(tmp_path / "s.jsonl", [same])), *STUDY)
+    assert Item.objects.get(external_id="poem-0001").poem_text == text
 
 
 def test_pool_item_with_responses_cannot_move_task(example_study, formats_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
