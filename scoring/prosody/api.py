@@ -70,12 +70,14 @@ def _empty(keys: tuple[str, ...]) -> dict[str, float | None]:
     return dict.fromkeys(keys)
 
 
-def _bare_title_lines(body: str) -> list[int]:
+def _bare_title_lines(body: str, *, detecting: bool) -> list[int]:
     """How many leading lines (1 or 2) could be an unmarked title and author.
 
-    Candidates are short lines (at most 12 characters) with no punctuation, followed by a
-    punctuated poem, or by an unpunctuated one whose lines are all longer.  They are only
-    dropped when the poem fits its form without them.
+    Candidates are short lines (at most 12 characters) with no punctuation.  They are only
+    dropped when the poem fits its form without them.  When the form is to be detected
+    from the line lengths and the poem has line breaks only, a candidate must also be
+    shorter than every poem line (else any six equal lines would become a 绝句 by losing
+    two); with a form given or named by a title, fitting it is the test.
     """
     raw = [x for x in body.split("\n") if x.strip()]
     out: list[int] = []
@@ -86,7 +88,7 @@ def _bare_title_lines(body: str) -> list[int]:
         size = len("".join(split_lines(head)))
         if _PUNCT.search(head.strip()) or not 0 < size <= 12:
             break
-        if not any(_PUNCT.search(x) for x in raw[k:]):
+        if detecting and not any(_PUNCT.search(x) for x in raw[k:]):
             # a poem printed with line breaks only: its lines look like a title, so a
             # head line counts only when it is shorter than every line after the first two
             rest = [len("".join(split_lines(x))) for x in raw[2:] or raw[k:]]
@@ -140,7 +142,8 @@ def score_poem(
     result = _score_body(body, fm, header, system, lenient, ccv_compatible)
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
-        for k in _bare_title_lines(body):
+        detecting = fm is None and not any(_header_cipai(h) for h in header)
+        for k in _bare_title_lines(body, detecting=detecting):
             alt = _score_body("\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False)
             if _fits(alt[1]):
                 result = alt

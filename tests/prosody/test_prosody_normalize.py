@@ -176,3 +176,18 @@ def test_traditional_labels_headings_and_couplet_marks_are_stripped_too() -> Non
                    tone_system="classical")  # fmt: skip
     assert s.metrics == pytest.approx({"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0})
     assert s.diagnostics["stripped"]["header"] == ["橫批：四季長春"]
+
+
+def test_author_under_a_cipai_above_a_ci_with_line_breaks_only() -> None:
+    # 如梦令 / 李清照 above the ci printed one line per 句: 李清照 (3 characters) is longer
+    # than 争渡 (2), so only fitting the form can tell it is not a poem line; the form is
+    # named by the title (or given), so the 33-character ci fits once it is dropped.  忆江南
+    # over 白居易's ci keeps 江南好: the poem fits with it, nothing is dropped.
+    body = "\n".join(["常记溪亭日暮", "沉醉不知归路", "兴尽晚回舟", "误入藕花深处", "争渡", "争渡",
+                      "惊起一滩鸥鹭"])  # fmt: skip
+    for text, form in (("如梦令\n李清照\n" + body, None), ("李清照\n" + body, "ci:如梦令")):
+        s = score_poem(text, form)
+        assert s.form == "ci:如梦令" and s.metrics["structural"] == 1.0
+        assert s.diagnostics["stripped"]["header"][-1] == "李清照"
+    s = score_poem("忆江南\n江南好\n风景旧曾谙\n日出江花红胜火\n春来江水绿如蓝\n能不忆江南", None)
+    assert s.form == "ci:忆江南" and s.diagnostics["stripped"]["header"] == ["忆江南"]
