@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from studies.loading.values import LETTERS, is_digits, is_int
+from studies.loading.values import is_digits, is_int, read_index
 from studies.models import Item, Task
 
 
@@ -24,15 +24,7 @@ class Parsed:
 
 
 def _index(raw: Any, n: int, name: str, out: Parsed) -> int | None:
-    value: int | None = None
-    if is_int(raw):
-        value = int(raw)
-    elif isinstance(raw, str):
-        text = raw.strip()
-        if is_digits(text):
-            value = int(text)
-        elif len(text) == 1 and text.upper() in LETTERS:
-            value = LETTERS.index(text.upper())
+    value = read_index(raw)
     if value is None:
         out.error(name, f"{raw!r} is not an option (0-based number or letter)")
         return None

@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studies.loading.values import read_index
+
 # Which fields share one option list, per task kind ("answer" for choice and best/worst).
 SHARED_OPTIONS_FIELD = "answer"
 
@@ -88,14 +90,12 @@ def shown(order: Mapping[str, list[int]], key: str, n: int) -> list[int]:
 
 def _map(perm: Sequence[int] | None, raw: Any) -> Any:
     """Shown position -> canonical index; anything unmappable passes through unchanged
-    so that the one answer rule (``annotation.answers``) reports it."""
+    so that the one answer rule (``annotation.answers``) reports it. Every spelling that
+    rule would read as an option is mapped here, so none can slip past the shuffle."""
     if not perm:
         return raw
-    try:
-        position = int(raw)
-    except (TypeError, ValueError):
-        return raw
-    if isinstance(raw, bool) or not 0 <= position < len(perm) or str(raw).strip() != str(position):
+    position = read_index(raw)
+    if position is None or not 0 <= position < len(perm):
         return raw
     return perm[position]
 

@@ -53,17 +53,24 @@ def is_digits(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 18
 
 
-def parse_index(value: Any, n_options: int, report: Reporter, field: str) -> int | None:
-    """A 0-based option index given as an integer, a digit string or a letter ("A" = 0)."""
-    index: int | None = None
+def read_index(value: Any) -> int | None:
+    """A 0-based option index in every spelling accepted anywhere: an integer (or an
+    integral float), a string of digits, or a letter ("A" = 0); None for anything else.
+    The one reading for files, the answer rule and the shuffle's position mapping."""
     if is_int(value):
-        index = int(value)
-    elif isinstance(value, str):
+        return int(value)
+    if isinstance(value, str):
         text = value.strip()
         if is_digits(text):
-            index = int(text)
-        elif len(text) == 1 and text.upper() in LETTERS:
-            index = LETTERS.index(text.upper())
+            return int(text)
+        if len(text) == 1 and text.upper() in LETTERS:
+            return LETTERS.index(text.upper())
+    return None
+
+
+def parse_index(value: Any, n_options: int, report: Reporter, field: str) -> int | None:
+    """A 0-based option index given as an integer, a digit string or a letter ("A" = 0)."""
+    index = read_index(value)
     if index is None:
         report.error(field, f"{value!r} is not an option index (0-based number or letter A-J)")
         return None
