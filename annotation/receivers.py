@@ -7,6 +7,7 @@ from typing import Any
 from django.dispatch import receiver
 
 from annotation.models import Response
+from annotation.services.answers import participants_recount_attention
 from studies.models import Item
 from studies.signals import items_rekeyed
 
@@ -24,3 +25,11 @@ def regrade_responses(sender: Any, item_ids: list[int], **kwargs: Any) -> None:
                 response.correct = correct
                 changed.append(response)
         Response.objects.bulk_update(changed, ["correct"], batch_size=500)
+        checks = [i for i in items.values() if i.is_attention_check]
+        if checks and changed:
+            # A check's new key may make more of its answers failures: flag as the flow does.
+            raters = Response.objects.filter(item__in=checks, rater__kind="human")
+            participants_recount_attention(
+                study=checks[0].study,
+                rater_ids=sorted(set(raters.values_list("rater_id", flat=True))),
+            )

@@ -18,6 +18,7 @@ from django.utils.dateparse import parse_datetime
 from annotation.answers import parse_answer
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Participant, Rater
+from annotation.services.answers import participants_recount_attention
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
@@ -223,6 +224,12 @@ def responses_load(source: Source, *, study: Study, dry_run: bool = False, user:
             batch_size=1000,
         )
         responses_upsert(study, rows, raters, summary)
+        # Failed attention checks count as in the volunteer flow (flag past the limit).
+        flagged = participants_recount_attention(
+            study=study, rater_ids=sorted(r.pk for r in raters.values())
+        )
+        if flagged:
+            summary.details["participants flagged (failed attention checks)"] = flagged
         load_finish(
             kind=ImportLog.Kind.RESPONSES, study=study, source=source, summary=summary, user=user
         )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
-from django.db.models import F
+from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -118,3 +118,33 @@ def _attention_failed(*, participant_id: int, study: Study) -> None:
     Participant.objects.filter(
         pk=participant_id, attention_failures__gt=study.attention_max_failures
     ).update(flagged=True)
+
+
+def participants_recount_attention(*, study: Study, rater_ids: list[int]) -> int:
+    """Count failed attention checks again from the stored responses, for answers that
+    arrived otherwise than one by one (imported files, re-graded keys): a check item
+    with any wrong field is one failure, as in the volunteer flow; past the study's
+    ``attention_max_failures`` the participant is flagged. Never unflags (an admin may
+    have flagged by hand). Returns how many participants are newly flagged."""
+    failures: dict[int, int] = {rid: 0 for rid in rater_ids}
+    for start in range(0, len(rater_ids), 500):
+        counted = (
+            Response.objects.filter(
+                rater_id__in=rater_ids[start : start + 500],
+                item__is_attention_check=True,
+                correct=False,
+            )
+            .values("rater_id")
+            .annotate(n=Count("item_id", distinct=True))
+        )
+        failures.update({row["rater_id"]: row["n"] for row in counted})
+    newly = 0
+    people = Participant.objects.filter(study=study, rater_id__in=rater_ids)
+    for p in people.only("pk", "rater_id", "attention_failures", "flagged"):
+        n = failures.get(p.rater_id, 0)
+        flag = p.flagged or n > study.attention_max_failures
+        if (n, flag) != (p.attention_failures, p.flagged):
+            newly += flag and not p.flagged
+            p.attention_failures, p.flagged = n, flag
+            p.save(update_fields=["attention_failures", "flagged"])
+    return newly

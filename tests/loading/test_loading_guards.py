@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Response
+from annotation.models import Participant, Response
 from studies.models import Item
 from tests.loading.helpers import snapshot, write_jsonl
 
@@ -106,3 +108,32 @@ def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:  # 
     before = snapshot()
     call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
     assert snapshot() == before
+
+
+def test_imported_answers_failing_an_attention_check_flag_the_participant(
+    example_study, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    # The example study allows no failed check (attention_max_failures 0): one wrong
+    # answer to a check flags the participant, as in the volunteer flow, and the report
+    # then leaves them out. Loading the same file again counts nothing twice.
+    check = {"id": "ck-chk", "task": "ck", "stem": "请选“杜甫”", "options": ["李白", "杜甫", "王维"],
+             "answer": 1, "attention_check": True}  # fmt: skip
+    call_command("load_pool", str(write_jsonl(tmp_path / "c.jsonl", [check])), *STUDY)
+    rows = [
+        {"participant": "p-wrong", "group": "A", "item": "ck-chk", "answer": 0},
+        {"participant": "p-right", "group": "A", "item": "ck-chk", "answer": 1},
+    ]
+    path = write_jsonl(tmp_path / "r.jsonl", rows)
+    out = io.StringIO()
+    call_command("load_responses", str(path), *STUDY, stdout=out)
+    assert "participants flagged (failed attention checks): 1" in out.getvalue()
+    call_command("load_responses", str(path), *STUDY, stdout=io.StringIO())
+    people = {p.rater.name: (p.attention_failures, p.flagged)
+              for p in Participant.objects.select_related("rater")}  # fmt: skip
+    assert people == {"p-wrong": (1, True), "p-right": (0, False)}
+    # A corrected key for the check re-grades it: now p-right's answer is the wrong one.
+    check["answer"] = 0
+    call_command("load_pool", str(write_jsonl(tmp_path / "c2.jsonl", [check])), *STUDY)
+    people = {p.rater.name: (p.attention_failures, p.flagged)
+              for p in Participant.objects.select_related("rater")}  # fmt: skip
+    assert people == {"p-wrong": (0, True), "p-right": (1, True)}
