@@ -66,3 +66,17 @@ def test_a_letter_through_the_api_stores_the_option_the_volunteer_saw() -> None:
     )
     assert reply.status_code == 201, reply.content
     assert Response.objects.get().value == 3  # shown A is canonical option 3
+
+
+def test_a_task_guide_is_also_folded_above_the_answers_for_phones() -> None:
+    # On a phone the aside beside the question would come after the Save button; a folded
+    # copy sits between the question and its answers (site.css shows one or the other).
+    build_study(n_items=1, per_participant=1)  # its choice task has a one-entry guide
+    v = Volunteer("s")
+    v.consent()
+    v.screen(0)
+    html = v.question_page().content.decode()
+    inline = html.index('<details class="guide guide-inline">')
+    assert html.index('id="stem"') < inline < html.index('<form method="post"')
+    assert "Style X" in html[inline : html.index("</details>", inline)]
+    assert '<aside class="guide"' in html
