@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from studies.loading.values import is_digits, is_int, read_index
+from studies.loading.values import is_digits, is_int, parse_index
 from studies.models import Item, Task
 
 
@@ -21,17 +21,6 @@ class Parsed:
 
     def error(self, name: str, message: str) -> None:
         self.errors.append((name, message))
-
-
-def _index(raw: Any, n: int, name: str, out: Parsed) -> int | None:
-    value = read_index(raw)
-    if value is None:
-        out.error(name, f"{raw!r} is not an option (0-based number or letter)")
-        return None
-    if not 0 <= value < n:
-        out.error(name, f"option {raw!r} is out of range: there are {n} options")
-        return None
-    return value
 
 
 def expected_fields(item: Item, task: Task) -> list[str]:
@@ -58,15 +47,15 @@ def parse_answer(item: Item, task: Task, *, answer: Any = None, ratings: Any = N
     if task.kind == Task.Kind.CHOICE:
         if isinstance(answer, dict) and set(answer) == {"answer"}:
             answer = answer["answer"]
-        index = _index(answer, len(item.options), "answer", out)
+        index = parse_index(answer, len(item.options), out, "answer")
         if index is not None:
             out.values["answer"] = index
     elif task.kind == Task.Kind.BEST_WORST:
         if not isinstance(answer, dict) or set(answer) != {"best", "worst"}:
             out.error("answer", 'must be {"best": i, "worst": j}')
             return out
-        best = _index(answer["best"], len(item.options), "best", out)
-        worst = _index(answer["worst"], len(item.options), "worst", out)
+        best = parse_index(answer["best"], len(item.options), out, "best")
+        worst = parse_index(answer["worst"], len(item.options), out, "worst")
         if best is not None and worst is not None:
             if best == worst:
                 out.error("worst", "best and worst must be different options")
@@ -86,7 +75,7 @@ def parse_answer(item: Item, task: Task, *, answer: Any = None, ratings: Any = N
             if key not in answer:
                 out.error(key, "is missing: every part must be answered")
                 continue
-            index = _index(answer[key], len(part["options"]), key, out)
+            index = parse_index(answer[key], len(part["options"]), out, key)
             if index is not None:
                 out.values[key] = index
     return out

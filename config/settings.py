@@ -99,8 +99,8 @@ try:
 except ValueError as exc:  # unknown scheme, malformed URL
     raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not usable: {exc}") from exc
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django binds parameters client-side, where this is unused; the answer path's
-    # server-binding cursor (annotation/hotpath.py) has psycopg keep its statements
+    # Django binds parameters client-side, where this is unused; the volunteer flow's
+    # server-binding cursor (annotation/prepared.py) has psycopg keep its statements
     # prepared after this many executions on a persistent connection (0: never).
     _prepare = env_int("PG_PREPARE_THRESHOLD", 5)
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare or None

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Protocol
 
 from studies.loading.problems import Reporter
 
@@ -68,8 +68,15 @@ def read_index(value: Any) -> int | None:
     return None
 
 
-def parse_index(value: Any, n_options: int, report: Reporter, field: str) -> int | None:
-    """A 0-based option index given as an integer, a digit string or a letter ("A" = 0)."""
+class Problems(Protocol):
+    """Where a parse reports a problem: a file line's Reporter, or the answer rule's Parsed."""
+
+    def error(self, field_name: str, message: str, /) -> None: ...
+
+
+def parse_index(value: Any, n_options: int, report: Problems, field: str) -> int | None:
+    """A 0-based option index given as an integer, a digit string or a letter ("A" = 0),
+    within the options: the one rule for files and for answers given in the app."""
     index = read_index(value)
     if index is None:
         report.error(field, f"{value!r} is not an option index (0-based number or letter A-J)")
