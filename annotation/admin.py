@@ -1,4 +1,4 @@
-"""Admin for who answered what (the upload page is in scoring.jobs.upload: it creates jobs)."""
+"""Admin for who answered what (the upload page is in jobs.upload: it creates jobs)."""
 
 from __future__ import annotations
 
@@ -62,8 +62,3 @@ class AggregateResultAdmin(admin.ModelAdmin):
     list_display = ("model", "task", "metric", "value", "n", "run", "study")
     list_filter = ("study", "task", "metric")
     search_fields = ("model", "task", "source")
-
-
-admin.site.site_header = "诗评 Shiping"
-admin.site.site_title = "Shiping admin"
-admin.site.index_template = "admin/shiping_index.html"

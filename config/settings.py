@@ -39,7 +39,7 @@ if DEBUG or TESTING:
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.apps.ShipingAdminConfig",  # django.contrib.admin with our site (config/admin.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -53,6 +53,10 @@ INSTALLED_APPS = [
     "studies",
     "annotation",
     "scoring",
+    "research",
+    "jobs",
+    "demo",
+    "config.apps.ProjectConfig",  # deploy checks (config/checks.py)
 ]
 
 MIDDLEWARE = [

@@ -8,8 +8,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
-    path("api/v1/", include("scoring.api.urls")),  # researchers' API
+    path("api/v1/", include("research.api.urls")),  # researchers' API
     path("", include("annotation.urls")),  # volunteer pages + API (before studies: /s/<slug>/)
-    path("research/", include("scoring.urls")),
+    path("research/jobs/", include("jobs.urls")),  # background jobs' state and results
+    path("research/", include("research.urls")),
     path("", include("studies.urls")),
 ]

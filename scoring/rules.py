@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.dispatch import receiver
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from scoring.prosody import RULES_VERSION, score_poem
-from studies.loading.problems import Summary
+from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
 from studies.models import Item, Study
-from studies.signals import items_loaded
 
 TONE_SYSTEMS = ("modern", "classical")
 CHUNK = 2000
@@ -72,22 +70,22 @@ def rule_scores_compute(
     return summary
 
 
-@receiver(items_loaded)
-def score_loaded_items(
-    sender: object, study: Study, item_ids: list[int], **kwargs: object
-) -> str | None:
-    """Score loaded poems inside the load, unless there are too many for one transaction.
-
-    Large loads (more than ``SCORE_ON_LOAD_MAX_ITEMS`` changed items) leave scoring to
-    ``score_poems`` so that loading stays fast; the load's summary says so.
-    """
-    if not settings.SCORE_ON_LOAD:
+def rule_scores_after_load(*, study: Study, item_ids: list[int]) -> Note | None:
+    """Score the poems a load created or changed, inside the load's transaction, unless
+    there are too many for one transaction: a load changing more than
+    ``SCORE_ON_LOAD_MAX_ITEMS`` items leaves scoring to ``score_poems`` (or a job) so that
+    loading stays fast, and says so in the returned note."""
+    if not settings.SCORE_ON_LOAD or not item_ids:
         return None
-    if len(item_ids) > settings.SCORE_ON_LOAD_MAX_ITEMS:
-        return (
-            f"{len(item_ids)} items changed: rule scores were not computed during the load "
-            f"(limit SCORE_ON_LOAD_MAX_ITEMS={settings.SCORE_ON_LOAD_MAX_ITEMS}); "
-            f"run `manage.py score_poems {study.slug}`."
+    limit = settings.SCORE_ON_LOAD_MAX_ITEMS
+    if len(item_ids) > limit:
+        return Note(
+            code="rule_scores_deferred",
+            message=(
+                f"{len(item_ids)} items changed: rule scores were not computed during the load "
+                f"(limit SCORE_ON_LOAD_MAX_ITEMS={limit}); "
+                f"run `manage.py score_poems {study.slug}`."
+            ),
         )
     rule_scores_compute(study=study, item_ids=item_ids)
     return None

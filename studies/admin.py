@@ -101,7 +101,7 @@ class ItemAdmin(admin.ModelAdmin):
             '<strong>{}</strong>\n{}</div><p><a href="{}">{}</a></p>',
             head,
             obj.poem_text,
-            reverse("scoring:poem", args=[obj.pk]),
+            reverse("research:poem", args=[obj.pk]),
             _("Tones, rhymes and the matched template"),
         )
 

@@ -190,16 +190,21 @@ class Item(models.Model):
         return float(self.answer[field]) == float(value)
 
 
+class LoadKind(models.TextChoices):
+    """The kinds of file a study is loaded from (docs/formats.md), one per loader."""
+
+    STUDY = "study", _("Study definition")
+    POOL = "pool", _("Question pool")
+    LLM_OUTPUTS = "llm_outputs", _("LLM outputs")
+    RESPONSES = "responses", _("Human responses")
+
+
 class ImportLog(models.Model):
     """One load of a file: what it was, who ran it and what it changed."""
 
-    class Kind(models.TextChoices):
-        STUDY = "study", _("Study definition")
-        POOL = "pool", _("Question pool")
-        LLM_OUTPUTS = "llm_outputs", _("LLM outputs")
-        RESPONSES = "responses", _("Human responses")
+    Kind = LoadKind
 
-    kind = models.CharField(max_length=20, choices=Kind.choices)
+    kind = models.CharField(max_length=20, choices=LoadKind.choices)
     study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.SET_NULL)
     filename = models.CharField(max_length=500)
     sha256 = models.CharField(max_length=64)

@@ -18,10 +18,11 @@ def formats_dir() -> Path:
 @pytest.fixture
 def example_study(db):  # type: ignore[no-untyped-def]
     """The formats.md example study with its pool loaded (synthetic fixture data)."""
-    from studies.loading.pool import pool_load
     from studies.loading.readers import Source
-    from studies.loading.study import study_load
     from studies.models import Study
+    from tests.loading.helpers import loader
+
+    study_load, pool_load = loader("study"), loader("pool")
 
     study_load(Source.from_path(FORMATS / "study.json"))
     study = Study.objects.get(slug="poetry-understanding")

@@ -263,12 +263,10 @@ def _check_answers(
             parsed.checked.append(Checked(item, task, rater, result.values, sample, raw))
 
 
-def llm_outputs_load(source: Source, *, study: Study, dry_run: bool = False, user: Any = None,
-                     show_progress: bool = False,
-                     on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
-    parsed = validate_llm_outputs(
-        source, study, show_progress=show_progress, on_progress=on_progress
-    )
+def llm_outputs_write(parsed: Parsed, *, source: Source, study: Study, dry_run: bool = False,
+                      user: Any = None, show_progress: bool = False,
+                      on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Write validated LLM outputs (``validate_llm_outputs``) into ``study``, all or nothing."""
     rows = len(parsed.generations) + len(parsed.checked) + len(parsed.aggregates)
     summary = Summary(kind="llm_outputs", file=source.name, rows=rows, dry_run=dry_run)
     with transaction.atomic():
@@ -277,6 +275,7 @@ def llm_outputs_load(source: Source, *, study: Study, dry_run: bool = False, use
                           on_progress=on_progress)  # fmt: skip
         for outcome in ("created", "updated", "unchanged"):
             summary.count(outcome, getattr(item_sub, outcome), what="generated item")
+        summary.items.extend(item_sub.items)
         raters = raters_ensure(study, {a.rater: {} for a in parsed.checked}, summary)
         rows_out: list[ResponseRow] = []
         for a in parsed.checked:
@@ -296,4 +295,4 @@ def llm_outputs_load(source: Source, *, study: Study, dry_run: bool = False, use
     return summary
 
 
-__all__ = ["Rater", "llm_outputs_load", "validate_llm_outputs"]
+__all__ = ["Rater", "llm_outputs_write", "validate_llm_outputs"]

@@ -53,6 +53,10 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     yield from gathered.values()
 
 
+# The rows to write, the raters they need, and how many 'correct' flags disagreed.
+ValidatedResponses = tuple[list[ResponseRow], dict[RaterKey, dict[str, Any]], int]
+
+
 def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime | None]:
     time_ms = data.get("time_ms")
     if isinstance(time_ms, str) and is_digits(time_ms.strip()):
@@ -93,7 +97,7 @@ def validate_responses(
     *,
     show_progress: bool = False,
     on_progress: ProgressCallback | None = None,
-) -> tuple[list[ResponseRow], dict[RaterKey, dict[str, Any]], int]:
+) -> ValidatedResponses:
     collector = Collector(source.name)
     groups = {g.slug: g for g in study.groups.all()}
     tasks = {t.pk: t for t in study.tasks.all()}
@@ -192,12 +196,11 @@ def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:
     return {"answer": data.get("answer")}
 
 
-def responses_load(source: Source, *, study: Study, dry_run: bool = False, user: Any = None,
-                   show_progress: bool = False,
-                   on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
-    rows, rater_keys, disagreements = validate_responses(
-        source, study, show_progress=show_progress, on_progress=on_progress
-    )
+def responses_write(validated: ValidatedResponses, *, source: Source, study: Study,
+                    dry_run: bool = False, user: Any = None, show_progress: bool = False,
+                    on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Write validated responses (``validate_responses``) into ``study``, all or nothing."""
+    rows, rater_keys, disagreements = validated
     summary = Summary(kind="responses", file=source.name, rows=len(rows), dry_run=dry_run)
     if disagreements:
         # The key in the pool wins; the file's own 'correct' flags are reported, not stored.

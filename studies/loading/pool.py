@@ -1,9 +1,9 @@
 """Question pools (formats.md §2), JSONL or CSV: validate every line, then upsert by id.
 
 Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
-a changed one is updated (and, if its answer key changed, its responses are re-graded
-through the ``items_rekeyed`` signal). Items absent from the file are kept: a pool may
-be loaded in several files.
+a changed one is updated. The summary lists the items created or changed, and those whose
+answer key changed, for ``scoring.loads`` to regrade and rule-score in the same
+transaction. Items absent from the file are kept: a pool may be loaded in several files.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from studies.loading.values import (
     parse_text,
 )
 from studies.models import ImportLog, Item, Study, Task
-from studies.signals import items_loaded, items_rekeyed
 
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
 CSV_POEM = ("title", "author", "form", "text", "source", "condition")
@@ -235,11 +234,11 @@ def _validate_record(
     return ItemSpec(record.line, external_id, values)
 
 
-def pool_load(source: Source, *, study: Study, dry_run: bool = False, user: Any = None,
-              show_progress: bool = False,
-              on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
-    """Load a question pool into ``study``: all lines valid, or nothing written."""
-    specs = validate_pool(source, study, show_progress=show_progress, on_progress=on_progress)
+def pool_write(specs: list[ItemSpec], *, source: Source, study: Study, dry_run: bool = False,
+               user: Any = None, show_progress: bool = False,
+               on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Write a validated pool (``validate_pool``) into ``study``, all or nothing. Called by
+    ``scoring.loads.file_load``, inside the transaction that also regrades and scores."""
     summary = Summary(kind="pool", file=source.name, rows=len(specs), dry_run=dry_run)
     with transaction.atomic():
         apply_items(study, specs, summary, show_progress=show_progress, on_progress=on_progress)
@@ -292,13 +291,8 @@ def apply_items(
     Item.objects.bulk_update(to_update, [*ITEM_FIELDS, "content_hash"], batch_size=500)
     summary.count("created", len(to_create))
     summary.count("updated", len(to_update))
-    if rekeyed:
-        items_rekeyed.send(sender=Item, item_ids=rekeyed)
     ids = dict(Item.objects.filter(study=study).values_list("external_id", "pk"))
     changed = {s.external_id for s in to_create} | {s.external_id for s in to_update}
-    if changed:
-        replies = items_loaded.send(
-            sender=Item, study=study, item_ids=[ids[e] for e in sorted(changed)]
-        )
-        summary.notes.extend(reply for _, reply in replies if isinstance(reply, str))
+    summary.items.changed.extend(ids[e] for e in sorted(changed))
+    summary.items.rekeyed.extend(rekeyed)
     return {spec.external_id: ids[spec.external_id] for spec in specs}

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,30 @@ class Reporter:
         return Reporter(self.collector, self.line, full)
 
 
+@dataclass(frozen=True)
+class Note:
+    """A remark a load's summary carries beside its counts (e.g. work left for later)."""
+
+    code: str  # stable, for programs: e.g. "rule_scores_deferred"
+    message: str  # for people
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
+class ItemChanges:
+    """Items a load created or changed, for the work that follows the load in the same
+    transaction (``scoring.loads``: regrading responses, scoring poems)."""
+
+    changed: list[int] = field(default_factory=list)  # created or updated
+    rekeyed: list[int] = field(default_factory=list)  # updated with another answer key
+
+    def extend(self, other: ItemChanges) -> None:
+        self.changed.extend(other.changed)
+        self.rekeyed.extend(other.rekeyed)
+
+
 @dataclass
 class Summary:
     """What a load did (or, in a dry run, would do)."""
@@ -86,7 +111,8 @@ class Summary:
     unchanged: int = 0
     dry_run: bool = False
     details: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    items: ItemChanges = field(default_factory=ItemChanges)
 
     def count(self, outcome: str, n: int = 1, what: str | None = None) -> None:
         setattr(self, outcome, getattr(self, outcome) + n)
@@ -112,4 +138,10 @@ class Summary:
             text += " (" + ", ".join(f"{k}: {v}" for k, v in sorted(self.details.items())) + ")"
         if self.dry_run:
             text += ". Dry run: nothing was written."
-        return "\n".join([text, *self.notes])
+        return "\n".join([text, *map(str, self.notes)])
+
+    def as_dict(self) -> dict[str, Any]:
+        """The summary as stored on a job: counts and notes (not the item ids)."""
+        data = asdict(self)
+        del data["items"]
+        return data

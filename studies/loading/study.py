@@ -188,12 +188,9 @@ def _without(d: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in d.items() if k != key}
 
 
-def study_load(source: Source, *, dry_run: bool = False, user: Any = None,
-               on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
-    """Load a study definition: validate it whole, then create or update it atomically."""
-    if on_progress is not None:
-        on_progress("validating", 0, 1)
-    spec = validate_study(source)
+def study_write(spec: StudySpec, *, source: Source, dry_run: bool = False, user: Any = None,
+                on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+    """Create or update a validated study definition (``validate_study``) atomically."""
     summary = Summary(kind="study", file=source.name, rows=1, dry_run=dry_run)
     with transaction.atomic():
         study = apply_study(spec, summary)

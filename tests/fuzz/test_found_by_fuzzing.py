@@ -7,13 +7,14 @@ import json
 
 import pytest
 
-from annotation.loading.llm_outputs import llm_outputs_load
-from annotation.loading.responses import responses_load
-from studies.loading.pool import pool_load
 from studies.loading.problems import LoadError
 from studies.loading.readers import Source
-from studies.loading.study import study_load
-from tests.loading.helpers import snapshot
+from tests.loading.helpers import loader, snapshot
+
+llm_outputs_load = loader("llm_outputs")
+responses_load = loader("responses")
+pool_load = loader("pool")
+study_load = loader("study")
 
 pytestmark = pytest.mark.django_db
 CK = {"id": "ck-9", "task": "ck", "stem": "问", "options": ["甲", "乙"], "answer": 0}

@@ -8,8 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from annotation.exports import COLUMNS
-from annotation.loading.llm_outputs import llm_outputs_load
-from annotation.loading.responses import responses_load
 from studies.loading.readers import Source
 from tests.fuzz.strategies import (
     FUZZ,
@@ -20,6 +18,10 @@ from tests.fuzz.strategies import (
     jsonl,
     mutants,
 )
+from tests.loading.helpers import loader
+
+llm_outputs_load = loader("llm_outputs")
+responses_load = loader("responses")
 
 pytestmark = pytest.mark.django_db
 LLM_KEYS = ["model", "run", "sample", "raw", "item", "answer", "ratings", "generation", "task",

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from studies.loading.pool import ITEM_KEYS, pool_load
+from studies.loading.pool import ITEM_KEYS
 from studies.loading.readers import Source
 from tests.fuzz.strategies import (
     FUZZ,
@@ -22,8 +22,10 @@ from tests.fuzz.strategies import (
     mutants,
     record,
 )  # fmt: skip
+from tests.loading.helpers import loader
 
 pytestmark = pytest.mark.django_db
+pool_load = loader("pool")
 TEXT = st.one_of(NASTY_TEXT, st.text(max_size=10))
 INDEX = st.one_of(NUMBERS, TEXT)
 OPTIONS = st.lists(either(TEXT), max_size=11)

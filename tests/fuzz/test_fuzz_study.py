@@ -12,8 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from studies.loading.readers import Source
-from studies.loading.study import KNOWN_KEYS, study_load
+from studies.loading.study import KNOWN_KEYS
 from tests.fuzz.strategies import FUZZ, assert_loads_or_rejects, hostile_bytes, mutants
+from tests.loading.helpers import loader
+
+study_load = loader("study")
 
 pytestmark = pytest.mark.django_db
 STUDY = json.loads((Path(__file__).parents[1] / "fixtures/formats/study.json").read_text())

@@ -9,7 +9,7 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.models import Job
+from jobs.models import Job
 from tests.fuzz.strategies import FUZZ, fixture_records, hostile_bytes, jsonl, mutants
 from tests.loading.helpers import snapshot
 

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation.models import Response
-from scoring.models import Job
+from jobs.models import Job
 from studies.models import Item
 from tests.loading.helpers import snapshot
 
@@ -34,7 +34,7 @@ def test_background_upload_creates_a_job_that_loads_the_file_and_records_its_sum
         response = upload(staff_client, example_study, GOOD_POOL)
     job = Job.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == reverse("admin:scoring_job_change", args=[job.pk])
+    assert response["Location"] == reverse("admin:jobs_job_change", args=[job.pk])
     assert (job.kind, job.status, job.study, job.created_by) == (
         "pool",
         "done",
@@ -131,7 +131,7 @@ def test_export_job_writes_the_file_under_data_dir_and_serves_it(
     n = Response.objects.filter(study=example_study).count()
     assert job.status == "done" and job.summary == {"rows": n, "format": "csv"}
     assert job.result_file.startswith(str(data_dir / "exports"))
-    download = staff_client.get(reverse("scoring:job-download", args=[job.pk]))
+    download = staff_client.get(reverse("jobs:job-download", args=[job.pk]))
     body = b"".join(download.streaming_content).decode()
     assert body.startswith("study,task,item,rater_kind") and body.count("\n") == n + 1
 
@@ -140,7 +140,7 @@ def test_export_job_writes_the_file_under_data_dir_and_serves_it(
 def test_report_job_writes_the_report(
     example_study, django_capture_on_commit_callbacks, fmt: str
 ) -> None:  # type: ignore[no-untyped-def]
-    from scoring.jobs.services import job_submit
+    from jobs.services import job_submit
 
     with django_capture_on_commit_callbacks(execute=True):
         job = job_submit(kind="report", study=example_study, params={"format": fmt})

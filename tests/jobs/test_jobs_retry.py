@@ -8,9 +8,9 @@ from unittest import mock
 import pytest
 from django.db import OperationalError
 
-from scoring.jobs import services
-from scoring.jobs.services import load_submit
-from scoring.models import Job
+from jobs import services
+from jobs.models import Job
+from jobs.services import load_submit
 from studies.models import Item
 
 pytestmark = pytest.mark.django_db

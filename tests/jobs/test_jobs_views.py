@@ -7,8 +7,8 @@ import pytest
 from django.db import transaction
 from django.urls import reverse
 
-from scoring.jobs.progress import JobProgress, live_progress
-from scoring.models import Job
+from jobs.models import Job
+from jobs.progress import JobProgress, live_progress
 from studies.loading.progress import progress
 
 pytestmark = pytest.mark.django_db
@@ -28,19 +28,19 @@ def test_job_json_shows_status_and_progress_to_the_studys_researchers(
     researcher = django_user_model.objects.create_user("r", password="pw", is_staff=True)
     running_job.study.researchers.add(researcher)
     client.force_login(researcher)
-    data = client.get(reverse("scoring:job", args=[running_job.pk])).json()
+    data = client.get(reverse("jobs:job", args=[running_job.pk])).json()
     assert data["status"] == "running" and data["finished"] is False
     assert (data["done"], data["total"], data["percent"]) == (5, 20, 25)
     assert data["study"] == "poetry-understanding" and data["result"] is None
 
 
 def test_job_json_is_a_404_for_anyone_else(client, running_job, django_user_model) -> None:  # type: ignore[no-untyped-def]
-    url = reverse("scoring:job", args=[running_job.pk])
+    url = reverse("jobs:job", args=[running_job.pk])
     assert client.get(url).status_code == 404  # anonymous
     stranger = django_user_model.objects.create_user("s", password="pw", is_staff=True)
     client.force_login(stranger)
     assert client.get(url).status_code == 404
-    assert client.get(reverse("scoring:job-download", args=[running_job.pk])).status_code == 404
+    assert client.get(reverse("jobs:job-download", args=[running_job.pk])).status_code == 404
     client.force_login(running_job.created_by)
     assert client.get(url).status_code == 200
 
@@ -49,7 +49,7 @@ def test_admin_lists_jobs_with_progress_bars_and_filters_by_status_and_kind(
     admin_client, running_job
 ) -> None:  # type: ignore[no-untyped-def]
     Job.objects.create(kind="export", status="failed", message="boom")
-    url = reverse("admin:scoring_job_changelist")
+    url = reverse("admin:jobs_job_changelist")
     html = admin_client.get(url).content.decode()
     assert '<progress max="100" value="25">' in html and "5/20" in html
     assert "boom" in html
@@ -58,7 +58,7 @@ def test_admin_lists_jobs_with_progress_bars_and_filters_by_status_and_kind(
     exports = admin_client.get(url, {"kind__exact": "export"}).content.decode()
     assert "boom" in exports and "5/20" not in exports
     assert 'http-equiv="refresh"' in html  # the list refreshes while a job runs
-    page = admin_client.get(reverse("admin:scoring_job_change", args=[running_job.pk]))
+    page = admin_client.get(reverse("admin:jobs_job_change", args=[running_job.pk]))
     assert 'http-equiv="refresh"' in page.content.decode()  # so does the job's page
     Job.objects.update(status="done")
     assert 'http-equiv="refresh"' not in admin_client.get(url).content.decode()

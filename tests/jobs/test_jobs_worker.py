@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from celery import Celery
 
-from scoring.jobs.services import load_submit
-from scoring.models import Job
+from jobs.models import Job
+from jobs.services import load_submit
 from studies.models import Item
 from tests.loading.helpers import snapshot
 

@@ -43,3 +43,14 @@ def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
             fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
             fh.write("\n")
     return path
+
+
+def loader(kind: str) -> Any:
+    """``loader("pool")(source, study=...)``: one kind of file through ``file_load``, the
+    entry point every interface uses (it regrades and rule-scores after the write)."""
+    from scoring.loads import file_load
+
+    def load(source: Any, **kwargs: Any) -> Any:
+        return file_load(kind=kind, source=source, **kwargs)
+
+    return load

@@ -140,18 +140,18 @@ def test_poem_page_marks_tones_mismatches_and_the_template(
     user = django_user_model.objects.create_user("r", password="pw")
     poem_item.study.researchers.add(user)
     client.force_login(user)
-    html = client.get(reverse("scoring:poem", args=[poem_item.pk])).content.decode()
+    html = client.get(reverse("research:poem", args=[poem_item.pk])).content.decode()
     assert html.count('class="ch"') == len(
         RUMENGLING_BAD.replace("\n", "").replace("，", "").replace("。", "").replace("？", "")
     )
     assert "Nearest template" in html or "最接近" in html or "nearest" in html.lower()
     assert "too_long" in html
-    classical = client.get(reverse("scoring:poem", args=[poem_item.pk]), {"tones": "classical"})
+    classical = client.get(reverse("research:poem", args=[poem_item.pk]), {"tones": "classical"})
     assert classical.status_code == 200
 
 
 def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, poem_item) -> None:  # type: ignore[no-untyped-def]
-    url = reverse("scoring:poem", args=[poem_item.pk])
+    url = reverse("research:poem", args=[poem_item.pk])
     assert client.get(url).status_code == 302  # anonymous: to the login page
     other = django_user_model.objects.create_user("other", password="pw")
     client.force_login(other)

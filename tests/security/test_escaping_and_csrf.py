@@ -10,11 +10,13 @@ import pytest
 from django.test import Client
 
 from annotation.models import Participant
-from studies.loading.pool import pool_load
 from studies.loading.readers import Source
-from studies.loading.study import study_load
 from studies.models import Item, Study
+from tests.loading.helpers import loader
 from tests.volunteer.pages import Volunteer
+
+pool_load = loader("pool")
+study_load = loader("study")
 
 pytestmark = pytest.mark.django_db
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'

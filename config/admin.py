@@ -1,0 +1,20 @@
+"""The admin site: Django's, titled for Shiping, with the upload page among its URLs."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import URLPattern, URLResolver, path
+
+
+class ShipingAdminSite(admin.AdminSite):
+    site_header = "诗评 Shiping"
+    site_title = "Shiping admin"
+    index_template = "admin/shiping_index.html"
+
+    def get_urls(self) -> list[URLResolver | URLPattern]:
+        # The upload page lives in ``jobs`` (it can run a load as a job); config sits
+        # above every app, so it may name it here.
+        from jobs.upload import upload_view
+
+        upload = path("upload/", self.admin_view(upload_view), name="upload")
+        return [upload, *super().get_urls()]

@@ -1,0 +1,89 @@
+"""Jobs in the admin: a list with progress bars, filters by status and kind, and a
+read-only page per job with its summary or its file's problems (refreshed while it runs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
+
+from jobs.models import Job
+from jobs.progress import live_progress
+
+FIELDS = (
+    "kind", "study", "status", "progress_bar", "message_block", "problems_table", "result_link",
+    "summary", "params", "created_by", "created_at", "started_at", "finished_at",
+)  # fmt: skip
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ("pk", "kind", "study", "status", "progress_bar", "short_message",
+                    "created_by", "created_at", "finished_at")  # fmt: skip
+    list_display_links = ("pk", "kind")
+    list_filter = ("status", "kind", "study")
+    search_fields = ("message",)
+    list_select_related = ("study", "created_by")
+    fields = FIELDS
+    readonly_fields = FIELDS
+    change_form_template = "admin/jobs/job/change_form.html"
+    change_list_template = "admin/jobs/job/change_list.html"
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """The list refreshes itself while any job is queued or running."""
+        busy = Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists()
+        return super().changelist_view(request, {**(extra_context or {}), "refresh": busy})
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # jobs are created by uploads, commands and the dashboard
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a job's record is what happened: read-only
+
+    @admin.display(description=_("progress"))
+    def progress_bar(self, job: Job) -> SafeString:
+        p = live_progress(job)
+        count = f"{p['done']}/{p['total']}" if p["total"] else str(p["done"] or "")
+        if p["percent"] is None:
+            return format_html("<progress></progress> <span>{} {}</span>", p["stage"], count)
+        return format_html(
+            '<progress max="100" value="{}">{}%</progress> <span>{}% {} {}</span>',
+            p["percent"], p["percent"], p["percent"], p["stage"], count,
+        )  # fmt: skip
+
+    @admin.display(description=_("message"))
+    def short_message(self, job: Job) -> str:
+        first = job.message.splitlines()[0] if job.message else ""
+        return first[:120]
+
+    @admin.display(description=_("message"))
+    def message_block(self, job: Job) -> SafeString:
+        return format_html('<pre style="white-space: pre-wrap">{}</pre>', job.message)
+
+    @admin.display(description=_("problems"))
+    def problems_table(self, job: Job) -> SafeString | str:
+        problems = (job.summary or {}).get("problems") or []
+        if not problems:
+            return "—"
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((p.get("file"), p.get("line") or "", p.get("field") or "", p.get("message"))
+             for p in problems),
+        )  # fmt: skip
+        head = format_html(
+            "<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+            _("File"), _("Line"), _("Field"), _("Problem"),
+        )  # fmt: skip
+        return format_html('<table id="problems">{}{}</table>', head, rows)
+
+    @admin.display(description=_("result"))
+    def result_link(self, job: Job) -> SafeString | str:
+        if not job.result_file or job.status != Job.Status.DONE:
+            return "—"
+        url = reverse("jobs:job-download", args=[job.pk])
+        return format_html('<a href="{}">{}</a>', url, _("Download"))

@@ -1,0 +1,53 @@
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.exports import FORMATS, export_rows, write_csv, write_jsonl, write_xlsx
+from jobs.services import command_submit
+from studies.models import Study
+
+
+class Command(BaseCommand):
+    help = "Export a study's responses, one row per answered part or dimension (formats.md §4)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("study", help="the study's slug")
+        parser.add_argument("--format", choices=FORMATS, default="jsonl")
+        parser.add_argument(
+            "--out", help="file to write (default: standard output; required for xlsx)"
+        )
+        parser.add_argument(
+            "--background",
+            action="store_true",
+            help="run as a background job writing under DATA_DIR/exports",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        study = Study.objects.filter(slug=opts["study"]).first()
+        if study is None:
+            raise CommandError(f"no study {opts['study']!r}")
+        fmt, out = opts["format"], opts.get("out")
+        if opts["background"]:
+            if out:
+                raise CommandError("--background writes under DATA_DIR/exports; drop --out")
+            job = command_submit(kind="export", study=study, params={"format": fmt})
+            if job["status"] == "failed":
+                raise CommandError(job["message"])
+            self.stdout.write(job["message"])
+            return
+        rows = export_rows(study)
+        if fmt == "xlsx":
+            if not out:
+                raise CommandError("--out is required for xlsx")
+            with open(out, "wb") as fh:
+                n = write_xlsx(rows, fh)
+        elif out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            with open(out, "w", encoding="utf-8", newline="") as fh:
+                n = (write_csv if fmt == "csv" else write_jsonl)(rows, fh)
+        else:
+            n = (write_csv if fmt == "csv" else write_jsonl)(rows, sys.stdout)
+        if out:
+            self.stderr.write(f"{n} rows written to {out}")

@@ -1,0 +1,71 @@
+"""The shared shape of every ``load_*`` command: validate all, write all or nothing.
+
+The command runs the load itself (``scoring.loads.file_load``, as the upload page and
+the job runner do), with a progress bar on a terminal; ``--background`` hands the file
+to a background job instead and says which.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from jobs.services import command_submit
+from scoring.loads import file_load
+from studies.loading.problems import LoadError
+from studies.loading.readers import Source
+from studies.models import Study
+
+
+class LoadCommand(BaseCommand):
+    kind = ""  # a LoadKind
+    needs_study = True
+    formats: tuple[str, ...] = ("jsonl", "csv")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", help="the file to load")
+        if self.needs_study:
+            parser.add_argument("--study", required=True, help="the study's slug")
+        parser.add_argument("--format", choices=self.formats, help="default: from the file name")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="validate and count, write nothing"
+        )
+        parser.add_argument(
+            "--background",
+            action="store_true",
+            help="run as a background job (a Celery worker when CELERY_BROKER_URL is set)",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            source = Source.from_path(opts["file"], opts.get("format"))
+        except OSError as exc:
+            raise CommandError(f"{opts['file']}: cannot read the file: {exc.strerror}") from exc
+        kwargs: dict[str, Any] = {"dry_run": opts["dry_run"]}
+        if self.needs_study:
+            study = Study.objects.filter(slug=opts["study"]).first()
+            if study is None:
+                raise CommandError(
+                    f"no study {opts['study']!r}: load its definition first (load_study)"
+                )
+            kwargs["study"] = study
+            kwargs["show_progress"] = opts["verbosity"] >= 1 and sys.stderr.isatty()
+        if opts["background"]:
+            self._submit(source, kwargs.get("study"), opts)
+            return
+        try:
+            summary = file_load(kind=self.kind, source=source, **kwargs)
+        except LoadError as exc:
+            raise CommandError(exc.describe()) from exc
+        self.stdout.write(self.style.SUCCESS(summary.describe()))
+
+    def _submit(self, source: Source, study: Study | None, opts: dict[str, Any]) -> None:
+        job = command_submit(
+            kind=self.kind, study=study, content=source.content, name=source.name,
+            params={"dry_run": opts["dry_run"], "format": opts.get("format")},
+        )  # fmt: skip
+        if job["status"] == "failed":
+            raise CommandError(job["message"])
+        self.stdout.write(self.style.SUCCESS(job["message"]))

@@ -1,0 +1,72 @@
+"""Background jobs (loads, rule scoring, exports, reports).
+
+``jobs`` sits on top of every app (studies ← annotation ← scoring ← research), so a job
+may run any loader, scoring or report of any of them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from studies.models import LoadKind, Study
+
+
+class Job(models.Model):
+    """One background job: what it does, how far it got, and what came out."""
+
+    class Kind(models.TextChoices):
+        """Work other than loading a file (file loads are ``LoadKind``'s kinds)."""
+
+        RULE_SCORES = "rule_scores", _("Rule scores")
+        EXPORT = "export", _("Export")
+        REPORT = "report", _("Report")
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    kind = models.CharField(max_length=20, choices=[*LoadKind.choices, *Kind.choices])
+    study = models.ForeignKey(
+        Study, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    params = models.JSONField(default=dict, blank=True, help_text=_("What the job was asked."))
+    stage = models.CharField(max_length=40, blank=True, help_text=_("e.g. validating, writing"))
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(null=True, blank=True)
+    message = models.TextField(blank=True)
+    summary = models.JSONField(
+        default=dict, blank=True, help_text=_("What the job did, or the problems found.")
+    )
+    result_file = models.CharField(max_length=500, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["kind", "status"], name="job_kind_status")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int | None:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.total:
+            return None
+        return min(100, int(100 * self.done / self.total))

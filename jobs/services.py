@@ -1,0 +1,153 @@
+"""Submitting and running jobs: ``job_submit`` records and enqueues, ``job_run`` runs."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from jobs.models import Job
+from jobs.progress import JobProgress, cache_key
+from jobs.runners import RUNNERS
+from jobs.tasks import TRANSIENT_DB_ERRORS, drop_broken_connection, run_job
+from studies.loading.problems import LoadError
+from studies.models import Study
+
+logger = logging.getLogger(__name__)
+MAX_PROBLEMS = 1000  # kept on a failed job's row; the count says how many there were
+
+
+def upload_save(name: str, content: bytes) -> str:
+    """Keep an uploaded file under DATA_DIR/uploads for a job to read (maybe on another
+    machine); returns its path relative to DATA_DIR."""
+    safe = re.sub(r"[^\w.-]+", "_", Path(name).name)[-100:] or "upload"
+    relative = Path("uploads") / timezone.now().strftime("%Y%m%d") / f"{uuid.uuid4().hex}-{safe}"
+    path = Path(settings.DATA_DIR) / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return str(relative)
+
+
+def job_submit(*, kind: str, study: Study | None, params: dict[str, Any], user: Any = None) -> Job:
+    """Record a job and enqueue it once the current transaction commits.
+
+    Without a broker (``CELERY_BROKER_URL`` unset) Celery runs it at once in this
+    process, so the returned job may already be done; reload it to see.
+    """
+    if kind not in RUNNERS:
+        raise ValueError(f"no runner for jobs of kind {kind!r}")
+    job = Job.objects.create(
+        kind=kind, study=study, params=params,
+        created_by=user if getattr(user, "pk", None) else None,
+    )  # fmt: skip
+    transaction.on_commit(partial(run_job.delay, job.pk))
+    return job
+
+
+def load_submit(
+    *, kind: str, name: str, content: bytes, study: Study | None, dry_run: bool = False,
+    fmt: str | None = None, user: Any = None,
+) -> Job:  # fmt: skip
+    """A load (study, pool, LLM outputs, responses) as a job: save the file, then submit."""
+    params: dict[str, Any] = {"path": upload_save(name, content), "name": name,
+                              "format": fmt, "dry_run": dry_run}  # fmt: skip
+    return job_submit(kind=kind, study=study, params=params, user=user)
+
+
+def job_run(job_id: int) -> Job | None:
+    """Run a queued job (or one whose worker died); record its outcome on its row.
+
+    A transient database error (``TRANSIENT_DB_ERRORS``) while starting or running is
+    raised for the task to retry the job: runners are atomic and idempotent, so nothing
+    is half-done. Once the runner has finished, its outcome is saved with retries of its
+    own, so a finished load is never run a second time because its row could not be
+    written at the first try.
+    """
+    job = Job.objects.select_related("study", "created_by").filter(pk=job_id).first()
+    if job is None or job.finished:
+        return job
+    job.status, job.started_at, job.message = Job.Status.RUNNING, timezone.now(), ""
+    job.save(update_fields=["status", "started_at", "message"])
+    reporter = JobProgress(job.pk)
+    try:
+        outcome = RUNNERS[job.kind](job, reporter)
+    except LoadError as exc:
+        job.status = Job.Status.FAILED
+        job.message = exc.describe(limit=5)
+        job.summary = {
+            "problem_count": len(exc.problems),
+            "problems": [asdict(p) for p in exc.problems[:MAX_PROBLEMS]],
+        }
+    except TRANSIENT_DB_ERRORS:
+        raise
+    except Exception as exc:
+        logger.exception("job %s (%s) failed", job.pk, job.kind)
+        job.status = Job.Status.FAILED
+        job.message = f"{type(exc).__name__}: {exc}"
+        job.summary = {"error": type(exc).__name__}
+    else:
+        job.status = Job.Status.DONE
+        job.message, job.summary, job.result_file = (
+            outcome.message, outcome.summary, outcome.result_file,
+        )  # fmt: skip
+    finally:
+        cache.delete(cache_key(job.pk))
+    job.stage, job.done, job.total = reporter.stage, reporter.done, reporter.total
+    job.finished_at = timezone.now()
+    _save_outcome(job)
+    return job
+
+
+def _save_outcome(job: Job, attempts: int = 8) -> None:
+    """Save a finished job's row, waiting out a database that is briefly unavailable."""
+    for attempt in range(attempts):
+        try:
+            job.save()
+            return
+        except TRANSIENT_DB_ERRORS:
+            if attempt == attempts - 1:
+                raise
+            drop_broken_connection()
+            time.sleep(min(0.1 * 2**attempt, 5.0))
+
+
+def job_give_up(job_id: int, error: BaseException) -> None:
+    """Mark a job failed after its task ran out of retries (best effort: the database
+    may still be down, in which case the job stays as it was and the log says why)."""
+    try:
+        drop_broken_connection()
+        Job.objects.filter(pk=job_id, finished_at__isnull=True).update(
+            status=Job.Status.FAILED, finished_at=timezone.now(),
+            message=f"gave up after repeated database errors: {type(error).__name__}: {error}",
+            summary={"error": type(error).__name__},
+        )  # fmt: skip
+    except TRANSIENT_DB_ERRORS:
+        logger.exception("job %s: could not record that it failed", job_id)
+
+
+def command_submit(*, kind: str, study: Study | None, params: dict[str, Any],
+                   content: bytes | None = None, name: str = "", user: Any = None,
+                   ) -> dict[str, Any]:  # fmt: skip
+    """The submitter behind the commands' ``--background`` (see studies.background)."""
+    if content is not None:
+        job = load_submit(kind=kind, name=name, content=content, study=study, user=user,
+                          dry_run=bool(params.get("dry_run")), fmt=params.get("format"))  # fmt: skip
+    else:
+        job = job_submit(kind=kind, study=study, params=params, user=user)
+    job.refresh_from_db()
+    if job.finished:
+        line = f"job {job.pk} ({job.kind}) {job.status}: {job.message}"
+    else:
+        line = (f"job {job.pk} ({job.kind}) queued; follow it in the admin "
+                f"(/admin/jobs/job/{job.pk}/) or at /research/jobs/{job.pk}/")  # fmt: skip
+    return {"id": job.pk, "status": job.status, "message": line}

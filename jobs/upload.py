@@ -1,0 +1,73 @@
+"""The admin's upload page: any kind of file, loaded now or as a background job.
+
+Loaded now, the page shows the summary or every problem; in the background, the file
+is saved under DATA_DIR/uploads, a Job is created, and the page redirects to the job's
+admin page (which shows its progress, then its summary or its file's problems).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from annotation.forms import UploadForm
+from jobs.services import load_submit
+from scoring.loads import file_load
+from studies.loading.problems import LoadError
+from studies.loading.readers import Source
+
+
+class JobUploadForm(UploadForm):
+    background = forms.BooleanField(
+        label=gettext_lazy("Run in the background"),
+        required=False,
+        help_text=gettext_lazy(
+            "For large files: load as a job and follow its progress on the job's page."
+        ),
+    )
+
+
+def upload_view(request: HttpRequest) -> HttpResponse:
+    """Upload a study, pool, LLM outputs or responses file through the same loaders."""
+    if not request.user.is_staff or not request.user.has_perm("studies.add_item"):
+        return redirect("admin:login")
+    form = JobUploadForm(request.POST or None, request.FILES or None)
+    problems = None
+    summary = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        upload = data["file"]
+        if data["background"]:
+            job = load_submit(
+                kind=data["kind"], name=upload.name, content=upload.read(),
+                study=data.get("study"), dry_run=data["dry_run"], user=request.user,
+            )  # fmt: skip
+            messages.info(request, _("Job %(id)d created.") % {"id": job.pk})
+            return redirect("admin:jobs_job_change", job.pk)
+        try:
+            summary = file_load(
+                kind=data["kind"], source=Source.from_upload(upload.name, upload),
+                study=data.get("study"), dry_run=data["dry_run"], user=request.user,
+            )  # fmt: skip
+        except LoadError as exc:
+            problems = exc.problems
+            messages.error(
+                request, _("%(n)d problem(s) found; nothing was loaded.") % {"n": len(problems)}
+            )
+        else:
+            messages.success(request, summary.describe())
+    context: dict[str, Any] = {
+        **admin.site.each_context(request),
+        "title": _("Upload a file"),
+        "form": form,
+        "problems": problems,
+        "summary": summary,
+    }
+    return TemplateResponse(request, "admin/upload.html", context)

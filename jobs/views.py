@@ -1,0 +1,61 @@
+"""A job's state as JSON for the dashboard to poll, and its result file.
+
+Visible to whoever may see the job's study (``research.access``: superusers all, a
+researcher the studies shared with them) and to the job's creator; 404 to anyone else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.http import FileResponse, Http404, HttpRequest, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from jobs.models import Job
+from jobs.progress import live_progress
+from research.access import visible_studies
+
+
+def job_for(user: Any, job_id: int) -> Job:
+    job = Job.objects.select_related("study").filter(pk=job_id).first()
+    if job is None or not user.is_authenticated:
+        raise Http404("No such job")
+    mine = job.created_by_id is not None and job.created_by_id == user.pk
+    shared = job.study_id is not None and visible_studies(user).filter(pk=job.study_id).exists()
+    if not (mine or shared or user.is_superuser):
+        raise Http404("No such job")
+    return job
+
+
+def job_json(job: Job) -> dict[str, Any]:
+    progress = live_progress(job)
+    return {
+        "id": job.pk,
+        "kind": job.kind,
+        "study": job.study.slug if job.study else None,
+        "status": job.status,
+        "finished": job.finished,
+        **progress,
+        "message": job.message,
+        "summary": job.summary,
+        "result": reverse("jobs:job-download", args=[job.pk]) if job.result_file else None,
+        "created_at": job.created_at.isoformat(),
+        "started_at": job.started_at.isoformat() if job.started_at else None,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }
+
+
+@require_GET
+def job_status(request: HttpRequest, job_id: int) -> JsonResponse:
+    return JsonResponse(job_json(job_for(request.user, job_id)))
+
+
+@require_GET
+def job_download(request: HttpRequest, job_id: int) -> FileResponse:
+    job = job_for(request.user, job_id)
+    path = Path(job.result_file) if job.result_file else None
+    if job.status != Job.Status.DONE or path is None or not path.is_file():
+        raise Http404("No result file")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

@@ -1,0 +1,166 @@
+"""Read-only API views for researchers; each calls one selector and serializes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, generics
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Response as ResponseRow
+from research.access import study_for, visible_studies
+from research.api import serializers as out
+from research.downloads import (
+    REPORT_FORMATS,
+    RESPONSE_FORMATS,
+    report_download,
+    responses_download,
+)
+from scoring.report import N_BOOT, TABLES, ReportSettings
+from scoring.report.service import report_for
+from studies.loading.values import is_digits
+from studies.models import Item, Study
+
+TAGS = ["research"]
+MAX_BOOT = 2000
+
+
+def _choice(request: Request, name: str, allowed: tuple[str, ...], default: str | None) -> Any:
+    value = request.query_params.get(name, default)
+    if value is not None and value not in allowed:
+        raise exceptions.ValidationError({name: f"one of {', '.join(allowed)}"})
+    return value
+
+
+def _n_boot(request: Request) -> int:
+    raw = request.query_params.get("n_boot", str(N_BOOT))
+    if not is_digits(raw) or int(raw) > MAX_BOOT:
+        raise exceptions.ValidationError({"n_boot": f"an integer from 0 to {MAX_BOOT}"})
+    return int(raw)
+
+
+class StudyList(generics.ListAPIView):
+    """Studies shared with you (every study for an administrator)."""
+
+    serializer_class = out.StudyOut
+
+    @extend_schema(tags=TAGS)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Study]:
+        return visible_studies(self.request.user).order_by("slug")
+
+
+class StudyDetail(APIView):
+    @extend_schema(responses=out.StudyDetailOut, tags=TAGS)
+    def get(self, request: Request, study_id: int) -> Response:
+        """One study: groups, tasks and counts."""
+        study = study_for(request.user, study_id)
+        data = {
+            **out.StudyOut(study).data, "description": study.description,
+            "groups": out.GroupOut(study.groups.all(), many=True).data,
+            "tasks": out.TaskOut(study.tasks.all(), many=True).data,
+            "n_items": study.items.count(), "n_participants": study.participants.count(),
+            "n_responses": study.responses.count(),
+        }  # fmt: skip
+        return Response(data)
+
+
+class ItemList(generics.ListAPIView):
+    """The study's items with their answer keys (researchers only)."""
+
+    serializer_class = out.ItemOut
+
+    @extend_schema(tags=TAGS, parameters=[OpenApiParameter("task", str, description="task slug")])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Item]:
+        study = study_for(self.request.user, self.kwargs["study_id"])
+        query = Item.objects.filter(study=study).select_related("task").order_by("pk")
+        task = self.request.query_params.get("task")
+        return query.filter(task__slug=task) if task else query
+
+
+class ResponseList(generics.ListAPIView):
+    """Item-level responses (formats.md §4 columns), paginated; filter by task or kind."""
+
+    serializer_class = out.ResponseOut
+
+    @extend_schema(
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter("task", str, description="task slug"),
+            OpenApiParameter("rater_kind", str, enum=["human", "model", "rule"]),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Any]:
+        study = study_for(self.request.user, self.kwargs["study_id"])
+        query = ResponseRow.objects.filter(study=study).order_by("pk")
+        if task := self.request.query_params.get("task"):
+            query = query.filter(task__slug=task)
+        if kind := self.request.query_params.get("rater_kind"):
+            query = query.filter(rater__kind=kind)
+        return query.values(
+            "id", "task__slug", "item__external_id", "rater__kind", "rater__name",
+            "rater__run", "rater__group__slug", "field", "value", "correct", "time_ms",
+            "sample", "answered_at",
+        )  # fmt: skip
+
+
+class ReportView(APIView):
+    @extend_schema(
+        responses=out.ReportOut,
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter("n_boot", int, description=f"bootstrap resamples (default {N_BOOT})")
+        ],
+    )
+    def get(self, request: Request, study_id: int) -> Response:
+        """The statistics report (formats.md §5): every table as flat rows."""
+        study = study_for(request.user, study_id)
+        report = report_for(study, ReportSettings(n_boot=_n_boot(request)))
+        return Response(report.as_json())
+
+
+class ReportExport(APIView):
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter("file", str, enum=list(REPORT_FORMATS), description="default json"),
+            OpenApiParameter("table", str, enum=list(TABLES), description="one table only"),
+            OpenApiParameter("n_boot", int),
+        ],
+    )
+    def get(self, request: Request, study_id: int) -> Any:
+        """The report as a file: JSON, CSV (one table, or a zip of all) or XLSX."""
+        study = study_for(request.user, study_id)
+        fmt = _choice(request, "file", REPORT_FORMATS, "json")
+        table = _choice(request, "table", TABLES, None)
+        report = report_for(study, ReportSettings(n_boot=_n_boot(request)))
+        return report_download(report, fmt, table)
+
+
+class ResponsesExport(APIView):
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter("file", str, enum=list(RESPONSE_FORMATS), description="default csv")
+        ],
+    )
+    def get(self, request: Request, study_id: int) -> Any:
+        """Every raw response, streamed (formats.md §4)."""
+        study = study_for(request.user, study_id)
+        fmt = _choice(request, "file", RESPONSE_FORMATS, "csv")
+        return responses_download(study.slug, study, fmt)

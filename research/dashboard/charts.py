@@ -1,0 +1,143 @@
+"""The dashboard's charts, drawn from the report's tables (``research.charts`` SVG)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from research.charts import Interval, Series, forest, grouped_bars, heatmap
+from scoring.report.build import Report
+from studies.models import Study
+
+Rows = list[dict[str, Any]]
+
+
+def _labels(study: Study) -> tuple[dict[str, str], dict[tuple[str, str], str], dict[str, str]]:
+    tasks, dims, kinds = {}, {}, {}
+    for t in study.tasks.all():
+        tasks[t.slug] = t.title or t.slug
+        kinds[t.slug] = t.kind
+        for d in t.dimensions or []:
+            dims[(t.slug, d["key"])] = str(d.get("label") or d["key"])
+    return tasks, dims, kinds
+
+
+def set_label(name: str, groups: dict[str, str]) -> str:
+    if name.startswith("group:"):
+        slug = name.split(":", 1)[1]
+        return f"{slug} {groups.get(slug, '')}".strip()
+    if name == "humans":
+        return _("all people")
+    if name == "models":
+        return _("all models")
+    return name.split(":", 1)[1] if name.startswith("model:") else name
+
+
+def accuracy_chart(report: Report, study: Study) -> str | None:
+    """Headline accuracy per task (all parts right for multi-part), groups beside models."""
+    tasks, _dims, kinds = _labels(study)
+    groups = dict(study.groups.values_list("slug", "name"))
+    rows = report.tables["accuracy"]
+    headline = [
+        (t, "*" if kinds[t] in ("multi", "best_worst") else "answer")
+        for t in tasks if kinds[t] != "rating"
+    ]  # fmt: skip
+    index = {(r["task"], r["field"], r["rater_set"]): r for r in rows}
+    headline = [h for h in headline if any((h[0], h[1], s) in index for s in _sets(rows))]
+    if not headline:
+        return None
+    names = [s for s in _sets(rows) if s.startswith("group:") or s.startswith("model:")]
+    series = []
+    for name in names:
+        cells = [index.get((t, f, name)) for t, f in headline]
+        series.append(Series(
+            set_label(name, groups),
+            [c["value"] if c else None for c in cells],
+            [c["ci_low"] if c else None for c in cells],
+            [c["ci_high"] if c else None for c in cells],
+        ))  # fmt: skip
+    categories = [tasks[t] + (" · " + _("all parts") if f == "*" else "") for t, f in headline]
+    return grouped_bars(categories, series, title=_("Accuracy by group beside the models"),
+                        y_label=_("accuracy (95% Wilson CI)"))  # fmt: skip
+
+
+def _sets(rows: Rows) -> list[str]:
+    return list(dict.fromkeys(r["rater_set"] for r in rows))
+
+
+def correlation_chart(report: Report, study: Study) -> str | None:
+    """Pearson r of each judge's item means with the humans', per task dimension."""
+    tasks, dims, _kinds = _labels(study)
+    groups = dict(study.groups.values_list("slug", "name"))
+    rows = [r for r in report.tables["correlation"] if r["b"] == "humans"]
+    if not rows:
+        return None
+    judges = list(dict.fromkeys(r["a"] for r in rows))
+    cols = list(dict.fromkeys((r["task"], r["field"]) for r in rows))
+    col_label = {c: dims.get(c, c[1]) if len({t for t, _f in cols}) == 1
+                 else f"{tasks.get(c[0], c[0])}·{dims.get(c, c[1])}" for c in cols}  # fmt: skip
+    values = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["pearson"]
+              for r in rows}  # fmt: skip
+    counts = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["n"]
+              for r in rows}  # fmt: skip
+    return heatmap([set_label(j, groups) for j in judges], [col_label[c] for c in cols], values,
+                   title=_("Correlation with the humans (Pearson r of item means)"),
+                   low=-1.0, high=1.0, diverging=True, counts=counts)  # fmt: skip
+
+
+def rule_choices(report: Report) -> list[str]:
+    return list(dict.fromkeys(r["rule"] for r in report.tables["rule_vs_rating"]))
+
+
+def rules_chart(report: Report, study: Study, rule: str) -> str | None:
+    _tasks, dims, _kinds = _labels(study)
+    groups = dict(study.groups.values_list("slug", "name"))
+    rows = [r for r in report.tables["rule_vs_rating"] if r["rule"] == rule]
+    if not rows:
+        return None
+    items = [
+        Interval(f"{dims.get((r['task'], r['field']), r['field'])} · "
+                 f"{set_label(r['rater_set'], groups)}", r["diff"], r["ci_low"], r["ci_high"],
+                 r["rater_set"])
+        for r in rows
+    ]  # fmt: skip
+    title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": rule}
+    return forest(items, title=title, x_label=_("mean rating difference (95% bootstrap CI)"))
+
+
+def metric_choices(report: Report) -> list[str]:
+    return list(dict.fromkeys(f"{r['rule']}/{r['field']}" for r in report.tables["rule_scores"]))
+
+
+def cipai_chart(report: Report, metric: str) -> str | None:
+    rows = [r for r in report.tables["rule_scores"] if f"{r['rule']}/{r['field']}" == metric]
+    if not rows:
+        return None
+    forms = sorted({r["form"] for r in rows})
+    sources = sorted({r["source"] for r in rows})
+    values = {(r["form"], r["source"]): r["mean"] for r in rows}
+    counts = {(r["form"], r["source"]): r["n"] for r in rows}
+    title = _("Mean rule score per form and source: %(metric)s") % {"metric": metric}
+    return heatmap(forms, sources, values, title=title, counts=counts)
+
+
+def published_chart(study: Study) -> str | None:
+    """Published per-form results (aggregate tasks named ``<task>:<form>``) as a heatmap.
+
+    Shown beside the item-level tables, never mixed in: these are others' figures.
+    """
+    rows = [
+        a for a in study.aggregates.order_by("model", "task") if ":" in a.task
+    ]  # e.g. FuxiBench's structural accuracy per cipai, "CiG:浣溪沙"
+    if len(rows) < 2:
+        return None
+    models = list(dict.fromkeys(a.model + (f"@{a.run}" if a.run else "") for a in rows))
+    forms = sorted({a.task.split(":", 1)[1] for a in rows})
+    values = {(a.task.split(":", 1)[1], a.model + (f"@{a.run}" if a.run else "")): a.value
+              for a in rows}  # fmt: skip
+    metrics = sorted({a.metric for a in rows})
+    title = _("Published results per form (%(metric)s), not computed here") % {
+        "metric": ", ".join(metrics)
+    }
+    return heatmap(forms, models, values, title=title)

@@ -1,0 +1,23 @@
+"""The researcher-facing pages, under /research/."""
+
+from django.urls import path
+
+from research import poems
+from research.dashboard import views as dashboard
+
+app_name = "research"
+urlpatterns = [
+    path("", dashboard.study_list, name="studies"),
+    path("studies/<int:study_id>/", dashboard.dashboard, name="dashboard"),
+    path(
+        "studies/<int:study_id>/report.<str:fmt>",
+        dashboard.download_report,
+        name="download-report",
+    ),
+    path(
+        "studies/<int:study_id>/responses.<str:fmt>",
+        dashboard.download_responses,
+        name="download-responses",
+    ),
+    path("poems/<int:item_id>/", poems.poem_detail, name="poem"),
+]

@@ -1,0 +1,91 @@
+"""Loading a file, and bringing what depends on it up to date, in one transaction.
+
+The one entry point for every kind of file (docs/formats.md): the ``load_*`` commands,
+the admin's upload page, the background job runner and the demo all call
+:func:`file_load`. It validates the whole file first (outside any transaction, so a long
+validation holds no lock), then, in one transaction, writes it and, unless it was a dry
+run, calls as plain calls:
+
+1. ``annotation.services.grading.responses_regrade`` for items whose answer key changed,
+   so stored ``correct`` values never go stale;
+2. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
+   their rule scores (or the summary's notes say why not yet).
+
+Any problem in the file raises ``LoadError`` before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
+from annotation.loading.responses import responses_write, validate_responses
+from annotation.services.grading import responses_regrade
+from scoring.rules import rule_scores_after_load
+from studies.loading.pool import pool_write, validate_pool
+from studies.loading.problems import Summary
+from studies.loading.progress import ProgressCallback
+from studies.loading.readers import Source
+from studies.loading.study import study_write, validate_study
+from studies.models import LoadKind, Study
+
+
+@dataclass(frozen=True)
+class Loader:
+    """How one kind of file into a study is read: validated whole, then written."""
+
+    validate: Callable[..., Any]  # (source, study, *, show_progress, on_progress) -> parsed
+    write: Callable[..., Summary]  # (parsed, *, source, study, dry_run, user, ...) -> Summary
+
+
+INTO_STUDY: dict[str, Loader] = {
+    LoadKind.POOL: Loader(validate_pool, pool_write),
+    LoadKind.LLM_OUTPUTS: Loader(validate_llm_outputs, llm_outputs_write),
+    LoadKind.RESPONSES: Loader(validate_responses, responses_write),
+}
+
+
+def file_load(
+    *,
+    kind: str,
+    source: Source,
+    study: Study | None = None,
+    dry_run: bool = False,
+    user: Any = None,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
+    """Load ``source`` as a file of ``kind`` (a :class:`LoadKind`); a study definition
+    needs no ``study``, every other kind does. Raises ``LoadError`` (nothing written)."""
+    if kind == LoadKind.STUDY:
+        if on_progress is not None:
+            on_progress("validating", 0, 1)
+        spec = validate_study(source)
+        return study_write(spec, source=source, dry_run=dry_run, user=user, on_progress=on_progress)
+    loader = INTO_STUDY.get(kind)
+    if loader is None:
+        raise ValueError(f"unknown kind of file {kind!r}")
+    if study is None:
+        raise ValueError(f"a {kind} file is loaded into a study")
+    progress: dict[str, Any] = {"show_progress": show_progress, "on_progress": on_progress}
+    parsed = loader.validate(source, study, **progress)
+    with transaction.atomic():
+        summary = loader.write(
+            parsed, source=source, study=study, dry_run=dry_run, user=user, **progress
+        )
+        if not summary.dry_run:
+            derived_update(study=study, summary=summary)
+    return summary
+
+
+def derived_update(*, study: Study, summary: Summary) -> None:
+    """What a load's written items imply: regrade rekeyed items, score changed poems."""
+    if summary.items.rekeyed:
+        responses_regrade(item_ids=summary.items.rekeyed)
+    note = rule_scores_after_load(study=study, item_ids=summary.items.changed)
+    if note is not None:
+        summary.notes.append(note)
