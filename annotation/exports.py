@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import IO, Any
 
@@ -70,63 +70,62 @@ def _cells(row: tuple[Any, ...]) -> list[Any]:
     ]
 
 
-def write_csv(rows: Iterator[tuple[Any, ...]], out: IO[str]) -> int:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    n = 0
-    for row in rows:
-        writer.writerow(_cells(row))
-        n += 1
-    return n
+class _Counted:
+    """Rows passed through, counted."""
+
+    def __init__(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self.rows, self.n = rows, 0
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for row in self.rows:
+            self.n += 1
+            yield row
 
 
-def write_jsonl(rows: Iterator[tuple[Any, ...]], out: IO[str]) -> int:
-    n = 0
+def text_chunks(
+    rows: Iterable[tuple[Any, ...]], fmt: str, rows_per_chunk: int = 2000
+) -> Iterator[str]:
+    """The export as text (CSV with its header row, or JSONL), in chunks of rows: the one
+    text writer, behind files, standard output and streamed HTTP downloads."""
+    parts: list[str] = []
+
+    class Buffer:
+        def write(self, text: str) -> int:
+            parts.append(text)
+            return len(text)
+
+    writer = csv.writer(Buffer(), lineterminator="\n")
+    if fmt == "csv":
+        writer.writerow(COLUMNS)
     dumps = json.dumps
-    for row in rows:
-        out.write(dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False))
-        out.write("\n")
-        n += 1
-    return n
+    for i, row in enumerate(rows, start=1):
+        if fmt == "csv":
+            writer.writerow(_cells(row))
+        else:
+            parts.append(dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n")
+        if i % rows_per_chunk == 0:
+            yield "".join(parts)
+            parts.clear()
+    yield "".join(parts)
 
 
-def write_xlsx(rows: Iterator[tuple[Any, ...]], out: IO[bytes]) -> int:
+def _write_xlsx(rows: Iterable[tuple[Any, ...]], out: IO[bytes]) -> None:
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
     sheet = book.create_sheet("responses")
     sheet.append(list(COLUMNS))
-    n = 0
     for row in rows:
         sheet.append(list(row))
-        n += 1
     book.save(out)
-    return n
 
 
-def csv_chunks(rows: Iterator[tuple[Any, ...]], fmt: str) -> Iterator[str]:
-    """Text chunks for an HTTP streaming response (CSV or JSONL)."""
-
-    class Buffer:
-        def __init__(self) -> None:
-            self.parts: list[str] = []
-
-        def write(self, text: str) -> int:
-            self.parts.append(text)
-            return len(text)
-
-    buffer = Buffer()
-    writer = csv.writer(buffer, lineterminator="\n")
-    if fmt == "csv":
-        writer.writerow(COLUMNS)
-    for i, row in enumerate(rows, start=1):
-        if fmt == "csv":
-            writer.writerow(_cells(row))
-        else:
-            buffer.write(
-                json.dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n"
-            )
-        if i % 2000 == 0:
-            yield "".join(buffer.parts)
-            buffer.parts.clear()
-    yield "".join(buffer.parts)
+def export_write(rows: Iterable[tuple[Any, ...]], fmt: str, out: IO[Any]) -> int:
+    """Write the export in ``fmt`` (one of FORMATS) to ``out``, a binary stream for xlsx
+    and a text stream otherwise; returns the number of rows written."""
+    counted = _Counted(rows)
+    if fmt == "xlsx":
+        _write_xlsx(counted, out)
+    else:
+        out.writelines(text_chunks(counted, fmt))
+    return counted.n

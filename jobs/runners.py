@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from annotation.exports import FORMATS, export_rows, write_csv, write_jsonl, write_xlsx
+from annotation.exports import FORMATS, export_rows, export_write
 from annotation.models import Response
 from jobs.models import Job
 from scoring.loads import file_load
@@ -109,10 +109,10 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     partial = path.with_suffix(path.suffix + ".part")  # never a half-written file under its name
     if fmt == "xlsx":
         with partial.open("wb") as fh:
-            n = write_xlsx(rows, fh)
+            n = export_write(rows, fmt, fh)
     else:
         with partial.open("w", encoding="utf-8", newline="") as fh:
-            n = (write_csv if fmt == "csv" else write_jsonl)(rows, fh)
+            n = export_write(rows, fmt, fh)
     os.replace(partial, path)
     message = f"{n} rows exported to {path.name}"
     return Outcome(summary={"rows": n, "format": fmt}, message=message, result_file=str(path))

@@ -15,8 +15,7 @@ import zipfile
 
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 
-from annotation.exports import csv_chunks, export_rows
-from annotation.exports import write_xlsx as responses_xlsx
+from annotation.exports import export_rows, export_write, text_chunks
 from scoring.report.build import TABLES, Report
 from scoring.report.writers import table_csv_text, write_xlsx
 
@@ -68,10 +67,10 @@ def responses_download(
     name = f"{study_slug}-responses.{fmt}"
     if fmt == "xlsx":
         spool = tempfile.SpooledTemporaryFile(max_size=32 * 1024 * 1024)  # noqa: SIM115
-        responses_xlsx(rows, spool)
+        export_write(rows, fmt, spool)
         spool.seek(0)
         return FileResponse(spool, as_attachment=True, filename=name, content_type=XLSX)
     content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson"
-    response = StreamingHttpResponse(csv_chunks(rows, fmt), content_type=content_type)
+    response = StreamingHttpResponse(text_chunks(rows, fmt), content_type=content_type)
     _attachment(response, name)
     return response

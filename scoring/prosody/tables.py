@@ -131,13 +131,6 @@ def xinyun_groups() -> dict[str, frozenset[str]]:
 
 
 @lru_cache(maxsize=1)
-def xinyun_ping_groups() -> dict[str, frozenset[str]]:
-    """中华新韵: character -> the groups where it is listed as 平 (for shi rhymes)."""
-    data: dict[str, dict[str, list[str]]] = _load("rhyme/Xinyun_Rhyme.json")
-    return _char_groups([(g, sub.get("平", [])) for g, sub in data.items()])
-
-
-@lru_cache(maxsize=1)
 def cilin_groups() -> dict[str, frozenset[str]]:
     """词林正韵: character -> the 部 (of 19) it belongs to, any tone."""
     data: dict[str, dict[str, list[str]]] = _load("rhyme/Cilin_Rhyme.json")

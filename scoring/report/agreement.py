@@ -24,11 +24,8 @@ COLUMNS = ("task", "field", "rater_set", "metric", "level", "value", "ci_low", "
 
 
 def _row(task: str, fld: str, name: str, r: AgreementResult) -> dict[str, Any]:
-    return {
-        "task": task, "field": fld, "rater_set": name, "metric": r.metric, "level": r.level,
-        "value": r.value, "ci_low": r.ci_low, "ci_high": r.ci_high, "n_units": r.n_units,
-        "n_raters": r.n_raters, "weights": r.weights, "n_boot": r.n_boot, "reason": r.reason,
-    }  # fmt: skip
+    where = {"task": task, "field": fld, "rater_set": name}
+    return {c: where[c] if c in where else getattr(r, c) for c in COLUMNS}
 
 
 def _table(

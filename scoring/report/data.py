@@ -82,9 +82,6 @@ class StudyData:
     group_slugs: list[str]
     exclusions: list[dict[str, Any]] = field(default_factory=list)
 
-    def task_by_slug(self, slug: str) -> TaskInfo:
-        return next(t for t in self.tasks.values() if t.slug == slug)
-
 
 def _tasks(study: Study) -> dict[int, TaskInfo]:
     rows = Task.objects.filter(study=study).order_by("position", "slug")

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from scoring.report import agreement
 from scoring.report.build import TABLES, Report
 
 FORMATS = ("json", "csv", "xlsx")
@@ -25,8 +26,7 @@ KNOWN_COLUMNS = {
                  "ci_high", "successes"],
     "model_vs_groups": ["task", "field", "model", "model_value", "group", "group_value",
                         "n_members", "percentile"],
-    "agreement": ["task", "field", "rater_set", "metric", "level", "value", "ci_low",
-                  "ci_high", "n_units", "n_raters", "weights", "n_boot", "reason"],
+    "agreement": list(agreement.COLUMNS),
     "correlation": ["task", "field", "a", "b", "pearson", "spearman", "kendall", "mean_diff",
                     "n", "pearson_p"],
     "rule_vs_rating": ["task", "field", "rule", "rater_set", "n_pass", "n_fail", "mean_pass",

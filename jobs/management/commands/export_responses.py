@@ -4,9 +4,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.exports import FORMATS, export_rows, write_csv, write_jsonl, write_xlsx
+from annotation.exports import FORMATS, export_rows, export_write
 from jobs.services import command_submit
 from studies.models import Study
+
+TEXT: dict[str, Any] = {"encoding": "utf-8", "newline": ""}
 
 
 class Command(BaseCommand):
@@ -38,16 +40,14 @@ class Command(BaseCommand):
             self.stdout.write(job["message"])
             return
         rows = export_rows(study)
-        if fmt == "xlsx":
-            if not out:
-                raise CommandError("--out is required for xlsx")
-            with open(out, "wb") as fh:
-                n = write_xlsx(rows, fh)
-        elif out:
+        if fmt == "xlsx" and not out:
+            raise CommandError("--out is required for xlsx")
+        if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
-            with open(out, "w", encoding="utf-8", newline="") as fh:
-                n = (write_csv if fmt == "csv" else write_jsonl)(rows, fh)
+            binary = fmt == "xlsx"
+            with open(out, "wb" if binary else "w", **({} if binary else TEXT)) as fh:
+                n = export_write(rows, fmt, fh)
         else:
-            n = (write_csv if fmt == "csv" else write_jsonl)(rows, sys.stdout)
+            n = export_write(rows, fmt, sys.stdout)
         if out:
             self.stderr.write(f"{n} rows written to {out}")
