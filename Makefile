@@ -12,7 +12,7 @@ PORT ?= 8000
 help:
 	@echo "make demo   - install, migrate SQLite, load the demo study, serve on http://$(HOST):$(PORT)/"
 	@echo "make test   - install and run the whole test suite (browser tests if Chromium is present)"
-	@echo "make lint   - ruff, mypy (strict on the pure packages), import contracts, migrations check"
+	@echo "make lint   - ruff, mypy over every app (strict on the pure packages), import contracts, migrations check"
 	@echo "make bench  - run every benchmark; results in bench/results/, summary in docs/performance.md"
 
 $(STAMP): pyproject.toml

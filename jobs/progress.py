@@ -50,7 +50,7 @@ class JobProgress:
 
 def live_progress(job: Job) -> dict[str, Any]:
     """Stage, done, total and percent: from the cache while running, else from the row."""
-    values = {"stage": job.stage, "done": job.done, "total": job.total}
+    values: dict[str, Any] = {"stage": job.stage, "done": job.done, "total": job.total}
     if job.status == Job.Status.RUNNING:
         values.update(cache.get(cache_key(job.pk)) or {})
     percent = job.percent

@@ -23,7 +23,7 @@ def drop_broken_connection() -> None:
         close_old_connections()
 
 
-class JobTask(Task):  # type: ignore[misc]
+class JobTask(Task):  # type: ignore[misc,unused-ignore]  # celery ships no types
     def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any,
                    einfo: Any) -> None:  # fmt: skip
         """Out of retries: record the failure on the job's row, if the database lets us."""

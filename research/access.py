@@ -12,9 +12,9 @@ from studies.models import Study
 def visible_studies(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Study]:
     if not user.is_authenticated:
         return Study.objects.none()
-    if user.is_superuser:  # type: ignore[union-attr]
+    if getattr(user, "is_superuser", False):
         return Study.objects.all()
-    return Study.objects.filter(researchers=user)
+    return Study.objects.filter(researchers__pk=user.pk)
 
 
 def study_for(user: AbstractBaseUser | AnonymousUser, study_id: int) -> Study:

@@ -9,8 +9,9 @@ an ``<svg>`` string with a ``<title>``/``aria-label`` for screen readers, ready 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 from html import escape
 
 FONT = (
@@ -22,7 +23,7 @@ PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#8a2b1d", "#b07aa1", "#76b7b2", "#e
 MISSING = "#eeeeee"
 
 
-def _ok(v: float | None) -> bool:
+def _ok(v: float | None) -> TypeGuard[float]:
     return v is not None and math.isfinite(v)
 
 
@@ -79,20 +80,21 @@ def grouped_bars(categories: Sequence[str], series: Sequence[Series], *, title: 
     for c, cat in enumerate(categories):
         x0 = left + c * slot + 8
         for s, ser in enumerate(series):
-            v = ser.values[c] if c < len(ser.values) else None
-            if not _ok(v):
+            point = ser.values[c] if c < len(ser.values) else None
+            if not _ok(point):
                 continue
-            h = plot_h * max(0.0, min(float(v), y_max)) / y_max  # type: ignore[arg-type]
+            v = point
+            h = plot_h * max(0.0, min(float(v), y_max)) / y_max
             x = x0 + s * bar
             colour = PALETTE[s % len(PALETTE)]
             body.append(f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
                         f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
-                        f'{escape(cat)}: {float(v):.3f}</title></rect>')  # type: ignore[arg-type]  # fmt: skip
+                        f'{escape(cat)}: {float(v):.3f}</title></rect>')  # fmt: skip
             lo = ser.low[c] if ser.low and c < len(ser.low) else None
             hi = ser.high[c] if ser.high and c < len(ser.high) else None
             if _ok(lo) and _ok(hi):
-                y_lo = top + plot_h - plot_h * float(lo) / y_max  # type: ignore[arg-type]
-                y_hi = top + plot_h - plot_h * float(hi) / y_max  # type: ignore[arg-type]
+                y_lo = top + plot_h - plot_h * float(lo) / y_max
+                y_hi = top + plot_h - plot_h * float(hi) / y_max
                 xm = x + (bar - 2) / 2
                 body.append(f'<line x1="{xm:.1f}" y1="{y_lo:.1f}" x2="{xm:.1f}" y2="{y_hi:.1f}" '
                             'stroke="#222" stroke-width="1"/>')  # fmt: skip
@@ -126,7 +128,7 @@ def _sequential(v: float, lo: float, hi: float) -> str:
 
 
 def heatmap(rows: Sequence[str], columns: Sequence[str],
-            values: dict[tuple[str, str], float | None], *, title: str, low: float = 0.0,
+            values: Mapping[tuple[str, str], float | None], *, title: str, low: float = 0.0,
             high: float = 1.0, diverging: bool = False, counts: dict[tuple[str, str], int] | None = None) -> str:  # fmt: skip
     """A rows × columns grid coloured by value (diverging around the middle if asked)."""
     cell_w, cell_h = 58.0, 24.0
@@ -146,8 +148,8 @@ def heatmap(rows: Sequence[str], columns: Sequence[str],
         for j, col in enumerate(columns):
             v = values.get((row, col))
             x = left + j * cell_w
-            fill = colour(float(v), low, high) if _ok(v) else MISSING  # type: ignore[arg-type]
-            label = f"{float(v):.2f}" if _ok(v) else "–"  # type: ignore[arg-type]
+            fill = colour(float(v), low, high) if _ok(v) else MISSING
+            label = f"{float(v):.2f}" if _ok(v) else "–"
             n = counts.get((row, col)) if counts else None
             tip = f"{row} · {col}: {label}" + (f" (n={n})" if n is not None else "")
             body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
@@ -192,10 +194,10 @@ def forest(rows: Sequence[Interval], *, title: str, x_label: str = "") -> str:
         body.append(_text(left - 6, y + 4, r.label, size=11, anchor="end"))
         colour = PALETTE[groups.index(r.group) % len(PALETTE)]
         if _ok(r.low) and _ok(r.high):
-            body.append(f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '  # type: ignore[arg-type]
+            body.append(f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '
                         f'y2="{y:.1f}" stroke="{colour}" stroke-width="2"/>')  # fmt: skip
         if _ok(r.value):
-            v = float(r.value)  # type: ignore[arg-type]
+            v = float(r.value)
             body.append(f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
                         f'<title>{escape(r.label)}: {v:.3f}</title></circle>')  # fmt: skip
     for t in range(5):

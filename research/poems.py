@@ -58,8 +58,11 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         tone_system = "modern"
     lenient = request.GET.get("lenient") == "1"
     score = score_poem(
-        item.poem_text, item.poem_form or None, tone_system=tone_system, lenient=lenient
-    )  # type: ignore[arg-type]
+        item.poem_text,
+        item.poem_form or None,
+        tone_system="classical" if tone_system == "classical" else "modern",
+        lenient=lenient,
+    )
     diag = score.diagnostics
     stored = (
         Response.objects.filter(item=item, rater__kind="rule")

@@ -28,8 +28,8 @@ def _safe(svg: str | None) -> str | None:
 
 def _pick(value: str | None, choices: list[str], *prefer: str) -> str:
     """The asked-for choice if valid, else the first that ends with a preferred suffix."""
-    if value in choices:
-        return value  # type: ignore[return-value]
+    if value is not None and value in choices:
+        return value
     for suffix in prefer:
         found = next((c for c in choices if c.endswith(suffix)), None)
         if found:

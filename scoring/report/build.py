@@ -69,14 +69,22 @@ def build_report(study: Study, settings: ReportSettings | None = None) -> Report
     data = study_data(study)
     sets = rater_sets(data.raters, data.group_slugs)
     rates = per_rater(data)
-    boot = {"n_boot": opts.n_boot, "seed": opts.seed, "confidence": opts.confidence}
     tables = {
         "exclusions": data.exclusions,
         "accuracy": accuracy_rows(data, sets, rates, confidence=opts.confidence),
         "model_vs_groups": model_vs_groups(data, sets, rates),
-        "agreement": agreement_rows(data, sets, **boot),
+        "agreement": agreement_rows(
+            data, sets, n_boot=opts.n_boot, seed=opts.seed, confidence=opts.confidence
+        ),
         "correlation": correlation_rows(data, sets),
-        "rule_vs_rating": rule_vs_rating_rows(data, sets, threshold=opts.pass_threshold, **boot),
+        "rule_vs_rating": rule_vs_rating_rows(
+            data,
+            sets,
+            threshold=opts.pass_threshold,
+            n_boot=opts.n_boot,
+            seed=opts.seed,
+            confidence=opts.confidence,
+        ),
         "rule_scores": rule_score_rows(data, sets),
         "aggregates": aggregate_rows(study),
     }

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +36,12 @@ class RatingFile:
     table: RatingTable
 
 
-def _reader(text: str) -> csv.reader:  # type: ignore[valid-type]
+def _reader(text: str) -> Iterator[list[str]]:
     sample = text[:4096]
     try:
         dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
     except csv.Error:
-        dialect = csv.excel  # type: ignore[assignment]
+        dialect = csv.excel
     return csv.reader(io.StringIO(text), dialect)
 
 
@@ -93,7 +93,7 @@ def read_rating_file(
         table = RatingTable.from_rows(
             [(u, r, v) for _, u, r, v in triples],
             level=level,
-            domain=domain,  # type: ignore[misc]
+            domain=domain,
         )
     except ValueError as exc:
         raise RatingFileError(f"{path}: {exc}") from exc

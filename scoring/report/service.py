@@ -40,8 +40,8 @@ def report_for(study: Study, settings: ReportSettings | None = None) -> Report:
         f"report:{study.pk}:{fingerprint(study)}:{opts.n_boot}:{opts.seed}:"
         f"{opts.confidence}:{opts.pass_threshold}"
     )
-    report = cache.get(key)
-    if report is None:
-        report = build_report(study, opts)
-        cache.set(key, report, TIMEOUT)
-    return report
+    cached: Report | None = cache.get(key)
+    if cached is None:
+        cached = build_report(study, opts)
+        cache.set(key, cached, TIMEOUT)
+    return cached
