@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeGuard
 from html import escape
+from typing import TypeGuard
 
 FONT = (
     "'Noto Sans CJK SC','Source Han Sans SC','PingFang SC','Hiragino Sans GB',"
