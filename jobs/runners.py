@@ -1,4 +1,4 @@
-"""What each kind of job does: one function per kind, registered with ``@runner(kind)``.
+"""What each kind of job does: one function per kind, listed in ``RUNNERS`` at the end.
 
 A runner gets the Job and a progress callback and returns an :class:`Outcome`; it
 raises ``LoadError`` for a rejected file (the job then fails with the file's problems,
@@ -36,15 +36,6 @@ class Outcome:
 
 
 Runner = Callable[[Job, ProgressCallback], Outcome]
-RUNNERS: dict[str, Runner] = {}
-
-
-def runner(kind: str) -> Callable[[Runner], Runner]:
-    def register(fn: Runner) -> Runner:
-        RUNNERS[kind] = fn
-        return fn
-
-    return register
 
 
 def summary_outcome(summary: Summary) -> Outcome:
@@ -76,11 +67,6 @@ def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     return summary_outcome(summary)
 
 
-for _kind in LoadKind:
-    runner(_kind)(load_run)
-
-
-@runner(Job.Kind.RULE_SCORES)
 def rule_scores_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     assert job.study is not None
     item_ids = job.params.get("item_ids")
@@ -96,7 +82,6 @@ def result_path(folder: str, job: Job, suffix: str) -> Path:
     return path
 
 
-@runner(Job.Kind.EXPORT)
 def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     """Every response of the study, streamed to DATA_DIR/exports (formats.md §4)."""
     assert job.study is not None
@@ -118,8 +103,6 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     return Outcome(summary={"rows": n, "format": fmt}, message=message, result_file=str(path))
 
 
-# Reports: the builder lives in scoring.report; this runner is the whole hook.
-@runner(Job.Kind.REPORT)
 def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     """The study's statistics report (docs/report.md) as one JSON or XLSX file."""
     from scoring.report import build_report
@@ -138,3 +121,11 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     on_progress("computing", 1, 1)
     return Outcome(summary={"format": fmt, "tables": {k: len(v) for k, v in report.tables.items()}},
                    message=f"report written to {path.name}", result_file=str(path))  # fmt: skip
+
+
+RUNNERS: dict[str, Runner] = {
+    **{kind: load_run for kind in LoadKind},
+    Job.Kind.RULE_SCORES: rule_scores_run,
+    Job.Kind.EXPORT: export_run,
+    Job.Kind.REPORT: report_run,
+}
