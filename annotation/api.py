@@ -121,7 +121,8 @@ class SubmitIn(serializers.Serializer):
         required=False,
         help_text='choice: shown position; multi: {part: position}; best_worst: {"best": i, "worst": j}',
     )
-    ratings = serializers.DictField(child=serializers.JSONField(), required=False)
+    # Read as given: the answer rule (studies.kinds) checks both, with translated messages.
+    ratings = serializers.JSONField(required=False, help_text="rating: {dimension: value}")
 
 
 class SubmitOut(serializers.Serializer):

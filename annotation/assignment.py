@@ -1,4 +1,4 @@
-"""The assignment strategy, as pure functions (no Django): which item next, in what order.
+"""The assignment strategy, as pure functions (no database): which item next, in what order.
 
 Rule (issue 3, §3): each participant gets ``per_participant`` items of each task, never
 the same item twice, chosen toward their group's ``target_per_item``: the item with the
@@ -11,9 +11,10 @@ check item of a task once, at a uniformly random place among that task's questio
 (:func:`serve_check_next`). Checks take no part in balancing.
 
 Option order: when a study shuffles options, each participant sees a fixed random
-permutation per field, stored as ``shown position -> canonical index``; the browser only
-ever sees shown positions and :func:`to_canonical` maps an answer back, so stored values
-are canonical and scoring needs no knowledge of the shuffle.
+permutation per option list (the task's kind says which lists an item has and which list
+each field chooses from: ``studies.kinds``), stored as ``shown position -> canonical
+index``; the browser only ever sees shown positions and :func:`to_canonical` maps an
+answer back, so stored values are canonical and scoring needs no knowledge of the shuffle.
 
 The thin ORM adapter that feeds these functions is ``annotation.services.claims``.
 """
@@ -25,10 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from studies.loading.values import read_index
-
-# Which fields share one option list, per task kind ("answer" for choice and best/worst).
-SHARED_OPTIONS_FIELD = "answer"
+from studies.kinds import KINDS
+from studies.values import read_index
 
 
 @dataclass(frozen=True)
@@ -72,14 +71,11 @@ def option_order(
     shuffle: bool,
     rng: random.Random,
 ) -> dict[str, list[int]]:
-    """Per field, the canonical index shown at each position (empty = canonical order)."""
+    """Per option list, the canonical index shown at each position (empty = canonical order)."""
     if not shuffle:
         return {}
-    if kind in ("choice", "best_worst"):
-        return {SHARED_OPTIONS_FIELD: rng.sample(range(n_options), n_options)}
-    if kind == "multi":
-        return {p["key"]: rng.sample(range(len(p["options"])), len(p["options"])) for p in parts}
-    return {}
+    lists = KINDS[kind].option_lists(n_options=n_options, parts=parts)
+    return {key: rng.sample(range(n), n) for key, n in lists.items()}
 
 
 def shown(order: Mapping[str, list[int]], key: str, n: int) -> list[int]:
@@ -90,8 +86,8 @@ def shown(order: Mapping[str, list[int]], key: str, n: int) -> list[int]:
 
 def _map(perm: Sequence[int] | None, raw: Any) -> Any:
     """Shown position -> canonical index; anything unmappable passes through unchanged
-    so that the one answer rule (``annotation.answers``) reports it. Every spelling that
-    rule would read as an option is mapped here, so none can slip past the shuffle."""
+    so that the one answer rule (``studies.kinds.parse_answer``) reports it. Every spelling
+    that rule would read as an option is mapped here, so none can slip past the shuffle."""
     if not perm:
         return raw
     position = read_index(raw)
@@ -102,24 +98,14 @@ def _map(perm: Sequence[int] | None, raw: Any) -> Any:
 
 def to_canonical(kind: str, order: Mapping[str, list[int]], answer: Any) -> Any:
     """An answer given in shown positions, with option indices made canonical."""
-    if answer is None or kind == "rating":
-        return answer
-    if kind == "choice":
-        if isinstance(answer, dict):
-            return {k: _map(order.get(SHARED_OPTIONS_FIELD), v) for k, v in answer.items()}
-        return _map(order.get(SHARED_OPTIONS_FIELD), answer)
-    if not isinstance(answer, dict):
-        return answer
-    if kind == "best_worst":
-        return {k: _map(order.get(SHARED_OPTIONS_FIELD), v) for k, v in answer.items()}
-    return {k: _map(order.get(k), v) for k, v in answer.items()}  # multi: one list per part
+    declared = KINDS[kind]
 
+    def canonical(field: str, raw: Any) -> Any:
+        key = declared.options_key(field)
+        return _map(order.get(key) if key else None, raw)
 
-def to_shown(kind: str, order: Mapping[str, list[int]], values: Mapping[str, float]) -> dict:
-    """Stored canonical values as shown positions (to redisplay a participant's answer)."""
-    out: dict[str, int] = {}
-    for field, value in values.items():
-        key = field if kind == "multi" else SHARED_OPTIONS_FIELD
-        perm = order.get(key) if kind != "rating" else None
-        out[field] = perm.index(int(value)) if perm and int(value) in perm else int(value)
-    return out
+    if isinstance(answer, dict):
+        return {field: canonical(field, raw) for field, raw in answer.items()}
+    if answer is None or declared.bare_field is None:
+        return answer
+    return canonical(declared.bare_field, answer)

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from studies.kinds import Kind
 from studies.models import ImportLog, Study
 
 
@@ -52,40 +53,16 @@ class AnswerInput:
     """A question page's POST, read into the shapes ``response_submit`` takes."""
 
     answer: Any = None
-    ratings: dict[str, Any] | None = None
+    ratings: Any = None
     selected: dict[str, str] = field(default_factory=dict)  # field key -> shown value
-    errors: dict[str, list[str]] = field(default_factory=dict)
 
 
-def read_answer(kind: str, keys: list[str], data: Mapping[str, Any]) -> AnswerInput:
-    """Read ``f-<key>`` inputs; check presence (and best ≠ worst) with friendly messages.
-
-    The authoritative check is ``annotation.answers.parse_answer`` inside the service;
-    this only gives volunteers messages in their language before it runs.
-    """
-    out = AnswerInput()
-    for key in keys:
-        value = str(data.get(f"f-{key}", "")).strip()
-        if value:
-            out.selected[key] = value
-        else:
-            out.errors[key] = [
-                str(
-                    _("Please choose a rating.")
-                    if kind == "rating"
-                    else _("Please choose an option.")
-                )
-            ]
-    if (
-        kind == "best_worst"
-        and out.selected.get("best")
-        and out.selected.get("best") == out.selected.get("worst")
-    ):
-        out.errors["worst"] = [str(_("The best and the worst must be different poems."))]
-    if kind == "rating":
-        out.ratings = {k: out.selected.get(k) for k in keys}
-    elif kind == "choice":
-        out.answer = out.selected.get("answer")
-    else:
-        out.answer = {k: out.selected.get(k) for k in keys}
-    return out
+def read_answer(kind: Kind, keys: list[str], data: Mapping[str, Any]) -> AnswerInput:
+    """Read the ``f-<key>`` inputs of a question page. Nothing is checked here: the answer
+    rule (``studies.kinds.parse_answer``, inside the service) checks every field and its
+    messages are shown beside the fields."""
+    selected = {key: value for key in keys if (value := str(data.get(f"f-{key}", "")).strip())}
+    given = kind.answer_from_fields({key: selected.get(key) for key in keys})
+    if kind.payload == "ratings":
+        return AnswerInput(ratings=given, selected=selected)
+    return AnswerInput(answer=given, selected=selected)

@@ -6,6 +6,7 @@ every volunteer page does too (tests/volunteer/test_query_counts.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.http import Http404
 
 from annotation import assignment as strategy
 from annotation.models import Assignment, Participant
+from studies.kinds import kind_of
 from studies.models import Group, Study, Task
 
 TOKEN_SALT = "shiping.participant"
@@ -104,7 +106,7 @@ def participant_progress(participant: Participant) -> Progress:
     return Progress(answered=answered, total=total)
 
 
-def _options(texts: list[dict[str, Any]], perm: list[int]) -> list[dict[str, Any]]:
+def _options(texts: Sequence[Mapping[str, Any]], perm: list[int]) -> list[dict[str, Any]]:
     # Only the text: an option's "explanation" may give the answer away.
     return [{"position": pos, "text": texts[i]["text"]} for pos, i in enumerate(perm)]
 
@@ -113,28 +115,14 @@ def item_presentation(assignment: Assignment) -> dict[str, Any]:
     """What a volunteer sees of an assignment's item: text, shown options, no key."""
     item, task, order = assignment.item, assignment.task, assignment.option_order
     fields: list[dict[str, Any]] = []
-    if task.kind in (Task.Kind.CHOICE, Task.Kind.BEST_WORST):
-        perm = strategy.shown(order, strategy.SHARED_OPTIONS_FIELD, len(item.options))
-        options = _options(item.options, perm)
-        names = ["answer"] if task.kind == Task.Kind.CHOICE else ["best", "worst"]
-        fields = [{"key": n, "prompt": "", "options": options} for n in names]
-    elif task.kind == Task.Kind.MULTI:
-        for part in item.parts:
-            perm = strategy.shown(order, part["key"], len(part["options"]))
-            fields.append(
-                {
-                    "key": part["key"],
-                    "prompt": part["prompt"],
-                    "options": _options(part["options"], perm),
-                }
-            )
-    else:
-        for dim in task.dimensions:
-            scale = list(range(int(dim["min"]), int(dim["max"]) + 1))
-            fields.append({
-                "key": dim["key"], "prompt": dim.get("label", dim["key"]),
-                "description": dim.get("description", ""), "scale": scale,
-            })  # fmt: skip
+    for spec in kind_of(task).field_specs(item, task):
+        if spec.scale is not None:
+            scale = {"description": spec.description, "scale": list(spec.scale)}
+            fields.append({"key": spec.key, "prompt": spec.prompt, **scale})
+        else:
+            perm = strategy.shown(order, spec.options_key, len(spec.options))
+            options = _options(spec.options, perm)
+            fields.append({"key": spec.key, "prompt": spec.prompt, "options": options})
     return {
         "assignment": assignment.pk,
         "task": {

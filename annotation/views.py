@@ -26,6 +26,7 @@ from annotation import selectors, services
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant, Response
 from annotation.ratelimit import wait_seconds
+from studies.kinds import kind_of
 from studies.models import Study
 
 log = logging.getLogger(__name__)
@@ -173,15 +174,24 @@ def _render_question(
     status: int = 200,
 ) -> HttpResponse:
     q = selectors.item_presentation(a)
+    kind = kind_of(a.task)
+    errors = errors or {}
     for f in q["fields"]:
+        f["legend"] = kind.legend(f["key"], f["prompt"])
         f["selected"] = (selected or {}).get(f["key"], "")
-        f["errors"] = (errors or {}).get(f["key"], [])
+        f["errors"] = errors.get(f["key"], [])
+    keys = {f["key"] for f in q["fields"]}
     context: dict[str, Any] = {
         "study": study,
         "participant": p,
         "q": q,
+        "display": kind.display,
+        "distinct": " ".join(kind.distinct),
         "progress": selectors.participant_progress(p),
-        "errors": errors or {},
+        "errors": errors,
+        "field_errors": any(k in keys for k in errors),
+        # Problems not about one field (e.g. the study closed meanwhile), said above.
+        "general_errors": [m for k, messages in errors.items() if k not in keys for m in messages],
         "failure": failure,
     }
     return render(request, "annotation/question.html", context, status=status)
@@ -196,12 +206,8 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     except (ValueError, Assignment.DoesNotExist):
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)
-    keys = [f["key"] for f in selectors.item_presentation(a)["fields"]]
-    given = read_answer(a.task.kind, keys, request.POST)
-    if given.errors and a.status != Assignment.Status.ANSWERED:
-        return _render_question(
-            request, study, p, a, selected=given.selected, errors=given.errors, status=400
-        )
+    kind = kind_of(a.task)
+    given = read_answer(kind, kind.fields(a.item, a.task), request.POST)
     try:
         services.response_submit(
             participant=p, assignment_id=a.pk, answer=given.answer, ratings=given.ratings
@@ -209,8 +215,8 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     except services.AlreadyAnswered:
         messages.info(request, _("That question was already answered; your first answer is kept."))
     except ValidationError as exc:
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
-        errors = {k: [_("This answer could not be accepted.")] for k in detail}
+        # The answer rule's own messages, per field, in the volunteer's language.
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
         return _render_question(
             request, study, p, a, selected=given.selected, errors=errors, status=400
         )

@@ -8,7 +8,6 @@ is one rule (:meth:`Item.grade`) for humans, models and imports alike.
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 from django.conf import settings
 from django.core.validators import RegexValidator
@@ -113,6 +112,7 @@ class ScreeningQuestion(models.Model):
 
 class Task(models.Model):
     class Kind(models.TextChoices):
+        # What each kind means (fields, answers, display, scoring): studies.kinds.KINDS.
         CHOICE = "choice", _("Single choice")
         MULTI = "multi", _("Several parts")
         BEST_WORST = "best_worst", _("Best and worst")
@@ -140,9 +140,6 @@ class Task(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study.slug}/{self.slug}"
-
-    def dimension(self, key: str) -> dict[str, Any] | None:
-        return next((d for d in self.dimensions if d["key"] == key), None)
 
 
 class Item(models.Model):
@@ -178,10 +175,6 @@ class Item(models.Model):
 
     def __str__(self) -> str:
         return self.external_id
-
-    @property
-    def has_poem(self) -> bool:
-        return bool(self.poem_text)
 
     def grade(self, field: str, value: float | int | None) -> bool | None:
         """Whether ``value`` is the keyed answer for ``field``; None where nothing is keyed."""

@@ -12,10 +12,10 @@ from typing import Any
 
 from django.db import transaction
 
-from annotation.answers import parse_answer
 from annotation.loading.aggregates import aggregate_parse, aggregate_upsert
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Rater
+from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
 from studies.loading.pool import ItemSpec, apply_items, check_task_moves, parse_item
 from studies.loading.problems import Collector, Reporter, Summary
@@ -118,7 +118,7 @@ def _generation(
         sub.error("prompt", "must be an object")
         prompt = {}
     task = tasks.get(gen.get("task")) if isinstance(gen.get("task"), str) else None
-    if task is not None and task.kind != Task.Kind.RATING:
+    if task is not None and not kind_of(task).scale:
         sub.error("task", f"generations become rating items; task {task.slug!r} is {task.kind!r}")
     form = prompt.get("form") or (f"ci:{prompt['cipai']}" if prompt.get("cipai") else "")
     item = {

@@ -15,16 +15,17 @@ from typing import Any
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from annotation.answers import parse_answer
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Participant, Rater
 from annotation.services.answers import participants_recount_attention
+from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
-from studies.loading.values import is_count, is_digits, parse_id
+from studies.loading.values import is_count, parse_id
 from studies.models import ImportLog, Item, Study, Task
+from studies.values import is_digits
 
 
 def _is_export_row(data: dict[str, Any]) -> bool:
@@ -186,11 +187,8 @@ def _check_stored_groups(
 def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:
     fields = data.get("fields")
     if isinstance(fields, dict):  # gathered CSV rows
-        if task.kind == Task.Kind.RATING:
-            return {"ratings": fields}
-        if task.kind == Task.Kind.CHOICE:
-            return {"answer": fields.get("answer")}
-        return {"answer": fields}
+        kind = kind_of(task)
+        return {kind.payload: kind.answer_from_fields(fields)}
     if "ratings" in data:
         return {"ratings": data["ratings"]}
     return {"answer": data.get("answer")}

@@ -12,10 +12,11 @@ from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
 from annotation import hotpath
-from annotation.answers import parse_answer
 from annotation.models import Assignment, Participant, Response
 from annotation.services._common import require_open
+from studies.kinds import parse_answer
 from studies.models import Study
+from studies.values import Text
 
 
 class AlreadyAnswered(ValidationError):
@@ -40,8 +41,9 @@ def response_submit(
     """Store the participant's answer to one of *their* assignments, once.
 
     ``answer`` uses shown option positions (as the browser saw them); values are
-    stored canonical. Raises ``ValidationError`` (field -> messages) for a bad answer,
-    :class:`AlreadyAnswered` for a different answer to an answered item.
+    stored canonical. Raises ``ValidationError`` (field -> the answer rule's messages,
+    translated when shown) for a bad answer, :class:`AlreadyAnswered` for a different
+    answer to an answered item.
 
     Everything is read and checked before anything is written; the writes are one
     INSERT guarded by the Response unique constraint, then one UPDATE (``_store``).
@@ -60,7 +62,7 @@ def response_submit(
     if a.status != Assignment.Status.ANSWERED:
         require_open(study)
         if parsed.errors:
-            errors: dict[str, list[str]] = {}
+            errors: dict[str, list[Text]] = {}
             for name, message in parsed.errors:
                 errors.setdefault(name, []).append(message)
             raise ValidationError(errors)

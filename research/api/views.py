@@ -23,8 +23,8 @@ from research.downloads import (
 )
 from scoring.report import N_BOOT, TABLES, ReportSettings
 from scoring.report.service import report_for
-from studies.loading.values import is_digits
 from studies.models import Item, Study
+from studies.values import is_digits
 
 TAGS = ["research"]
 MAX_BOOT = 2000

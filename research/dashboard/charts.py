@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from research.charts import Interval, Series, forest, grouped_bars, heatmap
 from scoring.report.build import Report
+from studies.kinds import ALL_PARTS, KINDS
 from studies.models import Study
 
 Rows = list[dict[str, Any]]
@@ -39,10 +40,7 @@ def accuracy_chart(report: Report, study: Study) -> str | None:
     tasks, _dims, kinds = _labels(study)
     groups = dict(study.groups.values_list("slug", "name"))
     rows = report.tables["accuracy"]
-    headline = [
-        (t, "*" if kinds[t] in ("multi", "best_worst") else "answer")
-        for t in tasks if kinds[t] != "rating"
-    ]  # fmt: skip
+    headline = [(t, f) for t in tasks if (f := KINDS[kinds[t]].headline) is not None]
     index = {(r["task"], r["field"], r["rater_set"]): r for r in rows}
     headline = [h for h in headline if any((h[0], h[1], s) in index for s in _sets(rows))]
     if not headline:
@@ -57,7 +55,9 @@ def accuracy_chart(report: Report, study: Study) -> str | None:
             [c["ci_low"] if c else None for c in cells],
             [c["ci_high"] if c else None for c in cells],
         ))  # fmt: skip
-    categories = [tasks[t] + (" · " + _("all parts") if f == "*" else "") for t, f in headline]
+    categories = [
+        tasks[t] + (" · " + _("all parts") if f == ALL_PARTS else "") for t, f in headline
+    ]
     return grouped_bars(categories, series, title=_("Accuracy by group beside the models"),
                         y_label=_("accuracy (95% Wilson CI)"))  # fmt: skip
 

@@ -17,8 +17,7 @@ import pandas as pd
 from scoring.agreement import percentile_rank, wilson_interval
 from scoring.report.data import StudyData
 from scoring.report.sets import RaterSet, groups_of, single_models
-
-ALL_PARTS = "*"
+from studies.kinds import ALL_PARTS
 
 
 def field_order(fields: list[str]) -> list[str]:

@@ -20,6 +20,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Participant, Rater, Response
+from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 
 CHUNK = 50_000
@@ -48,11 +49,13 @@ class TaskInfo:
 
     @property
     def is_rating(self) -> bool:
-        return self.kind == Task.Kind.RATING
+        """Rated on the task's dimensions: ordinal agreement, correlations, rules."""
+        return KINDS[self.kind].scale
 
     @property
     def has_all_parts(self) -> bool:
-        return self.kind in (Task.Kind.MULTI, Task.Kind.BEST_WORST)
+        """The accuracy table adds field ``*``: every keyed part of an item right."""
+        return KINDS[self.kind].all_parts
 
     def scale(self, key: str) -> list[int] | None:
         dim = next((d for d in self.dimensions if d.get("key") == key), None)

@@ -1,6 +1,7 @@
 /* Progressive enhancement for the volunteer pages; everything works without it.
    Digits 1-9 choose an option in the current question part (the one holding the focus,
-   else the first unanswered); Enter saves. Best and worst cannot be the same poem.
+   else the first unanswered); Enter saves. Fields that must differ (best and worst)
+   cannot name the same option.
    The save button is disabled after the first click (the server is idempotent anyway). */
 (function () {
   "use strict";
@@ -23,18 +24,27 @@
     return fieldsets[fieldsets.length - 1];
   }
 
-  function syncBestWorst() {
-    if (form.dataset.kind !== "best_worst") return;
-    var best = form.querySelector("input[name=f-best]:checked");
-    var worst = form.querySelector("input[name=f-worst]:checked");
+  // Fields that must name different options (data-distinct, e.g. "best worst"): an
+  // option chosen in one is disabled in the others.
+  var distinct = (form.dataset.distinct || "").split(" ").filter(Boolean);
+  function syncDistinct() {
+    if (distinct.length < 2) return;
+    var chosen = {};
+    distinct.forEach(function (key) {
+      var input = form.querySelector("input[name='f-" + key + "']:checked");
+      chosen[key] = input ? input.value : null;
+    });
     radios(form).forEach(function (r) {
-      var other = r.name === "f-best" ? worst : best;
-      r.disabled = !!(other && other.value === r.value);
+      var key = r.name.slice(2);
+      if (distinct.indexOf(key) < 0) return;
+      r.disabled = distinct.some(function (other) {
+        return other !== key && chosen[other] === r.value;
+      });
     });
   }
 
-  form.addEventListener("change", syncBestWorst);
-  syncBestWorst();
+  form.addEventListener("change", syncDistinct);
+  syncDistinct();
 
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;

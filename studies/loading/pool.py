@@ -13,21 +13,16 @@ from typing import Any
 
 from django.db import transaction
 
+from studies.kinds import kind_of
 from studies.loading.finish import load_finish
 from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Record, Source, read_records
-from studies.loading.values import (
-    canonical_hash,
-    parse_id,
-    parse_index,
-    parse_options,
-    parse_poem,
-    parse_text,
-)
+from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
+from studies.values import parse_text
 
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
 CSV_POEM = ("title", "author", "form", "text", "source", "condition")
@@ -59,32 +54,14 @@ def parse_item(
         return None
     poem = parse_poem(data.get("poem"), report)
     stem = parse_text(data.get("stem"), report, "stem", required=False)
-    answer_raw = data.get("answer")
+    content = kind_of(task).parse_content(data, report, has_text=bool(stem or poem))
     values: dict[str, Any] = {
         "task_id": task.pk,
         "stem": stem,
-        "options": [],
-        "parts": [],
-        "answer": None,
+        "options": content.options,
+        "parts": content.parts,
+        "answer": content.answer,
     }
-    if task.kind in (Task.Kind.CHOICE, Task.Kind.BEST_WORST):
-        options = parse_options(data.get("options"), report, "options")
-        values["options"] = options or []
-        if options and answer_raw not in (None, ""):
-            values["answer"] = _parse_key(task.kind, answer_raw, len(options), report)
-        if not stem and not poem:
-            report.error("stem", "a question needs a stem or a poem")
-    elif task.kind == Task.Kind.MULTI:
-        values["parts"], values["answer"] = _parse_parts(data.get("parts"), report)
-        if not stem and not poem:
-            report.error("stem", "a question needs a stem or a poem")
-    else:  # rating
-        if data.get("options") or data.get("parts"):
-            report.error(
-                "options", "rating items have no options (they are rated on the task's dimensions)"
-            )
-        if not poem and not stem:
-            report.error("poem", "a rating item needs a poem (or a stem to rate)")
     poem = poem or {}
     for key in CSV_POEM:
         values[f"poem_{key}"] = poem.get(key, "")
@@ -106,55 +83,6 @@ def parse_item(
         report.error("attention_check", "an attention check needs an answer key")
     values["is_attention_check"] = check
     return values
-
-
-def _parse_key(kind: str, raw: Any, n: int, report: Reporter) -> dict[str, int] | None:
-    if kind == Task.Kind.CHOICE:
-        index = parse_index(raw, n, report, "answer")
-        return None if index is None else {"answer": index}
-    if not isinstance(raw, dict) or set(raw) != {"best", "worst"}:
-        report.error("answer", 'must be {"best": i, "worst": j} for a best/worst question')
-        return None
-    best = parse_index(raw["best"], n, report, "answer.best")
-    worst = parse_index(raw["worst"], n, report, "answer.worst")
-    if best is None or worst is None:
-        return None
-    if best == worst:
-        report.error("answer", "best and worst must be different options")
-        return None
-    return {"best": best, "worst": worst}
-
-
-def _parse_parts(raw: Any, report: Reporter) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
-    if not isinstance(raw, list) or not raw:
-        report.error("parts", "a multi-part question needs a list of parts")
-        return [], None
-    parts: list[dict[str, Any]] = []
-    key: dict[str, int] = {}
-    for i, p in enumerate(raw):
-        sub = report.child(f"parts[{i}]")
-        if not isinstance(p, dict):
-            sub.error(None, "must be an object with key, prompt, options")
-            continue
-        name = p.get("key")
-        if not isinstance(name, str) or not name.strip():
-            sub.error("key", "is required")
-            continue
-        if len(name) > 64:  # a part's key names the answer's field (Response.field)
-            sub.error("key", "is longer than 64 characters")
-            continue
-        if name in {q["key"] for q in parts}:
-            sub.error("key", f"part {name!r} appears twice")
-        options = parse_options(p.get("options"), sub, "options") or []
-        prompt = parse_text(p.get("prompt"), sub, "prompt", required=False) or name
-        parts.append({"key": name, "prompt": prompt, "options": options})
-        if p.get("answer") not in (None, "") and options:
-            index = parse_index(p["answer"], len(options), sub, "answer")
-            if index is not None:
-                key[name] = index
-    if key and len(key) != len(parts):
-        report.error("parts", "either every part has an answer or none has")
-    return parts, (key or None)
 
 
 def validate_pool(

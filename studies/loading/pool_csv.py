@@ -11,7 +11,8 @@ from typing import Any
 
 from studies.loading.plain import loads
 from studies.loading.problems import Reporter
-from studies.loading.values import LETTERS, POEM_KEYS
+from studies.loading.values import POEM_KEYS
+from studies.values import LETTERS
 
 CSV_POEM = POEM_KEYS
 

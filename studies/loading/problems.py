@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from studies.values import Text, in_english
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -45,8 +47,10 @@ class Collector:
     file: str
     problems: list[Problem] = field(default_factory=list)
 
-    def add(self, line: int | None, field_name: str | None, message: str) -> None:
-        self.problems.append(Problem(self.file, line, field_name, message))
+    def add(self, line: int | None, field_name: str | None, message: Text) -> None:
+        # A file's problems are listed in English, including the answer rule's
+        # translatable messages (which a volunteer sees in their own language).
+        self.problems.append(Problem(self.file, line, field_name, in_english(message)))
 
     def at(self, line: int | None, prefix: str = "") -> Reporter:
         return Reporter(self, line, prefix)
@@ -63,7 +67,7 @@ class Reporter:
     prefix: str = ""
     count: int = 0
 
-    def error(self, field_name: str | None, message: str) -> None:
+    def error(self, field_name: str | None, message: Text) -> None:
         self.count += 1
         name = field_name
         if self.prefix:

@@ -18,8 +18,9 @@ from studies.loading.study_parts import (
     parse_slug,
     parse_tasks,
 )
-from studies.loading.values import is_count, parse_text
+from studies.loading.values import is_count
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
+from studies.values import parse_text
 
 STUDY_FIELDS = ("title", "description", "consent", "status")
 SETTINGS = {

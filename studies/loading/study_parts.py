@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from studies.kinds import KINDS
 from studies.loading.problems import Collector, Reporter
-from studies.loading.values import is_count, is_int, parse_text
-from studies.models import Task, slug_validator
+from studies.loading.values import is_count
+from studies.models import slug_validator
+from studies.values import is_int, parse_text
 
-KINDS = {k.value for k in Task.Kind}
 TASK_KEYS = {"slug", "title", "kind", "per_participant", "instructions", "dimensions", "guide"}
 MAX_SCALE = 10**6  # rating scales are small; this keeps every rating a safe number
 
@@ -129,7 +130,8 @@ def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
 
 
 def parse_dimensions(raw: Any, kind: Any, lines: Lines, path: str) -> list[dict[str, Any]]:
-    if kind != Task.Kind.RATING:
+    declared = KINDS.get(kind) if isinstance(kind, str) else None
+    if declared is None or not declared.scale:
         if raw:
             lines.at(f"{path}.dimensions").error(None, "only rating tasks have dimensions")
         return []

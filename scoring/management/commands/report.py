@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from scoring.report import N_BOOT, SEED, ReportSettings, build_report
 from scoring.report.writers import FORMATS, write, write_json
-from studies.loading.values import is_digits
 from studies.models import Study
+from studies.values import is_digits
 
 
 class Command(BaseCommand):
