@@ -162,7 +162,7 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     import numpy as np
     from django.db import connection, transaction
 
-    from annotation.models import Rater
+    from annotation.models import Participant, Rater
     from studies.models import Item, Task
 
     study = world["study"]
@@ -171,8 +171,9 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     Item.objects.bulk_create([Item(study=study, task=task, external_id=f"wide-{i}", position=i)
                               for i in range(n_units)], batch_size=5000)  # fmt: skip
     ids = list(Item.objects.filter(task=task).order_by("pk").values_list("pk", flat=True))
-    raters = [Rater.objects.create(study=study, kind="human", name=f"w-{k}",
-                                   group=world["groups"][0]) for k in range(4)]  # fmt: skip
+    raters = [Rater.objects.create(study=study, kind="human", name=f"w-{k}") for k in range(4)]
+    for r in raters:
+        Participant.objects.create(study=study, rater=r, group=world["groups"][0], public_id=r.name)
     rng = np.random.default_rng(11)
     truth = rng.integers(1, 6, size=n_units)
     now = "2026-11-22 00:00:00+00:00"
