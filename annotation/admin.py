@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import AggregateResult, Assignment, Participant, Rater, Response
+from studies.models import Group
 
 
 @admin.register(Rater)
 class RaterAdmin(admin.ModelAdmin):
     list_display = ("name", "kind", "run", "group", "study")
-    list_filter = ("study", "kind", "group")
+    list_filter = ("study", "kind", "participant__group")
     search_fields = ("name", "run")
+    list_select_related = ("study", "participant__group")
+
+    @admin.display(description=_("group"), ordering="participant__group__slug")
+    def group(self, obj: Rater) -> Group | None:
+        """A human rater's group is its participant's; models and rules have none."""
+        participant = getattr(obj, "participant", None)
+        return participant.group if participant is not None else None
 
 
 @admin.register(Participant)
@@ -28,9 +37,12 @@ class ParticipantAdmin(admin.ModelAdmin):
     )
     list_filter = ("study", "group", "status", "entry", "flagged")
     search_fields = ("public_id", "resume_code", "completion_code")
+    # The group is placed by invitation, screening or import (participants_place) and
+    # keeps the responses' group in every table: not edited here.
     readonly_fields = (
         "public_id",
         "rater",
+        "group",
         "resume_code",
         "consent_text",
         "consented_at",
@@ -50,7 +62,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 @admin.register(Response)
 class ResponseAdmin(admin.ModelAdmin):
     list_display = ("item", "rater", "field", "value", "correct", "time_ms", "sample", "created_at")
-    list_filter = ("study", "task", "rater__kind", "rater__group", "field", "correct")
+    list_filter = ("study", "task", "rater__kind", "rater__participant__group", "field", "correct")
     search_fields = ("item__external_id", "rater__name", "field")
     raw_id_fields = ("item", "rater")
     list_select_related = ("item", "rater")

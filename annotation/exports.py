@@ -23,7 +23,7 @@ COLUMNS = (
 FORMATS = ("jsonl", "csv", "xlsx")
 _QUERY_FIELDS = (
     "task__slug", "item__external_id", "rater__kind", "rater__name", "rater__run",
-    "rater__group__slug", "field", "value", "correct", "time_ms", "sample", "answered_at",
+    "rater__participant__group__slug", "field", "value", "correct", "time_ms", "sample", "answered_at",
     "created_at",
 )  # fmt: skip
 

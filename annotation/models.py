@@ -38,7 +38,6 @@ class Rater(models.Model):
     name = models.CharField(max_length=200)
     # A run or prompt-condition label (models), or the rules' version (rules).
     run = models.CharField(max_length=100, blank=True, default="")
-    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL)
     meta = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -67,6 +66,8 @@ class Participant(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     public_id = models.CharField(max_length=40, unique=True, default=new_public_id)
     rater = models.OneToOneField(Rater, on_delete=models.CASCADE, related_name="participant")
+    # The one record of a volunteer's group (a human rater's group is its participant's);
+    # written only by ``annotation.services.participants_place``.
     group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL)
     entry = models.CharField(max_length=10, choices=Entry.choices, default=Entry.PUBLIC)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.CONSENTED)

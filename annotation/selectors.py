@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core import signing
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from annotation import assignment as strategy
@@ -159,26 +159,16 @@ def task_started(participant: Participant, task_id: int) -> bool:
     )
 
 
-def excluded_participant_ids(study: Study) -> list[int]:
-    """Participants to leave out of statistics: the flagged ones, when the study says so.
+def flagged_participants(study: Study) -> QuerySet[Participant]:
+    """The study's flagged participants (too many failed attention checks, or flagged by
+    hand): the one definition the report, its cache key and the dashboard use."""
+    return Participant.objects.filter(study=study, flagged=True)
 
-    The report that applies this must say how many were excluded (never silently).
+
+def flagged_rater_ids(study: Study) -> list[int]:
+    """The raters (``Response.rater``) of :func:`flagged_participants`, in id order.
+
+    The report leaves their responses out when ``Study.exclude_flagged`` is on, and says
+    how many it left out (never silently).
     """
-    if not study.exclude_flagged:
-        return []
-    return list(
-        Participant.objects.filter(study=study, flagged=True)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-
-
-def excluded_rater_ids(study: Study) -> list[int]:
-    """The raters (``Response.rater``) of :func:`excluded_participant_ids`."""
-    if not study.exclude_flagged:
-        return []
-    return list(
-        Participant.objects.filter(study=study, flagged=True)
-        .order_by("rater_id")
-        .values_list("rater_id", flat=True)
-    )
+    return list(flagged_participants(study).order_by("rater_id").values_list("rater_id", flat=True))

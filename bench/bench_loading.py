@@ -89,16 +89,29 @@ def make_responses(n: int) -> None:
     """n human responses: n/100 items × 100 raters, inserted with raw SQL for speed."""
     from django.db import connection, transaction
 
-    from annotation.models import Rater
+    from annotation.models import Participant, Rater
     from studies.models import Group, Item, Study
 
     study = Study.objects.get(slug="bench")
     group = Group.objects.get(study=study, slug="A")
     raters = Rater.objects.bulk_create(
-        [Rater(study=study, kind="human", name=f"p-{i:04d}", group=group) for i in range(100)]
+        [Rater(study=study, kind="human", name=f"p-{i:04d}") for i in range(100)]
     )
     if raters[0].pk is None:
         raters = list(Rater.objects.filter(study=study, kind="human").order_by("pk"))
+    Participant.objects.bulk_create(
+        [
+            Participant(
+                study=study,
+                rater=r,
+                group=group,
+                public_id=f"bench-{r.pk}",
+                resume_code=f"R{r.pk:09d}",
+                status="imported",
+            )
+            for r in raters
+        ]
+    )
     items = list(
         Item.objects.filter(study=study, task__slug="ck")
         .order_by("pk")
@@ -142,7 +155,9 @@ def floor_export(out: Path) -> float:
     sql = (
         "SELECT t.slug, i.external_id, ra.kind, ra.name, ra.run, g.slug, r.field, r.value, r.correct, r.time_ms, r.sample, r.created_at "
         "FROM annotation_response r JOIN studies_task t ON t.id = r.task_id JOIN studies_item i ON i.id = r.item_id "
-        "JOIN annotation_rater ra ON ra.id = r.rater_id LEFT JOIN studies_group g ON g.id = ra.group_id"
+        "JOIN annotation_rater ra ON ra.id = r.rater_id "
+        "LEFT JOIN annotation_participant pa ON pa.rater_id = ra.id "
+        "LEFT JOIN studies_group g ON g.id = pa.group_id"
     )
 
     def run() -> None:

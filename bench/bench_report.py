@@ -84,16 +84,16 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
     n_rule = 2 * n_items * 3
     n_people = max(3, (n_target - n_model - n_rule) // FIELDS_PER_PARTICIPANT)
     raters = Rater.objects.bulk_create(
-        [Rater(study=study, kind="human", name=f"p-{i}", group=world["groups"][i % 3])
-         for i in range(n_people)]
+        [Rater(study=study, kind="human", name=f"p-{i}") for i in range(n_people)]
         + [Rater(study=study, kind="model", name=n, run=r) for n, r, _ in MODELS]
         + [Rater(study=study, kind="rule", name="prosody:modern", run="1")], batch_size=2000,
     )  # fmt: skip
     if raters[0].pk is None:
         raters = list(Rater.objects.filter(study=study).order_by("pk"))
     people, models, rule = raters[:n_people], raters[n_people:-1], raters[-1]
+    groups = world["groups"]
     Participant.objects.bulk_create(
-        [Participant(study=study, rater=r, group_id=r.group_id, public_id=f"bench-{r.pk}",
+        [Participant(study=study, rater=r, group=groups[i % 3], public_id=f"bench-{r.pk}",
                      resume_code=f"R{r.pk:09d}", status="finished", flagged=i % 100 == 7)
          for i, r in enumerate(people)], batch_size=2000,
     )  # fmt: skip
@@ -162,7 +162,7 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     import numpy as np
     from django.db import connection, transaction
 
-    from annotation.models import Rater
+    from annotation.models import Participant, Rater
     from studies.models import Item, Task
 
     study = world["study"]
@@ -171,8 +171,9 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     Item.objects.bulk_create([Item(study=study, task=task, external_id=f"wide-{i}", position=i)
                               for i in range(n_units)], batch_size=5000)  # fmt: skip
     ids = list(Item.objects.filter(task=task).order_by("pk").values_list("pk", flat=True))
-    raters = [Rater.objects.create(study=study, kind="human", name=f"w-{k}",
-                                   group=world["groups"][0]) for k in range(4)]  # fmt: skip
+    raters = [Rater.objects.create(study=study, kind="human", name=f"w-{k}") for k in range(4)]
+    for r in raters:
+        Participant.objects.create(study=study, rater=r, group=world["groups"][0], public_id=r.name)
     rng = np.random.default_rng(11)
     truth = rng.integers(1, 6, size=n_units)
     now = "2026-11-22 00:00:00+00:00"

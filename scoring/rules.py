@@ -52,7 +52,7 @@ def rule_scores_compute(
     else:
         ids = sorted(item_ids)
     chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
-    raters = raters_ensure(study, {rule_rater(ts): {} for ts in TONE_SYSTEMS}, summary)
+    raters = raters_ensure(study, [rule_rater(ts) for ts in TONE_SYSTEMS], summary)
     for chunk in chunks:
         items = list(query.filter(pk__in=chunk))
         rows: list[ResponseRow] = []

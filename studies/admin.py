@@ -1,31 +1,54 @@
-"""Admin for studies: every model browsable, searchable and filterable."""
+"""Admin for studies: every model browsable, searchable and filterable.
+
+What a loaded file sets (answer keys, options, stems, poems, task kinds and scales,
+screening options, slugs) is read-only here: see ``studies.admin_display``.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from studies.admin_display import POOL_NOTE, STUDY_NOTE, file_note, json_display
+from studies.admin_forms import TaskForm
 from studies.models import Group, ImportLog, Item, ScreeningQuestion, Study, Task
 
 
 class GroupInline(admin.TabularInline):
     model = Group
     extra = 0
-    readonly_fields = ("invite_token",)
+    fields = ("slug", "name", "target_per_item", "position", "invite_token")
+    readonly_fields = ("slug", "invite_token")  # screening options and files name it
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # groups come with the study file (or the group admin's add page)
 
 
 class ScreeningInline(admin.StackedInline):
     model = ScreeningQuestion
     extra = 0
+    fields = ("key", "prompt", "options_json", "position")
+    readonly_fields = ("key", "options_json", "position")
+    options_json = json_display("options", _("options"))
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class TaskInline(admin.TabularInline):
     model = Task
     extra = 0
     fields = ("slug", "title", "kind", "per_participant", "position")
+    readonly_fields = ("slug", "kind")
     show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Study)
@@ -37,13 +60,28 @@ class StudyAdmin(admin.ModelAdmin):
     readonly_fields = ("public_token", "created_at", "updated_at")
     inlines = (GroupInline, ScreeningInline, TaskInline)
 
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None:
+            return fieldsets
+        (name, options), *rest = fieldsets
+        return [(name, {**options, "description": file_note(STUDY_NOTE)}), *rest]
+
 
 @admin.register(Group)
 class GroupAdmin(admin.ModelAdmin):
     list_display = ("study", "slug", "name", "target_per_item")
     list_filter = ("study",)
     search_fields = ("slug", "name")
-    readonly_fields = ("invite_token",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # Screening options, invitations' pages and files name a group by its slug.
+        return ("invite_token",) if obj is None else ("study", "slug", "invite_token")
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = ("study", "slug", "name", "target_per_item", "position", "invite_token")
+        note = {"description": file_note(STUDY_NOTE)} if obj is not None else {}
+        return [(None, {"fields": fields, **note})]
 
 
 @admin.register(Task)
@@ -51,6 +89,25 @@ class TaskAdmin(admin.ModelAdmin):
     list_display = ("study", "slug", "title", "kind", "per_participant")
     list_filter = ("study", "kind")
     search_fields = ("slug", "title", "instructions")
+    form = TaskForm
+    readonly_fields = ("study", "slug", "kind", "dimensions_json")
+    dimensions_json = json_display("dimensions", _("rating dimensions"))
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [
+            (
+                None,
+                {
+                    "description": file_note(STUDY_NOTE),
+                    "fields": ("study", "slug", "kind", "dimensions_json"),
+                },
+            ),
+            (_("Shown to volunteers"), {"fields": ("title", "instructions", "guide")}),
+            (_("Settings"), {"fields": ("per_participant", "position", "meta")}),
+        ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # tasks come with the study file
 
 
 @admin.register(ScreeningQuestion)
@@ -58,6 +115,48 @@ class ScreeningQuestionAdmin(admin.ModelAdmin):
     list_display = ("study", "key", "prompt")
     list_filter = ("study",)
     search_fields = ("key", "prompt")
+    # The options place volunteers in groups, and the recorded answers are option
+    # indices: only the prompt's wording is edited here.
+    fields = ("study", "key", "prompt", "options_json", "position")
+    readonly_fields = ("study", "key", "options_json", "position")
+    options_json = json_display("options", _("options"))
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [(None, {"description": file_note(STUDY_NOTE), "fields": self.fields})]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # screening questions come with the study file
+
+
+ITEM_MAIN = (
+    "study",
+    "task",
+    "external_id",
+    "stem",
+    "options_display",
+    "is_attention_check",
+    "answer_json",
+)
+ITEM_POEM = (
+    "poem_display",
+    "poem_title",
+    "poem_author",
+    "poem_form",
+    "poem_source",
+    "poem_condition",
+    "poem_text",
+)
+ITEM_DATA = (
+    "options_json",
+    "parts_json",
+    "meta_json",
+    "position",
+    "content_hash",
+    "created_at",
+    "updated_at",
+)
+# Everything about an item but its place in the list comes from the pool file.
+ITEM_READ_ONLY = tuple(f for f in (*ITEM_MAIN, *ITEM_POEM, *ITEM_DATA) if f != "position")
 
 
 @admin.register(Item)
@@ -73,18 +172,21 @@ class ItemAdmin(admin.ModelAdmin):
     list_filter = ("study", "task", "task__kind", "poem_source", "poem_form", "is_attention_check")
     search_fields = ("external_id", "stem", "poem_title", "poem_author", "poem_text")
     list_select_related = ("task",)
-    readonly_fields = (
-        "poem_display",
-        "options_display",
-        "content_hash",
-        "created_at",
-        "updated_at",
-    )
-    fieldsets = (
-        (None, {"fields": ("study", "task", "external_id", "stem", "options_display", "is_attention_check")}),
-        (_("Poem"), {"fields": ("poem_display", "poem_title", "poem_author", "poem_form", "poem_source", "poem_condition", "poem_text")}),
-        (_("Data"), {"classes": ("collapse",), "fields": ("options", "parts", "answer", "meta", "position", "content_hash", "created_at", "updated_at")}),
-    )  # fmt: skip
+    readonly_fields = ITEM_READ_ONLY
+    answer_json = json_display("answer", _("answer key"))
+    options_json = json_display("options", _("options (data)"))
+    parts_json = json_display("parts", _("parts"))
+    meta_json = json_display("meta", _("meta"))
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [
+            (None, {"description": file_note(POOL_NOTE), "fields": ITEM_MAIN}),
+            (_("Poem"), {"fields": ITEM_POEM}),
+            (_("Data"), {"classes": ("collapse",), "fields": ITEM_DATA}),
+        ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # items come with the question pool file
 
     @admin.display(description=_("stem"))
     def short_stem(self, obj: Item) -> str:

@@ -276,7 +276,7 @@ def llm_outputs_write(parsed: Parsed, *, source: Source, study: Study, dry_run: 
         for outcome in ("created", "updated", "unchanged"):
             summary.count(outcome, getattr(item_sub, outcome), what="generated item")
         summary.items.extend(item_sub.items)
-        raters = raters_ensure(study, {a.rater: {} for a in parsed.checked}, summary)
+        raters = raters_ensure(study, [a.rater for a in parsed.checked], summary)
         rows_out: list[ResponseRow] = []
         for a in parsed.checked:
             item_pk = a.item.pk or ids[a.item.external_id]

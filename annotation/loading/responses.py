@@ -1,13 +1,14 @@
 """Human responses collected elsewhere (formats.md §4), e.g. on paper: validate, then upsert.
 
-Each participant id becomes a pseudonymous Participant (entry ``import``) with a human
-Rater in the named group. Correctness is always computed from the item's answer key, so every rater is graded
+Each participant id becomes a pseudonymous Participant (entry ``import``, with a human
+Rater) placed in the named group. Correctness is always computed from the item's answer key, so every rater is graded
 by one rule; a ``correct`` given in the file is checked against it and disagreements are
 counted in the summary (they mean the file and the pool disagree about the key).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -16,15 +17,16 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
-from annotation.models import Participant, Rater
+from annotation.models import Participant
 from annotation.services.answers import participants_recount_attention
+from annotation.services.participants import participants_place
 from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
 from studies.loading.values import is_count, parse_id
-from studies.models import ImportLog, Item, Study, Task
+from studies.models import Group, ImportLog, Item, Study, Task
 from studies.values import is_digits
 
 
@@ -54,8 +56,9 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     yield from gathered.values()
 
 
-# The rows to write, the raters they need, and how many 'correct' flags disagreed.
-ValidatedResponses = tuple[list[ResponseRow], dict[RaterKey, dict[str, Any]], int]
+# The rows to write, the raters they need with each one's group, and how many
+# 'correct' flags disagreed.
+ValidatedResponses = tuple[list[ResponseRow], dict[RaterKey, Group], int]
 
 
 def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime | None]:
@@ -109,7 +112,7 @@ def validate_responses(
         )
     }
     rows: list[ResponseRow] = []
-    raters: dict[RaterKey, dict[str, Any]] = {}
+    raters: dict[RaterKey, Group] = {}
     first_group: dict[str, tuple[str, int]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     disagreements = 0
@@ -146,7 +149,7 @@ def validate_responses(
         for name, message in result.errors:
             report.error(name, message)
         key: RaterKey = ("human", pid, "")
-        raters[key] = {"group_id": group.pk}
+        raters[key] = group
         for fld, value in result.values.items():
             correct = item.grade(fld, value)
             dup = seen.setdefault((pid, item_id or "", fld), line)
@@ -171,9 +174,12 @@ def _check_stored_groups(
     """A participant already stored in one group cannot arrive in another."""
     names = sorted(first_group)
     for start in range(0, len(names), 500):
-        stored = Rater.objects.filter(
-            study=study, kind="human", run="", name__in=names[start : start + 500]
-        ).values_list("name", "group__slug")
+        stored = Participant.objects.filter(
+            study=study,
+            rater__kind="human",
+            rater__run="",
+            rater__name__in=names[start : start + 500],
+        ).values_list("rater__name", "group__slug")
         for name, slug in stored:
             given, line = first_group[name]
             if slug != given:
@@ -182,6 +188,34 @@ def _check_stored_groups(
                     "group",
                     f"participant {name!r} is already stored in group {slug!r}, not {given!r}",
                 )
+
+
+def _participants_create(study: Study, groups: dict[int, Group]) -> None:
+    """A participant for each rater id of ``groups`` that has none, placed in its group
+    (a participant stored before keeps its group: ``_check_stored_groups``)."""
+    have = set(
+        Participant.objects.filter(rater_id__in=list(groups)).values_list("rater_id", flat=True)
+    )
+    new = [rid for rid in groups if rid not in have]
+    if not new:
+        return
+    Participant.objects.bulk_create(
+        [
+            Participant(
+                study=study,
+                rater_id=rid,
+                entry=Participant.Entry.IMPORT,
+                status=Participant.Status.IMPORTED,
+            )
+            for rid in new
+        ],
+        batch_size=1000,
+    )
+    members: dict[Group, list[Participant]] = defaultdict(list)
+    for p in Participant.objects.filter(rater_id__in=new).only("pk", "rater_id"):
+        members[groups[p.rater_id]].append(p)
+    for group, placed in members.items():
+        participants_place(participants=placed, group=group)
 
 
 def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:
@@ -198,7 +232,7 @@ def responses_write(validated: ValidatedResponses, *, source: Source, study: Stu
                     dry_run: bool = False, user: Any = None, show_progress: bool = False,
                     on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
     """Write validated responses (``validate_responses``) into ``study``, all or nothing."""
-    rows, rater_keys, disagreements = validated
+    rows, rater_groups, disagreements = validated
     summary = Summary(kind="responses", file=source.name, rows=len(rows), dry_run=dry_run)
     if disagreements:
         # The key in the pool wins; the file's own 'correct' flags are reported, not stored.
@@ -206,24 +240,8 @@ def responses_write(validated: ValidatedResponses, *, source: Source, study: Stu
             disagreements
         )
     with transaction.atomic():
-        raters = raters_ensure(study, rater_keys, summary)
-        have = set(
-            Participant.objects.filter(rater__in=raters.values()).values_list("rater_id", flat=True)
-        )
-        Participant.objects.bulk_create(
-            [
-                Participant(
-                    study=study,
-                    rater=r,
-                    group_id=r.group_id,
-                    entry=Participant.Entry.IMPORT,
-                    status=Participant.Status.IMPORTED,
-                )
-                for r in raters.values()
-                if r.pk not in have
-            ],
-            batch_size=1000,
-        )
+        raters = raters_ensure(study, rater_groups, summary)
+        _participants_create(study, {raters[k].pk: g for k, g in rater_groups.items()})
         responses_upsert(study, rows, raters, summary)
         # Failed attention checks count as in the volunteer flow (flag past the limit).
         flagged = participants_recount_attention(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from annotation.models import Rater, Response
 from studies.loading.problems import Summary
@@ -33,27 +32,24 @@ class ResponseRow:
 
 
 def raters_ensure(
-    study: Study, keys: dict[RaterKey, dict[str, Any]], summary: Summary
+    study: Study, keys: Iterable[RaterKey], summary: Summary
 ) -> dict[RaterKey, Rater]:
-    """Raters for ``keys`` (with extra fields such as ``group_id``), created when missing."""
+    """Raters for ``keys``, created when missing (in the order given)."""
+    wanted = dict.fromkeys(keys)  # ordered, with O(1) membership
     found: dict[RaterKey, Rater] = {}
-    names = sorted({k[1] for k in keys})
+    names = sorted({k[1] for k in wanted})
     for start in range(0, len(names), CHUNK):
         for rater in Rater.objects.filter(study=study, name__in=names[start : start + CHUNK]):
             key = (rater.kind, rater.name, rater.run)
-            if key in keys:
+            if key in wanted:
                 found[key] = rater
-    missing = [
-        Rater(study=study, kind=k[0], name=k[1], run=k[2], **extra)
-        for k, extra in keys.items()
-        if k not in found
-    ]
+    missing = [Rater(study=study, kind=k[0], name=k[1], run=k[2]) for k in wanted if k not in found]
     for rater in Rater.objects.bulk_create(missing, batch_size=1000):
         found[(rater.kind, rater.name, rater.run)] = rater
     if missing:
         summary.count("created", len(missing), what="rater")
         if any(r.pk is None for r in missing):  # backends without RETURNING ids
-            return raters_ensure(study, keys, Summary(kind="", file=""))
+            return raters_ensure(study, wanted, Summary(kind="", file=""))
     return found
 
 

@@ -24,6 +24,7 @@ from annotation.services.participants import (
     participant_enrol,
     participant_finish,
     participant_screen,
+    participants_place,
 )
 
 __all__ = [
@@ -36,5 +37,6 @@ __all__ = [
     "participant_enrol",
     "participant_finish",
     "participant_screen",
+    "participants_place",
     "response_submit",
 ]

@@ -1,8 +1,14 @@
-"""Participants: enrol (consent), screen (placement in a group), finish (completion code)."""
+"""Participants: enrol (consent), screen (placement in a group), finish (completion code).
+
+A participant's group is written in one place, :func:`participants_place`: enrolment
+(an invitation, or a study without screening), screening and imported responses all
+place participants through it.
+"""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -45,7 +51,6 @@ def participant_enrol(
     slugs = list(study.tasks.order_by("position", "slug").values_list("slug", flat=True))
     participant = Participant(
         study=study,
-        group=group,
         entry=entry,
         status=Participant.Status.SCREENED if group else Participant.Status.CONSENTED,
         consent_text=study.consent,
@@ -54,9 +59,11 @@ def participant_enrol(
         task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
     )
     participant.rater = Rater.objects.create(
-        study=study, kind=Rater.Kind.HUMAN, name=participant.public_id, group=group
+        study=study, kind=Rater.Kind.HUMAN, name=participant.public_id
     )
     participant.save()
+    if group is not None:
+        participants_place(participants=[participant], group=group)
     return participant
 
 
@@ -88,11 +95,25 @@ def participant_screen(*, participant: Participant, answers: dict[str, int]) -> 
     groups = study.groups.order_by("position", "slug")
     group = (groups.filter(slug=group_slug).first() if group_slug else None) or groups.first()
     participant.screening_answers = recorded
-    participant.group = group
     participant.status = Participant.Status.SCREENED
-    participant.save(update_fields=["screening_answers", "group", "status"])
-    Rater.objects.filter(pk=participant.rater_id).update(group=group)
+    participant.save(update_fields=["screening_answers", "status"])
+    participants_place(participants=[participant], group=group)
     return participant
+
+
+def participants_place(*, participants: Sequence[Participant], group: Group | None) -> None:
+    """Put stored ``participants`` in ``group``: the one writer of a participant's group.
+
+    Their responses count for that group in the report, the exports and the dashboard
+    (a human rater's group is its participant's); claims made from now on are balanced
+    toward it. Each ``Assignment`` keeps the group its claim was made for. One UPDATE
+    (atomic by itself), inside the caller's transaction.
+    """
+    if not participants:
+        return
+    Participant.objects.filter(pk__in=[p.pk for p in participants]).update(group=group)
+    for p in participants:
+        p.group = group
 
 
 @transaction.atomic

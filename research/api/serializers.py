@@ -61,7 +61,7 @@ class ResponseOut(serializers.Serializer):
     rater_kind = serializers.CharField(source="rater__kind")
     rater = serializers.CharField(source="rater__name")
     run = serializers.CharField(source="rater__run")
-    group = serializers.CharField(source="rater__group__slug", allow_null=True)
+    group = serializers.CharField(source="rater__participant__group__slug", allow_null=True)
     field = serializers.CharField()
     value = serializers.FloatField(allow_null=True)
     correct = serializers.BooleanField(allow_null=True)

@@ -112,7 +112,7 @@ class ResponseList(generics.ListAPIView):
             query = query.filter(rater__kind=kind)
         return query.values(
             "id", "task__slug", "item__external_id", "rater__kind", "rater__name",
-            "rater__run", "rater__group__slug", "field", "value", "correct", "time_ms",
+            "rater__run", "rater__participant__group__slug", "field", "value", "correct", "time_ms",
             "sample", "answered_at",
         )  # fmt: skip
 

@@ -17,6 +17,7 @@ from typing import Any
 from django.db.models import Count
 
 from annotation.models import Participant, Response
+from annotation.selectors import flagged_participants
 from studies.models import Item, Study
 
 
@@ -33,16 +34,12 @@ class Funnel:
 
 def funnel(study: Study) -> list[Funnel]:
     counts: dict[Any, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    rows = (
-        Participant.objects.filter(study=study)
-        .values("group_id", "status", "flagged")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    for row in rows:
-        c = counts[row["group_id"]]
-        c[row["status"]] += row["n"]
-        c["flagged"] += row["n"] if row["flagged"] else 0
+    rows = Participant.objects.filter(study=study).values("group_id", "status")
+    for row in rows.annotate(n=Count("pk")).order_by():
+        counts[row["group_id"]][row["status"]] += row["n"]
+    flagged = flagged_participants(study).values("group_id")
+    for row in flagged.annotate(n=Count("pk")).order_by():
+        counts[row["group_id"]]["flagged"] += row["n"]
     groups = [(g.pk, g.slug, g.name) for g in study.groups.order_by("position", "slug")]
     if None in counts:
         groups.append((None, "—", ""))
@@ -86,12 +83,12 @@ def below_target(study: Study) -> list[dict[str, Any]]:
     got: dict[tuple[int, int], int] = {}
     rows = (
         Response.objects.filter(study=study, rater__kind="human", item__is_attention_check=False)
-        .values("item_id", "rater__group_id")
+        .values("item_id", "rater__participant__group_id")
         .annotate(n=Count("rater_id", distinct=True))
         .order_by()
     )
     for row in rows:
-        got[(row["item_id"], row["rater__group_id"])] = row["n"]
+        got[(row["item_id"], row["rater__participant__group_id"])] = row["n"]
     out = []
     for task in study.tasks.order_by("position", "slug"):
         below = missing = 0

@@ -19,24 +19,13 @@ from django.db import connections
 from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
-from annotation.models import AggregateResult, Participant, Rater, Response
+from annotation.models import AggregateResult, Rater, Response
+from annotation.selectors import flagged_rater_ids
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 
 CHUNK = 50_000
 _NUMERIC = ("item_id", "rater_id", "value", "correct", "sample")
-
-
-def excluded_rater_ids(study: Study) -> list[int]:
-    """Raters of flagged participants when the study excludes them (the volunteer app's rule)."""
-    try:
-        from annotation.selectors import excluded_rater_ids as shared
-    except ImportError:  # pragma: no cover - the volunteer app defines it
-        if not study.exclude_flagged:
-            return []
-        flagged = Participant.objects.filter(study=study, flagged=True)
-        return list(flagged.values_list("rater_id", flat=True))
-    return shared(study)
 
 
 @dataclass(frozen=True)
@@ -104,7 +93,10 @@ def _items(study: Study) -> pd.DataFrame:
 
 
 def _raters(study: Study) -> pd.DataFrame:
-    rows = Rater.objects.filter(study=study).values_list("pk", "kind", "name", "run", "group__slug")
+    # A human rater's group is its participant's (a LEFT JOIN: models and rules have none).
+    rows = Rater.objects.filter(study=study).values_list(
+        "pk", "kind", "name", "run", "participant__group__slug"
+    )
     records = [(pk, k, n, r, g or "") for pk, k, n, r, g in rows.iterator(chunk_size=CHUNK)]
     return pd.DataFrame.from_records(
         records, columns=["id", "kind", "name", "run", "group"]
@@ -167,14 +159,14 @@ def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
     tasks, items, raters = _tasks(study), _items(study), _raters(study)
     frame = _read_responses(study, chunk_size)
     exclusions: list[dict[str, Any]] = []
-    flagged = excluded_rater_ids(study)
-    drop = np.isin(frame["rater"].to_numpy(), np.asarray(flagged, dtype=np.int64))
+    flagged = flagged_rater_ids(study)
+    excluded = flagged if study.exclude_flagged else []
+    drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
     exclusions.append({
         # English in the report (stable values for scripts); the dashboard translates them.
         "reason": gettext_noop("flagged participants") if study.exclude_flagged
         else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
-        "n_participants": len(flagged) if study.exclude_flagged
-        else Participant.objects.filter(study=study, flagged=True).count(),
+        "n_participants": len(flagged),
         "n_responses": int(drop.sum()), "applies_to": "every table",
     })  # fmt: skip
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()

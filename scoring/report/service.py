@@ -1,7 +1,7 @@
 """The report of a study, cached until its data change.
 
 The cache key carries a fingerprint of everything the report reads (responses,
-raters, items, participants' flags, aggregates, the study's own settings), so a new
+raters, items, which participants are flagged, aggregates, the study's own settings), so a new
 answer or a changed flag gives a new key; stale entries simply expire.
 """
 
@@ -12,7 +12,8 @@ import hashlib
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from annotation.models import AggregateResult, Participant, Response
+from annotation.models import AggregateResult, Response
+from annotation.selectors import flagged_rater_ids
 from scoring.report.build import Report, ReportSettings, build_report
 from studies.models import Item, Study
 
@@ -23,7 +24,7 @@ def fingerprint(study: Study) -> str:
     parts = [
         Response.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
         Item.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
-        Participant.objects.filter(study=study, flagged=True).aggregate(n=Count("pk")),
+        flagged_rater_ids(study),
         AggregateResult.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
         study.updated_at,
         study.exclude_flagged,

@@ -45,7 +45,7 @@ class Builder:
         self, name: str, group: str, *, flagged: bool = False, status: str = "finished"
     ) -> Rater:
         g = self.groups[group]
-        rater = Rater.objects.create(study=self.study, kind="human", name=name, group=g)
+        rater = Rater.objects.create(study=self.study, kind="human", name=name)
         Participant.objects.create(
             study=self.study, rater=rater, group=g, public_id=f"{self.study.slug}-{name}",
             flagged=flagged, status=status,

@@ -92,6 +92,7 @@ def test_flagged_participants_count_when_the_study_keeps_them(known: Builder) ->
     assert row["value"] == float(F(7, 12))
     flagged = next(r for r in tables["exclusions"] if r["reason"].startswith("flagged"))
     assert flagged["n_responses"] == 0 and "kept" in flagged["reason"]
+    assert flagged["n_participants"] == 1  # counted all the same
 
 
 def test_model_beside_each_group_with_its_percentile(known: Builder) -> None:
