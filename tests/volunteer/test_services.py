@@ -66,6 +66,7 @@ def test_screening_first_answered_option_naming_a_group_wins() -> None:
     assert q2.key in err.value.message_dict
     p = services.participant_screen(participant=p, answers={"bg": 1, "poet": 0})
     assert p.group.slug == "B"
+    assert Participant.objects.get(pk=p.pk).group.slug == "B"  # stored, not only in memory
     assert p.screening_answers["poet"] == {"option": 0, "label": "yes"}
 
 
