@@ -53,6 +53,19 @@ class ParticipantTokenAuthentication(authentication.BaseAuthentication):
         return KEYWORD
 
 
+def participant_ref(request: Request) -> Participant:
+    """The participant a request's token names (a reference: ids only, see
+    ``selectors.participant_ref_by_token``); set by the authentication above."""
+    participant = request.auth
+    if not isinstance(participant, Participant):
+        raise exceptions.NotAuthenticated()
+    return participant
+
+
+def participant_id(request: Request) -> int:
+    return participant_ref(request).pk
+
+
 class ParticipantTokenScheme(OpenApiAuthenticationExtension):
     target_class = "annotation.api.ParticipantTokenAuthentication"
     name = "participantToken"
@@ -155,7 +168,7 @@ class ParticipantView(APIView):
 
     def participant(self, request: Request) -> Participant:
         """The authenticated participant's row (the token itself holds only ids)."""
-        p = selectors.participant_by_pk(request.auth.pk)
+        p = selectors.participant_by_pk(participant_id(request))
         if p is None:
             raise exceptions.AuthenticationFailed(_("Unknown participant token."))
         return p
@@ -214,8 +227,12 @@ def _next_body(participant_id: int) -> dict[str, Any]:
     p, a = nxt.participant, nxt.assignment
     if a is None or nxt.progress is None:
         p = services.participant_finish(participant=p)
-        return {"done": True, "item": None, "completion_code": p.completion_code,
-                "progress": _progress(p)}  # fmt: skip
+        return {
+            "done": True,
+            "item": None,
+            "completion_code": p.completion_code,
+            "progress": _progress(p),
+        }
     progress = {"answered": nxt.progress.answered, "total": nxt.progress.total, "finished": False}
     item = selectors.item_presentation(a)
     return {"done": False, "item": item, "completion_code": None, "progress": progress}
@@ -225,7 +242,7 @@ class NextView(ParticipantView):
     @extend_schema(responses={200: NextOut}, tags=["volunteer"])
     def get(self, request: Request) -> Response:
         """The current item (claimed for you until answered), or done + completion code."""
-        return Response(_next_body(request.auth.pk))
+        return Response(_next_body(participant_id(request)))
 
 
 class AnswerView(ParticipantView):
@@ -245,7 +262,7 @@ class AnswerView(ParticipantView):
         """Answer one of your assignments (option indices as shown). Re-sending the same
         answer is harmless (200, duplicate); a different one for an answered item is 409.
         With ?next=1 the reply also carries the next item (as GET /next/) under "next"."""
-        p: Participant = request.auth  # a reference: ids only, the service needs no more
+        p = participant_ref(request)
         data = SubmitIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:

@@ -17,15 +17,36 @@ from annotation.models import Response
 from studies.models import Study
 
 COLUMNS = (
-    "study", "task", "item", "rater_kind", "rater", "run", "group", "field", "value",
-    "correct", "time_ms", "sample", "answered_at",
-)  # fmt: skip
+    "study",
+    "task",
+    "item",
+    "rater_kind",
+    "rater",
+    "run",
+    "group",
+    "field",
+    "value",
+    "correct",
+    "time_ms",
+    "sample",
+    "answered_at",
+)
 FORMATS = ("jsonl", "csv", "xlsx")
 _QUERY_FIELDS = (
-    "task__slug", "item__external_id", "rater__kind", "rater__name", "rater__run",
-    "rater__participant__group__slug", "field", "value", "correct", "time_ms", "sample", "answered_at",
+    "task__slug",
+    "item__external_id",
+    "rater__kind",
+    "rater__name",
+    "rater__run",
+    "rater__participant__group__slug",
+    "field",
+    "value",
+    "correct",
+    "time_ms",
+    "sample",
+    "answered_at",
     "created_at",
-)  # fmt: skip
+)
 
 
 def _value(v: float | None) -> float | int | None:
@@ -60,8 +81,21 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
         at,
         created,
     ) in query.iterator(chunk_size=chunk_size):
-        yield (slug, task, item, kind, rater, run, group or "", fld, _value(value), correct,
-               time_ms, sample, _when(at, created))  # fmt: skip
+        yield (
+            slug,
+            task,
+            item,
+            kind,
+            rater,
+            run,
+            group or "",
+            fld,
+            _value(value),
+            correct,
+            time_ms,
+            sample,
+            _when(at, created),
+        )
 
 
 def _cells(row: tuple[Any, ...]) -> list[Any]:

@@ -26,7 +26,7 @@ class UploadForm(forms.Form):
         label=_("Dry run"), required=False, help_text=_("Validate and count; write nothing.")
     )
 
-    def clean(self) -> dict:  # type: ignore[type-arg]
+    def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("kind") != ImportLog.Kind.STUDY and not data.get("study"):
             self.add_error("study", _("Choose the study this file belongs to."))

@@ -57,6 +57,6 @@ class AnswerThrottle(ScopeThrottle):
 def wait_seconds(request: Any, scope: str, ident: str | None = None) -> int | None:
     """None when the request may proceed; else how many seconds to wait (and it is counted)."""
     throttle = ScopeThrottle(scope, ident)
-    if throttle.allow_request(request, None):
+    if throttle.allow_request(request, None):  # type: ignore[arg-type]  # no view: a page
         return None
     return max(1, int(throttle.wait() or 1))

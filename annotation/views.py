@@ -124,6 +124,7 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         answers = {k[2:]: v for k, v in request.POST.items() if k.startswith("q-")}
+        # Raw form values: participant_screen reads and checks each option index.
         try:
             services.participant_screen(participant=p, answers=answers)
         except ValidationError as exc:

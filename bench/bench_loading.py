@@ -32,10 +32,14 @@ STUDY = {
     "groups": [{"slug": "A", "name": "A"}, {"slug": "B", "name": "B"}],
     "tasks": [
         {"slug": "ck", "title": "choice", "kind": "choice"},
-        {"slug": "rate", "title": "rating", "kind": "rating",
-         "dimensions": [{"key": "prosody", "label": "p", "min": 1, "max": 5}]},
+        {
+            "slug": "rate",
+            "title": "rating",
+            "kind": "rating",
+            "dimensions": [{"key": "prosody", "label": "p", "min": 1, "max": 5}],
+        },
     ],
-}  # fmt: skip
+}
 
 
 def write_pool(path: Path, n: int) -> None:
@@ -74,11 +78,22 @@ def floor_bulk_create(path: Path) -> float:
 
     def run() -> None:
         Item.objects.bulk_create(
-            [Item(study=study, task_id=tasks[r["task"]], external_id="floor-" + r["id"], stem=r.get("stem", ""),
-                  options=r.get("options", []), answer=r.get("answer"), poem_text=r.get("poem", {}).get("text", ""),
-                  content_hash="x", position=i) for i, r in enumerate(rows)],
+            [
+                Item(
+                    study=study,
+                    task_id=tasks[r["task"]],
+                    external_id="floor-" + r["id"],
+                    stem=r.get("stem", ""),
+                    options=r.get("options", []),
+                    answer=r.get("answer"),
+                    poem_text=r.get("poem", {}).get("text", ""),
+                    content_hash="x",
+                    position=i,
+                )
+                for i, r in enumerate(rows)
+            ],
             batch_size=1000,
-        )  # fmt: skip
+        )
 
     seconds = timed(run)
     Item.objects.filter(external_id__startswith="floor-").delete()
@@ -211,16 +226,26 @@ def main() -> None:
         "database": connection.vendor,
         "items": n_items,
         "responses": rows,
-        "load_pool": {**load, "floor_bulk_create_seconds": floor_load, "ratio_to_floor": load["seconds"] / floor_load,
-                      "target_seconds": 20, "meets_target": load["seconds"] < 20 or args.quick},
+        "load_pool": {
+            **load,
+            "floor_bulk_create_seconds": floor_load,
+            "ratio_to_floor": load["seconds"] / floor_load,
+            "target_seconds": 20,
+            "meets_target": load["seconds"] < 20 or args.quick,
+        },
         "load_pool_again_unchanged": reload,
-        "export_csv": {**export_csv, "floor_raw_cursor_seconds": floor_csv, "ratio_to_floor": export_csv["seconds"] / floor_csv,
-                       "target_seconds": 20, "target_peak_rss_mb": 300,
-                       "meets_target": export_csv["seconds"] < 20 and export_csv["peak_rss_mb"] < 300},
+        "export_csv": {
+            **export_csv,
+            "floor_raw_cursor_seconds": floor_csv,
+            "ratio_to_floor": export_csv["seconds"] / floor_csv,
+            "target_seconds": 20,
+            "target_peak_rss_mb": 300,
+            "meets_target": export_csv["seconds"] < 20 and export_csv["peak_rss_mb"] < 300,
+        },
         "export_jsonl": {**export_jsonl, "ratio_to_floor": export_jsonl["seconds"] / floor_csv},
         "generate_responses_seconds": generate,
         "quick": args.quick,
-    }  # fmt: skip
+    }
     path = write_result("loading", result)
     print(json.dumps(result, indent=2))
     print(f"written to {path}")

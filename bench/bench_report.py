@@ -29,8 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import bench_env, manage, setup_django, write_result
 
 GROUPS = (("A", 0.50), ("B", 0.60), ("C", 0.75))  # slug, chance a member answers right
-MODELS = (("gpt-4o", "", 0.80), ("kimi-k2", "direct", 0.70), ("qwen2.5-72b", "", 0.60),
-          ("qwen2.5-7b", "", 0.40))  # fmt: skip
+MODELS = (
+    ("gpt-4o", "", 0.80),
+    ("kimi-k2", "direct", 0.70),
+    ("qwen2.5-72b", "", 0.60),
+    ("qwen2.5-7b", "", 0.40),
+)
 DIMS5 = ("prosody", "theme", "emotion", "imagery", "language")
 DIMS2 = ("informativeness", "aesthetic")
 PER_TASK = 10
@@ -42,29 +46,57 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
     from studies.models import Group, Item, Study, Task
 
     study = Study.objects.create(slug="bench", title="基准研究")
-    groups = [Group.objects.create(study=study, slug=s, name=f"组{s}", position=i, target_per_item=3)
-              for i, (s, _) in enumerate(GROUPS)]  # fmt: skip
+    groups = [
+        Group.objects.create(study=study, slug=s, name=f"组{s}", position=i, target_per_item=3)
+        for i, (s, _) in enumerate(GROUPS)
+    ]
     dims = lambda keys: [{"key": k, "label": k, "min": 1, "max": 5} for k in keys]  # noqa: E731
-    specs = [("ck", "choice", []), ("th", "choice", []), ("au", "multi", []),
-             ("oq", "best_worst", []), ("quality", "rating", dims(DIMS5)),
-             ("ci", "rating", dims(DIMS2))]  # fmt: skip
-    tasks = {slug: Task.objects.create(study=study, slug=slug, title=slug, kind=kind,
-                                       dimensions=d, position=i)
-             for i, (slug, kind, d) in enumerate(specs)}  # fmt: skip
-    answers = {"ck": lambda i: {"answer": i % 3}, "th": lambda i: {"answer": i % 4},
-               "au": lambda i: {"person": i % 4, "source": (i + 1) % 4, "meaning": (i + 2) % 4},
-               "oq": lambda i: {"best": i % 3, "worst": (i + 1) % 3},
-               "quality": lambda i: None, "ci": lambda i: None}  # fmt: skip
+    specs = [
+        ("ck", "choice", []),
+        ("th", "choice", []),
+        ("au", "multi", []),
+        ("oq", "best_worst", []),
+        ("quality", "rating", dims(DIMS5)),
+        ("ci", "rating", dims(DIMS2)),
+    ]
+    tasks = {
+        slug: Task.objects.create(
+            study=study, slug=slug, title=slug, kind=kind, dimensions=d, position=i
+        )
+        for i, (slug, kind, d) in enumerate(specs)
+    }
+    answers = {
+        "ck": lambda i: {"answer": i % 3},
+        "th": lambda i: {"answer": i % 4},
+        "au": lambda i: {"person": i % 4, "source": (i + 1) % 4, "meaning": (i + 2) % 4},
+        "oq": lambda i: {"best": i % 3, "worst": (i + 1) % 3},
+        "quality": lambda i: None,
+        "ci": lambda i: None,
+    }
     forms = ("ci:浣溪沙", "ci:如梦令", "ci:菩萨蛮", "ci:西江月", "ci:清平乐", "ci:蝶恋花")
     items = []
     for slug, task in tasks.items():
         for i in range(n_items):
-            poem = {"poem_text": "春风", "poem_form": forms[i % len(forms)],
-                    "poem_source": "human" if i % 2 else f"model:{MODELS[i % 4][0]}"} \
-                if task.kind == "rating" else {}  # fmt: skip
-            items.append(Item(study=study, task=task, external_id=f"{slug}-{i}",
-                              answer=answers[slug](i), position=i,
-                              is_attention_check=slug == "ck" and i < 2, **poem))  # fmt: skip
+            poem = (
+                {
+                    "poem_text": "春风",
+                    "poem_form": forms[i % len(forms)],
+                    "poem_source": "human" if i % 2 else f"model:{MODELS[i % 4][0]}",
+                }
+                if task.kind == "rating"
+                else {}
+            )
+            items.append(
+                Item(
+                    study=study,
+                    task=task,
+                    external_id=f"{slug}-{i}",
+                    answer=answers[slug](i),
+                    position=i,
+                    is_attention_check=slug == "ck" and i < 2,
+                    **poem,
+                )
+            )
     Item.objects.bulk_create(items, batch_size=2000)
     ids = {}
     for pk, ext in Item.objects.filter(study=study).values_list("pk", "external_id"):
@@ -86,25 +118,41 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
     raters = Rater.objects.bulk_create(
         [Rater(study=study, kind="human", name=f"p-{i}") for i in range(n_people)]
         + [Rater(study=study, kind="model", name=n, run=r) for n, r, _ in MODELS]
-        + [Rater(study=study, kind="rule", name="prosody:modern", run="1")], batch_size=2000,
-    )  # fmt: skip
+        + [Rater(study=study, kind="rule", name="prosody:modern", run="1")],
+        batch_size=2000,
+    )
     if raters[0].pk is None:
         raters = list(Rater.objects.filter(study=study).order_by("pk"))
     people, models, rule = raters[:n_people], raters[n_people:-1], raters[-1]
     groups = world["groups"]
     Participant.objects.bulk_create(
-        [Participant(study=study, rater=r, group=groups[i % 3], public_id=f"bench-{r.pk}",
-                     resume_code=f"R{r.pk:09d}", status="finished", flagged=i % 100 == 7)
-         for i, r in enumerate(people)], batch_size=2000,
-    )  # fmt: skip
+        [
+            Participant(
+                study=study,
+                rater=r,
+                group=groups[i % 3],
+                public_id=f"bench-{r.pk}",
+                resume_code=f"R{r.pk:09d}",
+                status="finished",
+                flagged=i % 100 == 7,
+            )
+            for i, r in enumerate(people)
+        ],
+        batch_size=2000,
+    )
     quality = rng.integers(1, 6, size=n_items)  # each poem's "true" quality
     now = "2026-11-22 00:00:00+00:00"
-    sql = ("INSERT INTO annotation_response (study_id, task_id, item_id, rater_id, field, value, "
-           "correct, time_ms, sample, raw, created_at, updated_at) "
-           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")  # fmt: skip
-    keys = {"ck": (("answer", 3),), "th": (("answer", 4),),
-            "au": (("person", 4), ("source", 4), ("meaning", 4)),
-            "oq": (("best", 3), ("worst", 3))}  # fmt: skip
+    sql = (
+        "INSERT INTO annotation_response (study_id, task_id, item_id, rater_id, field, value, "
+        "correct, time_ms, sample, raw, created_at, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    )
+    keys = {
+        "ck": (("answer", 3),),
+        "th": (("answer", 4),),
+        "au": (("person", 4), ("source", 4), ("meaning", 4)),
+        "oq": (("best", 3), ("worst", 3)),
+    }
     batch: list[tuple] = []  # type: ignore[type-arg]
     total = 0
 
@@ -123,14 +171,29 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
                 right = (i + n + offsets[slug]) % k if slug != "oq" else (i + n) % 3
                 ok = rng.random() < skill
                 value = right if ok else (right + 1 + int(rng.integers(0, k - 1))) % k
-                batch.append((study.pk, task, item, rater_pk, fld, float(value), value == right,
-                              5000, 0, "", now, now))  # fmt: skip
+                batch.append(
+                    (
+                        study.pk,
+                        task,
+                        item,
+                        rater_pk,
+                        fld,
+                        float(value),
+                        value == right,
+                        5000,
+                        0,
+                        "",
+                        now,
+                        now,
+                    )
+                )
         else:
             dims = DIMS5 if slug == "quality" else DIMS2
             for fld in dims:
                 v = int(np.clip(quality[i] + rng.integers(-1, 2) + (skill < 0.5), 1, 5))
-                batch.append((study.pk, task, item, rater_pk, fld, float(v), None, 30000, 0, "",
-                              now, now))  # fmt: skip
+                batch.append(
+                    (study.pk, task, item, rater_pk, fld, float(v), None, 30000, 0, "", now, now)
+                )
         if len(batch) >= 20000:
             flush(cur)
 
@@ -147,8 +210,11 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
         for slug in ("quality", "ci"):
             for i in range(n_items):
                 item, task = items[f"{slug}-{i}"], tasks[slug].pk
-                scores = {"structural": float(quality[i] >= 3), "tonal": min(1.0, quality[i] / 5 + 0.1),
-                          "rhyme": float(i % 3 != 0)}  # fmt: skip
+                scores = {
+                    "structural": float(quality[i] >= 3),
+                    "tonal": min(1.0, quality[i] / 5 + 0.1),
+                    "rhyme": float(i % 3 != 0),
+                }
                 for fld, v in scores.items():
                     batch.append(
                         (study.pk, task, item, rule.pk, fld, v, None, None, 0, "", now, now)
@@ -166,10 +232,18 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     from studies.models import Item, Task
 
     study = world["study"]
-    task = Task.objects.create(study=study, slug="wide", title="wide", kind="rating", position=9,
-                               dimensions=[{"key": "v", "label": "v", "min": 1, "max": 5}])  # fmt: skip
-    Item.objects.bulk_create([Item(study=study, task=task, external_id=f"wide-{i}", position=i)
-                              for i in range(n_units)], batch_size=5000)  # fmt: skip
+    task = Task.objects.create(
+        study=study,
+        slug="wide",
+        title="wide",
+        kind="rating",
+        position=9,
+        dimensions=[{"key": "v", "label": "v", "min": 1, "max": 5}],
+    )
+    Item.objects.bulk_create(
+        [Item(study=study, task=task, external_id=f"wide-{i}", position=i) for i in range(n_units)],
+        batch_size=5000,
+    )
     ids = list(Item.objects.filter(task=task).order_by("pk").values_list("pk", flat=True))
     raters = [Rater.objects.create(study=study, kind="human", name=f"w-{k}") for k in range(4)]
     for r in raters:
@@ -177,15 +251,22 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
     rng = np.random.default_rng(11)
     truth = rng.integers(1, 6, size=n_units)
     now = "2026-11-22 00:00:00+00:00"
-    sql = ("INSERT INTO annotation_response (study_id, task_id, item_id, rater_id, field, value, "
-           "correct, time_ms, sample, raw, created_at, updated_at) "
-           "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")  # fmt: skip
+    sql = (
+        "INSERT INTO annotation_response (study_id, task_id, item_id, rater_id, field, value, "
+        "correct, time_ms, sample, raw, created_at, updated_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    )
     with transaction.atomic(), connection.cursor() as cur:
         for r in raters:
             noise = rng.integers(-1, 2, size=n_units)
             values = np.clip(truth + noise, 1, 5)
-            cur.executemany(sql, [(study.pk, task.pk, pk, r.pk, "v", float(v), None, None, 0, "",
-                                   now, now) for pk, v in zip(ids, values, strict=True)])  # fmt: skip
+            cur.executemany(
+                sql,
+                [
+                    (study.pk, task.pk, pk, r.pk, "v", float(v), None, None, 0, "", now, now)
+                    for pk, v in zip(ids, values, strict=True)
+                ],
+            )
 
 
 def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
@@ -204,8 +285,13 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
             task__study__slug="bench", task__slug=task_slug, field=field, rater__kind="human"
         ).values_list("item_id", "rater_id", "value")
         data = np.concatenate(list(float_blocks(rows)))  # the report's own reader
-        table = RatingTable.from_arrays(data[:, 0].astype(np.int64), data[:, 1].astype(np.int64),
-                                        data[:, 2].astype(np.int64), level="ordinal", domain=domain)  # fmt: skip
+        table = RatingTable.from_arrays(
+            data[:, 0].astype(np.int64),
+            data[:, 1].astype(np.int64),
+            data[:, 2].astype(np.int64),
+            level="ordinal",
+            domain=domain,
+        )
         return krippendorff_alpha(table).value, table
 
     def best(fn, n: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
@@ -219,17 +305,26 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
     t_db, (value, table) = best(from_db)
     counts = table.counts()
     counts = counts[counts.sum(axis=1) >= 2]
-    t_pkg, pkg_value = best(lambda: krippendorff.alpha(
-        value_counts=counts, value_domain=domain, level_of_measurement="ordinal"))  # fmt: skip
+    t_pkg, pkg_value = best(
+        lambda: krippendorff.alpha(
+            value_counts=counts, value_domain=domain, level_of_measurement="ordinal"
+        )
+    )
     t_mem, _ = best(lambda: krippendorff_alpha(table).value)
     return {
-        "table": f"{task_slug}/{field}, humans", "ratings": table.n_ratings,
-        "units": table.n_units, "raters": table.n_raters, "alpha": value,
+        "table": f"{task_slug}/{field}, humans",
+        "ratings": table.n_ratings,
+        "units": table.n_units,
+        "raters": table.n_raters,
+        "alpha": value,
         "package_alpha": float(pkg_value),  # type: ignore[arg-type]
-        "from_database_seconds": t_db, "package_precounted_seconds": t_pkg,
-        "alpha_on_built_table_seconds": t_mem, "ratio_from_database": t_db / t_pkg,
-        "ratio_on_built_table": t_mem / t_pkg, "goal_ratio": 2.0,
-    }  # fmt: skip
+        "from_database_seconds": t_db,
+        "package_precounted_seconds": t_pkg,
+        "alpha_on_built_table_seconds": t_mem,
+        "ratio_from_database": t_db / t_pkg,
+        "ratio_on_built_table": t_mem / t_pkg,
+        "goal_ratio": 2.0,
+    }
 
 
 def main() -> None:
@@ -250,10 +345,22 @@ def main() -> None:
         n = make_responses(world, n_items, n_target)
         generate = time.perf_counter() - t0
         out = tmpdir / "report.json"
-        run = manage(env, "report", "bench", "--format", "json", "--out", str(out),
-                     "--n-boot", str(args.n_boot))  # fmt: skip
-        tables = {k: len(v) for k, v in json.loads(out.read_text(encoding="utf-8")).items()
-                  if isinstance(v, list)}  # fmt: skip
+        run = manage(
+            env,
+            "report",
+            "bench",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--n-boot",
+            str(args.n_boot),
+        )
+        tables = {
+            k: len(v)
+            for k, v in json.loads(out.read_text(encoding="utf-8")).items()
+            if isinstance(v, list)
+        }
         alpha = [alpha_ratio("quality", "prosody")]
         make_large_table(world, 5_000 if args.quick else 50_000)
         alpha.append(alpha_ratio("wide", "v"))
@@ -263,13 +370,21 @@ def main() -> None:
         if args.database_url:
             manage(env, "flush", "--noinput")
     result = {
-        "database": vendor, "responses": n, "items_per_task": n_items, "n_boot": args.n_boot,
+        "database": vendor,
+        "responses": n,
+        "items_per_task": n_items,
+        "n_boot": args.n_boot,
         "generate_seconds": generate,
-        "report": {**run, "target_seconds": 30, "target_peak_rss_mb": 1024,
-                   "meets_target": run["seconds"] < 30 and run["peak_rss_mb"] < 1024,
-                   "rows": tables},
-        "alpha_from_database": alpha, "quick": args.quick,
-    }  # fmt: skip
+        "report": {
+            **run,
+            "target_seconds": 30,
+            "target_peak_rss_mb": 1024,
+            "meets_target": run["seconds"] < 30 and run["peak_rss_mb"] < 1024,
+            "rows": tables,
+        },
+        "alpha_from_database": alpha,
+        "quick": args.quick,
+    }
     path = write_result("report", result)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     print(f"written to {path}")

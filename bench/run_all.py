@@ -57,8 +57,12 @@ def run(script: Path, quick: bool, timeout: float) -> dict[str, Any]:
     started = time.time()
     print(f"== {name}: {script.name}{' --quick' if quick else ''}", flush=True)
     try:
-        proc = subprocess.run([sys.executable, str(script), *(["--quick"] if quick else [])],
-                              cwd=ROOT, timeout=timeout, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, str(script), *(["--quick"] if quick else [])],
+            cwd=ROOT,
+            timeout=timeout,
+            check=False,
+        )
         status = "ok" if proc.returncode == 0 else f"failed (exit {proc.returncode})"
     except subprocess.TimeoutExpired:
         status = f"failed (timeout after {timeout:.0f} s)"
@@ -94,8 +98,9 @@ def table(runs: dict[str, dict[str, Any]], figs: list[tuple[Figure, bool]], quic
             f"| {label(f.benchmark, runs[f.benchmark])} | {f.name} | {fmt(f.value, f.unit)} | {f.baseline}: "
             f"{fmt(f.baseline_value, f.unit)} | {fmt(f.ratio)} | {f.regime} | {goal or '—'} |"
         )
-    failed = [f"`{name}` {r['status']}" for name, r in runs.items()
-              if r["status"].startswith("failed")]  # fmt: skip
+    failed = [
+        f"`{name}` {r['status']}" for name, r in runs.items() if r["status"].startswith("failed")
+    ]
     missing = [f"`{name}`" for name, r in runs.items() if not r["result"]]
     if failed:
         lines += ["", "Failed in this run: " + "; ".join(failed) + "."]
@@ -133,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         for s in discover()
     }
-    figs = [(f, r["fresh"]) for name, r in runs.items() if r["result"]
-            for f in figures(name, r["result"])]  # fmt: skip
+    figs = [
+        (f, r["fresh"])
+        for name, r in runs.items()
+        if r["result"]
+        for f in figures(name, r["result"])
+    ]
     merged = {
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "quick": args.quick,

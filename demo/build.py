@@ -182,17 +182,33 @@ def cipai_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
     for n, poem in enumerate(rng.sample(_famous(poems), PER_TASK)):
         options = [poem["cipai"], *rng.sample([c for c in names if c != poem["cipai"]], 3)]
         rng.shuffle(options)
-        items.append({
-            "id": f"cipai-{n + 1:03d}", "task": "cipai", "stem": "这首词的词牌是？",
-            "poem": {"author": poem["author"], "text": poem_text(poem), "form": f"ci:{poem['cipai']}", "source": "human"},
-            "options": options, "answer": options.index(poem["cipai"]), "meta": {"source_id": poem["id"]},
-        })  # fmt: skip
+        items.append(
+            {
+                "id": f"cipai-{n + 1:03d}",
+                "task": "cipai",
+                "stem": "这首词的词牌是？",
+                "poem": {
+                    "author": poem["author"],
+                    "text": poem_text(poem),
+                    "form": f"ci:{poem['cipai']}",
+                    "source": "human",
+                },
+                "options": options,
+                "answer": options.index(poem["cipai"]),
+                "meta": {"source_id": poem["id"]},
+            }
+        )
     # An attention check: the answer is in the question itself.
-    items.append({
-        "id": "cipai-check-1", "task": "cipai", "attention_check": True,
-        "stem": "注意力检查：请直接选择“浣溪沙”。",
-        "options": ["菩萨蛮", "浣溪沙", "西江月", "清平乐"], "answer": 1,
-    })  # fmt: skip
+    items.append(
+        {
+            "id": "cipai-check-1",
+            "task": "cipai",
+            "attention_check": True,
+            "stem": "注意力检查：请直接选择“浣溪沙”。",
+            "options": ["菩萨蛮", "浣溪沙", "西江月", "清平乐"],
+            "answer": 1,
+        }
+    )
     return items
 
 
@@ -206,11 +222,16 @@ def _by_cipai(poems: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 def _same_slot_lines(poem: dict[str, Any], pos: int, tune: list[dict[str, Any]]) -> list[str]:
     """Distractors: lines of the same length at the same position in other poems of the tune."""
     target = poem["lines"][pos]
-    return sorted({
-        o["lines"][pos] for o in tune
-        if o is not poem and len(o["lines"]) > pos and len(o["lines"][pos]) == len(target)
-        and o["lines"][pos] != target
-    })  # fmt: skip
+    return sorted(
+        {
+            o["lines"][pos]
+            for o in tune
+            if o is not poem
+            and len(o["lines"]) > pos
+            and len(o["lines"][pos]) == len(target)
+            and o["lines"][pos] != target
+        }
+    )
 
 
 def fill_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
@@ -227,11 +248,17 @@ def fill_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[str
         options = [target, *rng.sample(pool, 3)]
         rng.shuffle(options)
         blanked = _blank(poem, pos)
-        items.append({
-            "id": f"fill-{len(items) + 1:03d}", "task": "fill", "stem": f"《{poem['cipai']}》 {poem['author']}",
-            "poem": {"text": blanked, "form": "", "source": "human"},
-            "options": options, "answer": options.index(target), "meta": {"source_id": poem["id"], "line": pos},
-        })  # fmt: skip
+        items.append(
+            {
+                "id": f"fill-{len(items) + 1:03d}",
+                "task": "fill",
+                "stem": f"《{poem['cipai']}》 {poem['author']}",
+                "poem": {"text": blanked, "form": "", "source": "human"},
+                "options": options,
+                "answer": options.index(target),
+                "meta": {"source_id": poem["id"], "line": pos},
+            }
+        )
     return items
 
 
@@ -265,14 +292,28 @@ def ident_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
         nexts = [second, *rng.sample(pool, 3)]
         rng.shuffle(authors)
         rng.shuffle(nexts)
-        items.append({
-            "id": f"ident-{len(items) + 1:03d}", "task": "ident", "stem": f"《{poem['cipai']}》：{first}……",
-            "parts": [
-                {"key": "author", "prompt": "作者是谁？", "options": authors, "answer": authors.index(poem["author"])},
-                {"key": "next", "prompt": "下一句是？", "options": nexts, "answer": nexts.index(second)},
-            ],
-            "meta": {"source_id": poem["id"]},
-        })  # fmt: skip
+        items.append(
+            {
+                "id": f"ident-{len(items) + 1:03d}",
+                "task": "ident",
+                "stem": f"《{poem['cipai']}》：{first}……",
+                "parts": [
+                    {
+                        "key": "author",
+                        "prompt": "作者是谁？",
+                        "options": authors,
+                        "answer": authors.index(poem["author"]),
+                    },
+                    {
+                        "key": "next",
+                        "prompt": "下一句是？",
+                        "options": nexts,
+                        "answer": nexts.index(second),
+                    },
+                ],
+                "meta": {"source_id": poem["id"]},
+            }
+        )
     return items
 
 
@@ -286,23 +327,35 @@ def best3_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
     for n in range(PER_TASK):
         cipai = tunes[n % len(tunes)]
         three = rng.sample(by_cipai[cipai], 3)
-        items.append({
-            "id": f"best3-{n + 1:03d}", "task": "best3", "stem": f"同一词牌《{cipai}》的三首宋词",
-            "options": [f"{poem_text(p)}\n——{p['author']}" for p in three],
-            "meta": {"source_ids": [p["id"] for p in three], "cipai": cipai},
-        })  # fmt: skip
+        items.append(
+            {
+                "id": f"best3-{n + 1:03d}",
+                "task": "best3",
+                "stem": f"同一词牌《{cipai}》的三首宋词",
+                "options": [f"{poem_text(p)}\n——{p['author']}" for p in three],
+                "meta": {"source_ids": [p["id"] for p in three], "cipai": cipai},
+            }
+        )
     return items
 
 
 def rate_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
     chosen = rng.sample([p for p in poems if len(p["text"]) <= 120], PER_TASK)
     return [
-        {"id": f"rate-{n + 1:03d}", "task": "rate",
-         "poem": {"title": p["rhythmic"], "author": p["author"], "form": f"ci:{p['cipai']}",
-                  "text": poem_text(p), "source": "human"},
-         "meta": {"source_id": p["id"]}}
+        {
+            "id": f"rate-{n + 1:03d}",
+            "task": "rate",
+            "poem": {
+                "title": p["rhythmic"],
+                "author": p["author"],
+                "form": f"ci:{p['cipai']}",
+                "text": poem_text(p),
+                "source": "human",
+            },
+            "meta": {"source_id": p["id"]},
+        }
         for n, p in enumerate(chosen)
-    ]  # fmt: skip
+    ]
 
 
 def published_aggregates(published: Path) -> list[dict[str, Any]]:
@@ -316,15 +369,29 @@ def published_aggregates(published: Path) -> list[dict[str, Any]]:
                 if column in ("Model", "Model_ID"):
                     continue
                 task = "CiG" if column == "Overall" else f"CiG:{column}"
-                rows.append({"model": model, "task": task, "metric": "structural_accuracy",
-                             "value": round(float(value.rstrip("%")) / 100, 4),
-                             "n": 300 if column == "Overall" else 10, "source": source})  # fmt: skip
+                rows.append(
+                    {
+                        "model": model,
+                        "task": task,
+                        "metric": "structural_accuracy",
+                        "value": round(float(value.rstrip("%")) / 100, 4),
+                        "n": 300 if column == "Overall" else 10,
+                        "source": source,
+                    }
+                )
     with (published / "eval_results_icl.csv").open(encoding="utf-8") as fh:
         for rec in csv.DictReader(fh):
             model = rec[""]
             for task in ("CG", "CiG"):
-                rows.append({"model": model, "task": task, "accuracy": round(float(rec[task]) / 100, 4),
-                             "run": "5-shot", "source": "FuxiBench published eval_results_icl.csv (5-shot)"})  # fmt: skip
+                rows.append(
+                    {
+                        "model": model,
+                        "task": task,
+                        "accuracy": round(float(rec[task]) / 100, 4),
+                        "run": "5-shot",
+                        "source": "FuxiBench published eval_results_icl.csv (5-shot)",
+                    }
+                )
     return rows
 
 
@@ -333,9 +400,12 @@ def build(data_dir: Path, out_dir: Path, seed: int = 20261122) -> dict[str, Path
     rng = random.Random(seed)
     poems = load_corpus(data_dir / "corpus" / "song_ci_30cipai.jsonl")
     items = [
-        *cipai_items(poems, rng), *fill_items(poems, rng), *ident_items(poems, rng),
-        *best3_items(poems, rng), *rate_items(poems, rng),
-    ]  # fmt: skip
+        *cipai_items(poems, rng),
+        *fill_items(poems, rng),
+        *ident_items(poems, rng),
+        *best3_items(poems, rng),
+        *rate_items(poems, rng),
+    ]
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "study": out_dir / "study.json",

@@ -16,15 +16,35 @@ from jobs.models import Job
 from jobs.progress import live_progress
 
 FIELDS = (
-    "kind", "study", "status", "progress_bar", "message_block", "problems_table", "result_link",
-    "summary", "params", "created_by", "created_at", "started_at", "finished_at",
-)  # fmt: skip
+    "kind",
+    "study",
+    "status",
+    "progress_bar",
+    "message_block",
+    "problems_table",
+    "result_link",
+    "summary",
+    "params",
+    "created_by",
+    "created_at",
+    "started_at",
+    "finished_at",
+)
 
 
 @admin.register(Job)
 class JobAdmin(admin.ModelAdmin):
-    list_display = ("pk", "kind", "study", "status", "progress_bar", "short_message",
-                    "created_by", "created_at", "finished_at")  # fmt: skip
+    list_display = (
+        "pk",
+        "kind",
+        "study",
+        "status",
+        "progress_bar",
+        "short_message",
+        "created_by",
+        "created_at",
+        "finished_at",
+    )
     list_display_links = ("pk", "kind")
     list_filter = ("status", "kind", "study")
     search_fields = ("message",)
@@ -53,8 +73,12 @@ class JobAdmin(admin.ModelAdmin):
             return format_html("<progress></progress> <span>{} {}</span>", p["stage"], count)
         return format_html(
             '<progress max="100" value="{}">{}%</progress> <span>{}% {} {}</span>',
-            p["percent"], p["percent"], p["percent"], p["stage"], count,
-        )  # fmt: skip
+            p["percent"],
+            p["percent"],
+            p["percent"],
+            p["stage"],
+            count,
+        )
 
     @admin.display(description=_("message"))
     def short_message(self, job: Job) -> str:
@@ -71,14 +95,20 @@ class JobAdmin(admin.ModelAdmin):
         if not problems:
             return "—"
         rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((p.get("file"), p.get("line") or "", p.get("field") or "", p.get("message"))
-             for p in problems),
-        )  # fmt: skip
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (p.get("file"), p.get("line") or "", p.get("field") or "", p.get("message"))
+                for p in problems
+            ),
+        )
         head = format_html(
             "<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
-            _("File"), _("Line"), _("Field"), _("Problem"),
-        )  # fmt: skip
+            _("File"),
+            _("Line"),
+            _("Field"),
+            _("Problem"),
+        )
         return format_html('<table id="problems">{}{}</table>', head, rows)
 
     @admin.display(description=_("result"))

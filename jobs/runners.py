@@ -119,8 +119,11 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     write(report, fmt, partial)
     os.replace(partial, path)
     on_progress("computing", 1, 1)
-    return Outcome(summary={"format": fmt, "tables": {k: len(v) for k, v in report.tables.items()}},
-                   message=f"report written to {path.name}", result_file=str(path))  # fmt: skip
+    return Outcome(
+        summary={"format": fmt, "tables": {k: len(v) for k, v in report.tables.items()}},
+        message=f"report written to {path.name}",
+        result_file=str(path),
+    )
 
 
 RUNNERS: dict[str, Runner] = {

@@ -47,20 +47,32 @@ def job_submit(*, kind: str, study: Study | None, params: dict[str, Any], user: 
     if kind not in RUNNERS:
         raise ValueError(f"no runner for jobs of kind {kind!r}")
     job = Job.objects.create(
-        kind=kind, study=study, params=params,
+        kind=kind,
+        study=study,
+        params=params,
         created_by=user if getattr(user, "pk", None) else None,
-    )  # fmt: skip
+    )
     transaction.on_commit(partial(run_job.delay, job.pk))
     return job
 
 
 def load_submit(
-    *, kind: str, name: str, content: bytes, study: Study | None, dry_run: bool = False,
-    fmt: str | None = None, user: Any = None,
-) -> Job:  # fmt: skip
+    *,
+    kind: str,
+    name: str,
+    content: bytes,
+    study: Study | None,
+    dry_run: bool = False,
+    fmt: str | None = None,
+    user: Any = None,
+) -> Job:
     """A load (study, pool, LLM outputs, responses) as a job: save the file, then submit."""
-    params: dict[str, Any] = {"path": upload_save(name, content), "name": name,
-                              "format": fmt, "dry_run": dry_run}  # fmt: skip
+    params: dict[str, Any] = {
+        "path": upload_save(name, content),
+        "name": name,
+        "format": fmt,
+        "dry_run": dry_run,
+    }
     return job_submit(kind=kind, study=study, params=params, user=user)
 
 
@@ -98,8 +110,10 @@ def job_run(job_id: int) -> Job | None:
     else:
         job.status = Job.Status.DONE
         job.message, job.summary, job.result_file = (
-            outcome.message, outcome.summary, outcome.result_file,
-        )  # fmt: skip
+            outcome.message,
+            outcome.summary,
+            outcome.result_file,
+        )
     finally:
         cache.delete(cache_key(job.pk))
     job.stage, job.done, job.total = reporter.stage, reporter.done, reporter.total
@@ -127,27 +141,43 @@ def job_give_up(job_id: int, error: BaseException) -> None:
     try:
         drop_broken_connection()
         Job.objects.filter(pk=job_id, finished_at__isnull=True).update(
-            status=Job.Status.FAILED, finished_at=timezone.now(),
+            status=Job.Status.FAILED,
+            finished_at=timezone.now(),
             message=f"gave up after repeated database errors: {type(error).__name__}: {error}",
             summary={"error": type(error).__name__},
-        )  # fmt: skip
+        )
     except TRANSIENT_DB_ERRORS:
         logger.exception("job %s: could not record that it failed", job_id)
 
 
-def command_submit(*, kind: str, study: Study | None, params: dict[str, Any],
-                   content: bytes | None = None, name: str = "", user: Any = None,
-                   ) -> dict[str, Any]:  # fmt: skip
+def command_submit(
+    *,
+    kind: str,
+    study: Study | None,
+    params: dict[str, Any],
+    content: bytes | None = None,
+    name: str = "",
+    user: Any = None,
+) -> dict[str, Any]:
     """The submitter behind the commands' ``--background`` (see studies.background)."""
     if content is not None:
-        job = load_submit(kind=kind, name=name, content=content, study=study, user=user,
-                          dry_run=bool(params.get("dry_run")), fmt=params.get("format"))  # fmt: skip
+        job = load_submit(
+            kind=kind,
+            name=name,
+            content=content,
+            study=study,
+            user=user,
+            dry_run=bool(params.get("dry_run")),
+            fmt=params.get("format"),
+        )
     else:
         job = job_submit(kind=kind, study=study, params=params, user=user)
     job.refresh_from_db()
     if job.finished:
         line = f"job {job.pk} ({job.kind}) {job.status}: {job.message}"
     else:
-        line = (f"job {job.pk} ({job.kind}) queued; follow it in the admin "
-                f"(/admin/jobs/job/{job.pk}/) or at /research/jobs/{job.pk}/")  # fmt: skip
+        line = (
+            f"job {job.pk} ({job.kind}) queued; follow it in the admin "
+            f"(/admin/jobs/job/{job.pk}/) or at /research/jobs/{job.pk}/"
+        )
     return {"id": job.pk, "status": job.status, "message": line}

@@ -24,8 +24,9 @@ def drop_broken_connection() -> None:
 
 
 class JobTask(Task):  # type: ignore[misc,unused-ignore]  # celery ships no types
-    def on_failure(self, exc: BaseException, task_id: str, args: Any, kwargs: Any,
-                   einfo: Any) -> None:  # fmt: skip
+    def on_failure(
+        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
+    ) -> None:
         """Out of retries: record the failure on the job's row, if the database lets us."""
         from jobs.services import job_give_up
 
@@ -34,10 +35,16 @@ class JobTask(Task):  # type: ignore[misc,unused-ignore]  # celery ships no type
 
 
 @shared_task(
-    base=JobTask, name="shiping.run_job", acks_late=True, ignore_result=True,
-    autoretry_for=TRANSIENT_DB_ERRORS, retry_backoff=1, retry_backoff_max=30,
-    retry_jitter=True, max_retries=8,
-)  # fmt: skip
+    base=JobTask,
+    name="shiping.run_job",
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=TRANSIENT_DB_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    retry_jitter=True,
+    max_retries=8,
+)
 def run_job(job_id: int) -> str:
     """Run the job; its outcome (summary, problems, result file) is stored on its row."""
     from jobs.services import job_run

@@ -46,16 +46,23 @@ def upload_view(request: HttpRequest) -> HttpResponse:
         upload = data["file"]
         if data["background"]:
             job = load_submit(
-                kind=data["kind"], name=upload.name, content=upload.read(),
-                study=data.get("study"), dry_run=data["dry_run"], user=request.user,
-            )  # fmt: skip
+                kind=data["kind"],
+                name=upload.name,
+                content=upload.read(),
+                study=data.get("study"),
+                dry_run=data["dry_run"],
+                user=request.user,
+            )
             messages.info(request, _("Job %(id)d created.") % {"id": job.pk})
             return redirect("admin:jobs_job_change", job.pk)
         try:
             summary = file_load(
-                kind=data["kind"], source=Source.from_upload(upload.name, upload),
-                study=data.get("study"), dry_run=data["dry_run"], user=request.user,
-            )  # fmt: skip
+                kind=data["kind"],
+                source=Source.from_upload(upload.name, upload),
+                study=data.get("study"),
+                dry_run=data["dry_run"],
+                user=request.user,
+            )
         except LoadError as exc:
             problems = exc.problems
             messages.error(

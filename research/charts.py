@@ -18,8 +18,18 @@ FONT = (
     "'Noto Sans CJK SC','Source Han Sans SC','PingFang SC','Hiragino Sans GB',"
     "'Microsoft YaHei','WenQuanYi Micro Hei','Noto Serif CJK SC',sans-serif"
 )
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#8a2b1d", "#b07aa1", "#76b7b2", "#edc948",
-           "#9c755f", "#e15759", "#bab0ac")  # fmt: skip
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#8a2b1d",
+    "#b07aa1",
+    "#76b7b2",
+    "#edc948",
+    "#9c755f",
+    "#e15759",
+    "#bab0ac",
+)
 MISSING = "#eeeeee"
 
 
@@ -27,11 +37,22 @@ def _ok(v: float | None) -> TypeGuard[float]:
     return v is not None and math.isfinite(v)
 
 
-def _text(x: float, y: float, s: str, *, size: int = 12, anchor: str = "start",
-          rotate: float = 0, weight: str = "normal", fill: str = "#1b1b1b") -> str:  # fmt: skip
+def _text(
+    x: float,
+    y: float,
+    s: str,
+    *,
+    size: int = 12,
+    anchor: str = "start",
+    rotate: float = 0,
+    weight: str = "normal",
+    fill: str = "#1b1b1b",
+) -> str:
     transform = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate else ""
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'font-weight="{weight}" fill="{fill}"{transform}>{escape(s)}</text>')  # fmt: skip
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'font-weight="{weight}" fill="{fill}"{transform}>{escape(s)}</text>'
+    )
 
 
 def _svg(width: float, height: float, title: str, body: list[str]) -> str:
@@ -39,8 +60,9 @@ def _svg(width: float, height: float, title: str, body: list[str]) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
         f'aria-label="{escape(title)}" font-family="{FONT}"><title>{escape(title)}</title>'
-        + "".join(body) + "</svg>"
-    )  # fmt: skip
+        + "".join(body)
+        + "</svg>"
+    )
 
 
 def _width(label: str, size: int = 12) -> float:
@@ -56,8 +78,14 @@ class Series:
     high: Sequence[float | None] | None = None
 
 
-def grouped_bars(categories: Sequence[str], series: Sequence[Series], *, title: str,
-                 y_max: float = 1.0, y_label: str = "") -> str:  # fmt: skip
+def grouped_bars(
+    categories: Sequence[str],
+    series: Sequence[Series],
+    *,
+    title: str,
+    y_max: float = 1.0,
+    y_label: str = "",
+) -> str:
     """Vertical bars per category, one colour per series, with CI whiskers."""
     n_cat, n_ser = max(len(categories), 1), max(len(series), 1)
     bar = 14.0 if n_ser > 4 else 18.0
@@ -87,19 +115,24 @@ def grouped_bars(categories: Sequence[str], series: Sequence[Series], *, title: 
             h = plot_h * max(0.0, min(float(v), y_max)) / y_max
             x = x0 + s * bar
             colour = PALETTE[s % len(PALETTE)]
-            body.append(f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
-                        f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
-                        f'{escape(cat)}: {float(v):.3f}</title></rect>')  # fmt: skip
+            body.append(
+                f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
+                f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
+                f"{escape(cat)}: {float(v):.3f}</title></rect>"
+            )
             lo = ser.low[c] if ser.low and c < len(ser.low) else None
             hi = ser.high[c] if ser.high and c < len(ser.high) else None
             if _ok(lo) and _ok(hi):
                 y_lo = top + plot_h - plot_h * float(lo) / y_max
                 y_hi = top + plot_h - plot_h * float(hi) / y_max
                 xm = x + (bar - 2) / 2
-                body.append(f'<line x1="{xm:.1f}" y1="{y_lo:.1f}" x2="{xm:.1f}" y2="{y_hi:.1f}" '
-                            'stroke="#222" stroke-width="1"/>')  # fmt: skip
-        body.append(_text(x0 + n_ser * bar / 2, top + plot_h + 14, cat, size=11,
-                          anchor="end", rotate=-45))  # fmt: skip
+                body.append(
+                    f'<line x1="{xm:.1f}" y1="{y_lo:.1f}" x2="{xm:.1f}" y2="{y_hi:.1f}" '
+                    'stroke="#222" stroke-width="1"/>'
+                )
+        body.append(
+            _text(x0 + n_ser * bar / 2, top + plot_h + 14, cat, size=11, anchor="end", rotate=-45)
+        )
     y_leg = top + plot_h + label_h
     for s, ser in enumerate(series):
         x = left + (s % 4) * ((width - left) / 4)
@@ -127,9 +160,17 @@ def _sequential(v: float, lo: float, hi: float) -> str:
     return f"rgb({int(255 - 180 * t)},{int(250 - 130 * t)},{int(240 - 60 * t)})"
 
 
-def heatmap(rows: Sequence[str], columns: Sequence[str],
-            values: Mapping[tuple[str, str], float | None], *, title: str, low: float = 0.0,
-            high: float = 1.0, diverging: bool = False, counts: dict[tuple[str, str], int] | None = None) -> str:  # fmt: skip
+def heatmap(
+    rows: Sequence[str],
+    columns: Sequence[str],
+    values: Mapping[tuple[str, str], float | None],
+    *,
+    title: str,
+    low: float = 0.0,
+    high: float = 1.0,
+    diverging: bool = False,
+    counts: dict[tuple[str, str], int] | None = None,
+) -> str:
     """A rows × columns grid coloured by value (diverging around the middle if asked)."""
     cell_w, cell_h = 58.0, 24.0
     left = max([_width(r, 11) for r in rows] + [40]) + 12
@@ -152,8 +193,10 @@ def heatmap(rows: Sequence[str], columns: Sequence[str],
             label = f"{float(v):.2f}" if _ok(v) else "–"
             n = counts.get((row, col)) if counts else None
             tip = f"{row} · {col}: {label}" + (f" (n={n})" if n is not None else "")
-            body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
-                        f'fill="{fill}"><title>{escape(tip)}</title></rect>')  # fmt: skip
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                f'fill="{fill}"><title>{escape(tip)}</title></rect>'
+            )
             body.append(
                 _text(x + cell_w / 2 - 1, y + cell_h * 0.66, label, size=11, anchor="middle")
             )
@@ -185,21 +228,27 @@ def forest(rows: Sequence[Interval], *, title: str, x_label: str = "") -> str:
     def sx(v: float) -> float:
         return left + plot_w * (v - lo) / (hi - lo)
 
-    body = [_text(8, 16, title, size=13, weight="bold"),
-            f'<line x1="{sx(0):.1f}" y1="{top - 4}" x2="{sx(0):.1f}" y2="{height - 30:.1f}" '
-            'stroke="#999" stroke-dasharray="3 3"/>']  # fmt: skip
+    body = [
+        _text(8, 16, title, size=13, weight="bold"),
+        f'<line x1="{sx(0):.1f}" y1="{top - 4}" x2="{sx(0):.1f}" y2="{height - 30:.1f}" '
+        'stroke="#999" stroke-dasharray="3 3"/>',
+    ]
     groups = sorted({r.group for r in rows})
     for i, r in enumerate(rows):
         y = top + i * row_h + row_h / 2
         body.append(_text(left - 6, y + 4, r.label, size=11, anchor="end"))
         colour = PALETTE[groups.index(r.group) % len(PALETTE)]
         if _ok(r.low) and _ok(r.high):
-            body.append(f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '
-                        f'y2="{y:.1f}" stroke="{colour}" stroke-width="2"/>')  # fmt: skip
+            body.append(
+                f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '
+                f'y2="{y:.1f}" stroke="{colour}" stroke-width="2"/>'
+            )
         if _ok(r.value):
             v = float(r.value)
-            body.append(f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
-                        f'<title>{escape(r.label)}: {v:.3f}</title></circle>')  # fmt: skip
+            body.append(
+                f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
+                f"<title>{escape(r.label)}: {v:.3f}</title></circle>"
+            )
     for t in range(5):
         v = lo + (hi - lo) * t / 4
         body.append(_text(sx(v), height - 16, f"{v:.2f}", size=10, anchor="middle"))

@@ -36,12 +36,18 @@ def annotated_lines(diag: dict[str, Any]) -> list[dict[str, Any]]:
         bad = set(line.get("mismatches") or [])
         chars = []
         for i, ch in enumerate(text):
-            chars.append({
-                "char": ch, "mark": marks[i] if i < len(marks) else "?",
-                "required": required[i] if i < len(required) else "",
-                "pinyin": (line.get("pinyin") or [""] * len(text))[i] if i < len(line.get("pinyin") or []) else "",
-                "mismatch": i in bad, "rhyme": (offset + i) in rhymes,
-            })  # fmt: skip
+            chars.append(
+                {
+                    "char": ch,
+                    "mark": marks[i] if i < len(marks) else "?",
+                    "required": required[i] if i < len(required) else "",
+                    "pinyin": (line.get("pinyin") or [""] * len(text))[i]
+                    if i < len(line.get("pinyin") or [])
+                    else "",
+                    "mismatch": i in bad,
+                    "rhyme": (offset + i) in rhymes,
+                }
+            )
         offset += len(text)
         out.append({"chars": chars, "required": required})
     return out

@@ -61,8 +61,16 @@ def rule_scores_compute(
                 score = score_poem(item.poem_text, poem_form(item), tone_system=ts)  # type: ignore[arg-type]
                 for metric, value in score.metrics.items():
                     if value is not None:
-                        rows.append(ResponseRow(rater=rule_rater(ts), item_id=item.pk, task_id=item.task_id,
-                                                field=metric, value=float(value), correct=None))  # fmt: skip
+                        rows.append(
+                            ResponseRow(
+                                rater=rule_rater(ts),
+                                item_id=item.pk,
+                                task_id=item.task_id,
+                                field=metric,
+                                value=float(value),
+                                correct=None,
+                            )
+                        )
         summary.rows += len(items)
         responses_upsert(study, rows, raters, summary)
         if on_progress is not None:

@@ -239,5 +239,5 @@ class ImportLogAdmin(admin.ModelAdmin):
     search_fields = ("filename", "sha256")
     readonly_fields = [f.name for f in ImportLog._meta.fields]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False

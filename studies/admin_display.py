@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db.models import Model
 from django.urls import reverse
 from django.utils.functional import Promise
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
@@ -51,7 +54,7 @@ def pretty_json(value: Any) -> SafeString | str:
     return format_html('<pre style="white-space:pre-wrap;margin:0">{}</pre>', text)
 
 
-def json_display(field: str, label: str | Promise) -> Callable[[Any, Model], SafeString | str]:
+def json_display(field: str, label: StrOrPromise) -> Callable[[Any, Model], SafeString | str]:
     """A read-only admin display of the JSON field ``field`` (see :func:`pretty_json`)."""
 
     @admin.display(description=label)

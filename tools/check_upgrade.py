@@ -88,8 +88,10 @@ def main() -> int:
         old = work / "old"
         subprocess.run(
             ["git", "worktree", "add", "--detach", str(old), args.base],
-            cwd=ROOT, check=True, capture_output=True,
-        )  # fmt: skip
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
         try:
             env = {**os.environ, "DEBUG": "1", "DATA_DIR": str(work / "data")}
             env["DATABASE_URL"] = args.postgres or f"sqlite:///{work / 'db.sqlite3'}"

@@ -31,10 +31,16 @@ def aggregate_parse(
         report.error("n", "must be a whole number ≥ 0")
         return None
     source = data.get("source", "")
+    assert value is not None  # checked above
     return {
-        "model": model, "task": task.strip(), "metric": str(metric), "run": run,
-        "value": float(value), "n": None if n is None else int(n), "source": str(source or ""),
-    }  # fmt: skip
+        "model": model,
+        "task": task.strip(),
+        "metric": str(metric),
+        "run": run,
+        "value": float(value),
+        "n": None if n is None else int(n),
+        "source": str(source or ""),
+    }
 
 
 def aggregate_upsert(

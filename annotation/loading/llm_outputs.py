@@ -117,7 +117,8 @@ def _generation(
     if not isinstance(prompt, dict):
         sub.error("prompt", "must be an object")
         prompt = {}
-    task = tasks.get(gen.get("task")) if isinstance(gen.get("task"), str) else None
+    task_slug = gen.get("task")
+    task = tasks.get(task_slug) if isinstance(task_slug, str) else None
     if task is not None and not kind_of(task).scale:
         sub.error("task", f"generations become rating items; task {task.slug!r} is {task.kind!r}")
     form = prompt.get("form") or (f"ci:{prompt['cipai']}" if prompt.get("cipai") else "")
@@ -263,16 +264,28 @@ def _check_answers(
             parsed.checked.append(Checked(item, task, rater, result.values, sample, raw))
 
 
-def llm_outputs_write(parsed: Parsed, *, source: Source, study: Study, dry_run: bool = False,
-                      user: Any = None, show_progress: bool = False,
-                      on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+def llm_outputs_write(
+    parsed: Parsed,
+    *,
+    source: Source,
+    study: Study,
+    dry_run: bool = False,
+    user: Any = None,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
     """Write validated LLM outputs (``validate_llm_outputs``) into ``study``, all or nothing."""
     rows = len(parsed.generations) + len(parsed.checked) + len(parsed.aggregates)
     summary = Summary(kind="llm_outputs", file=source.name, rows=rows, dry_run=dry_run)
     with transaction.atomic():
         item_sub = Summary(kind="", file="")
-        ids = apply_items(study, parsed.generations, item_sub, show_progress=show_progress,
-                          on_progress=on_progress)  # fmt: skip
+        ids = apply_items(
+            study,
+            parsed.generations,
+            item_sub,
+            show_progress=show_progress,
+            on_progress=on_progress,
+        )
         for outcome in ("created", "updated", "unchanged"):
             summary.count(outcome, getattr(item_sub, outcome), what="generated item")
         summary.items.extend(item_sub.items)
@@ -282,10 +295,18 @@ def llm_outputs_write(parsed: Parsed, *, source: Source, study: Study, dry_run: 
             item_pk = a.item.pk or ids[a.item.external_id]
             keyed = a.item if a.item.pk else None  # generated in this file: no key
             for fld, value in a.values.items():
-                rows_out.append(ResponseRow(
-                    rater=a.rater, item_id=item_pk, task_id=a.task.pk, field=fld, value=value,
-                    correct=keyed.grade(fld, value) if keyed else None, sample=a.sample, raw=a.raw,
-                ))  # fmt: skip
+                rows_out.append(
+                    ResponseRow(
+                        rater=a.rater,
+                        item_id=item_pk,
+                        task_id=a.task.pk,
+                        field=fld,
+                        value=value,
+                        correct=keyed.grade(fld, value) if keyed else None,
+                        sample=a.sample,
+                        raw=a.raw,
+                    )
+                )
         responses_upsert(study, rows_out, raters, summary)
         for key, agg in parsed.aggregates.items():
             aggregate_upsert(study, key, agg, summary)

@@ -159,8 +159,18 @@ def validate_responses(
                 )
             if given is not None and correct is not None and fld == "answer" and given != correct:
                 disagreements += 1
-            rows.append(ResponseRow(rater=key, item_id=item.pk, task_id=task.pk, field=fld, value=value,
-                                    correct=correct, time_ms=time_ms, answered_at=when))  # fmt: skip
+            rows.append(
+                ResponseRow(
+                    rater=key,
+                    item_id=item.pk,
+                    task_id=task.pk,
+                    field=fld,
+                    value=value,
+                    correct=correct,
+                    time_ms=time_ms,
+                    answered_at=when,
+                )
+            )
     if not rows and not collector.problems:
         collector.add(None, None, "the file holds no responses")
     _check_stored_groups(study, first_group, collector)
@@ -228,9 +238,16 @@ def _payload(data: dict[str, Any], task: Task) -> dict[str, Any]:
     return {"answer": data.get("answer")}
 
 
-def responses_write(validated: ValidatedResponses, *, source: Source, study: Study,
-                    dry_run: bool = False, user: Any = None, show_progress: bool = False,
-                    on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+def responses_write(
+    validated: ValidatedResponses,
+    *,
+    source: Source,
+    study: Study,
+    dry_run: bool = False,
+    user: Any = None,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
     """Write validated responses (``validate_responses``) into ``study``, all or nothing."""
     rows, rater_groups, disagreements = validated
     summary = Summary(kind="responses", file=source.name, rows=len(rows), dry_run=dry_run)

@@ -65,19 +65,35 @@ def responses_upsert(
     for start in range(0, len(rater_ids), CHUNK):
         query = Response.objects.filter(rater_id__in=rater_ids[start : start + CHUNK])
         for pk, rid, iid, fld, smp, val, cor, raw, tms, at in query.values_list(
-            "pk", "rater_id", "item_id", "field", "sample", "value", "correct", "raw", "time_ms",
+            "pk",
+            "rater_id",
+            "item_id",
+            "field",
+            "sample",
+            "value",
+            "correct",
+            "raw",
+            "time_ms",
             "answered_at",
-        ):  # fmt: skip
+        ):
             existing[(rid, iid, fld, smp)] = (pk, val, cor, raw, tms, at)
     create: list[Response] = []
     update: list[Response] = []
     for row in rows:
         rater = raters[row.rater]
         obj = Response(
-            study=study, task_id=row.task_id, item_id=row.item_id, rater=rater, field=row.field,
-            value=row.value, correct=row.correct, sample=row.sample, time_ms=row.time_ms,
-            raw=row.raw, answered_at=row.answered_at,
-        )  # fmt: skip
+            study=study,
+            task_id=row.task_id,
+            item_id=row.item_id,
+            rater=rater,
+            field=row.field,
+            value=row.value,
+            correct=row.correct,
+            sample=row.sample,
+            time_ms=row.time_ms,
+            raw=row.raw,
+            answered_at=row.answered_at,
+        )
         old = existing.get(row.key(rater.pk))
         if old is None:
             create.append(obj)

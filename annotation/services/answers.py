@@ -68,11 +68,13 @@ def response_submit(
             raise ValidationError(errors)
         if _store(participant, a, parsed.values, now):
             return SubmitResult(a, parsed.values, duplicate=False)
-    stored = dict(
-        Response.objects.filter(rater_id=participant.rater_id, item=item).values_list(
-            "field", "value"
-        )
-    )
+    stored = {
+        name: value
+        for name, value in Response.objects.filter(
+            rater_id=participant.rater_id, item=item
+        ).values_list("field", "value")
+        if value is not None
+    }
     if not parsed.errors and parsed.values == stored:
         return SubmitResult(a, stored, duplicate=True)
     raise AlreadyAnswered(

@@ -8,7 +8,7 @@ place participants through it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
@@ -68,7 +68,7 @@ def participant_enrol(
 
 
 @transaction.atomic
-def participant_screen(*, participant: Participant, answers: dict[str, int]) -> Participant:
+def participant_screen(*, participant: Participant, answers: Mapping[str, object]) -> Participant:
     """Record screening answers (question key -> option index) and place the participant."""
     study = participant.study
     require_open(study)
@@ -81,7 +81,7 @@ def participant_screen(*, participant: Participant, answers: dict[str, int]) -> 
     for q in questions:
         raw = answers.get(q.key)
         try:
-            index = int(raw)  # type: ignore[arg-type]
+            index = int(raw)  # type: ignore[call-overload]
             option = q.options[index] if index >= 0 else None
         except (TypeError, ValueError, IndexError):
             option = None

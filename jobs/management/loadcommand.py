@@ -63,9 +63,12 @@ class LoadCommand(BaseCommand):
 
     def _submit(self, source: Source, study: Study | None, opts: dict[str, Any]) -> None:
         job = command_submit(
-            kind=self.kind, study=study, content=source.content, name=source.name,
+            kind=self.kind,
+            study=study,
+            content=source.content,
+            name=source.name,
             params={"dry_run": opts["dry_run"], "format": opts.get("format")},
-        )  # fmt: skip
+        )
         if job["status"] == "failed":
             raise CommandError(job["message"])
         self.stdout.write(self.style.SUCCESS(job["message"]))

@@ -63,12 +63,14 @@ class StudyDetail(APIView):
         """One study: groups, tasks and counts."""
         study = study_for(request.user, study_id)
         data = {
-            **out.StudyOut(study).data, "description": study.description,
+            **out.StudyOut(study).data,
+            "description": study.description,
             "groups": out.GroupOut(study.groups.all(), many=True).data,
             "tasks": out.TaskOut(study.tasks.all(), many=True).data,
-            "n_items": study.items.count(), "n_participants": study.participants.count(),
+            "n_items": study.items.count(),
+            "n_participants": study.participants.count(),
             "n_responses": study.responses.count(),
-        }  # fmt: skip
+        }
         return Response(data)
 
 
@@ -111,10 +113,20 @@ class ResponseList(generics.ListAPIView):
         if kind := self.request.query_params.get("rater_kind"):
             query = query.filter(rater__kind=kind)
         return query.values(
-            "id", "task__slug", "item__external_id", "rater__kind", "rater__name",
-            "rater__run", "rater__participant__group__slug", "field", "value", "correct", "time_ms",
-            "sample", "answered_at",
-        )  # fmt: skip
+            "id",
+            "task__slug",
+            "item__external_id",
+            "rater__kind",
+            "rater__name",
+            "rater__run",
+            "rater__participant__group__slug",
+            "field",
+            "value",
+            "correct",
+            "time_ms",
+            "sample",
+            "answered_at",
+        )
 
 
 class ReportView(APIView):

@@ -49,17 +49,23 @@ def accuracy_chart(report: Report, study: Study) -> str | None:
     series = []
     for name in names:
         cells = [index.get((t, f, name)) for t, f in headline]
-        series.append(Series(
-            set_label(name, groups),
-            [c["value"] if c else None for c in cells],
-            [c["ci_low"] if c else None for c in cells],
-            [c["ci_high"] if c else None for c in cells],
-        ))  # fmt: skip
+        series.append(
+            Series(
+                set_label(name, groups),
+                [c["value"] if c else None for c in cells],
+                [c["ci_low"] if c else None for c in cells],
+                [c["ci_high"] if c else None for c in cells],
+            )
+        )
     categories = [
         tasks[t] + (" · " + _("all parts") if f == ALL_PARTS else "") for t, f in headline
     ]
-    return grouped_bars(categories, series, title=_("Accuracy by group beside the models"),
-                        y_label=_("accuracy (95% Wilson CI)"))  # fmt: skip
+    return grouped_bars(
+        categories,
+        series,
+        title=_("Accuracy by group beside the models"),
+        y_label=_("accuracy (95% Wilson CI)"),
+    )
 
 
 def _sets(rows: Rows) -> list[str]:
@@ -75,15 +81,26 @@ def correlation_chart(report: Report, study: Study) -> str | None:
         return None
     judges = list(dict.fromkeys(r["a"] for r in rows))
     cols = list(dict.fromkeys((r["task"], r["field"]) for r in rows))
-    col_label = {c: dims.get(c, c[1]) if len({t for t, _f in cols}) == 1
-                 else f"{tasks.get(c[0], c[0])}·{dims.get(c, c[1])}" for c in cols}  # fmt: skip
-    values = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["pearson"]
-              for r in rows}  # fmt: skip
-    counts = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["n"]
-              for r in rows}  # fmt: skip
-    return heatmap([set_label(j, groups) for j in judges], [col_label[c] for c in cols], values,
-                   title=_("Correlation with the humans (Pearson r of item means)"),
-                   low=-1.0, high=1.0, diverging=True, counts=counts)  # fmt: skip
+    col_label = {
+        c: dims.get(c, c[1])
+        if len({t for t, _f in cols}) == 1
+        else f"{tasks.get(c[0], c[0])}·{dims.get(c, c[1])}"
+        for c in cols
+    }
+    values = {
+        (set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["pearson"] for r in rows
+    }
+    counts = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["n"] for r in rows}
+    return heatmap(
+        [set_label(j, groups) for j in judges],
+        [col_label[c] for c in cols],
+        values,
+        title=_("Correlation with the humans (Pearson r of item means)"),
+        low=-1.0,
+        high=1.0,
+        diverging=True,
+        counts=counts,
+    )
 
 
 def rule_choices(report: Report) -> list[str]:
@@ -97,11 +114,16 @@ def rules_chart(report: Report, study: Study, rule: str) -> str | None:
     if not rows:
         return None
     items = [
-        Interval(f"{dims.get((r['task'], r['field']), r['field'])} · "
-                 f"{set_label(r['rater_set'], groups)}", r["diff"], r["ci_low"], r["ci_high"],
-                 r["rater_set"])
+        Interval(
+            f"{dims.get((r['task'], r['field']), r['field'])} · "
+            f"{set_label(r['rater_set'], groups)}",
+            r["diff"],
+            r["ci_low"],
+            r["ci_high"],
+            r["rater_set"],
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
     title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": rule}
     return forest(items, title=title, x_label=_("mean rating difference (95% bootstrap CI)"))
 
@@ -134,8 +156,9 @@ def published_chart(study: Study) -> str | None:
         return None
     models = list(dict.fromkeys(a.model + (f"@{a.run}" if a.run else "") for a in rows))
     forms = sorted({a.task.split(":", 1)[1] for a in rows})
-    values = {(a.task.split(":", 1)[1], a.model + (f"@{a.run}" if a.run else "")): a.value
-              for a in rows}  # fmt: skip
+    values = {
+        (a.task.split(":", 1)[1], a.model + (f"@{a.run}" if a.run else "")): a.value for a in rows
+    }
     metrics = sorted({a.metric for a in rows})
     title = _("Published results per form (%(metric)s), not computed here") % {
         "metric": ", ".join(metrics)

@@ -38,9 +38,11 @@ def funnel(study: Study) -> list[Funnel]:
     for row in rows.annotate(n=Count("pk")).order_by():
         counts[row["group_id"]][row["status"]] += row["n"]
     flagged = flagged_participants(study).values("group_id")
-    for row in flagged.annotate(n=Count("pk")).order_by():
-        counts[row["group_id"]]["flagged"] += row["n"]
-    groups = [(g.pk, g.slug, g.name) for g in study.groups.order_by("position", "slug")]
+    for by_group in flagged.annotate(n=Count("pk")).order_by():
+        counts[by_group["group_id"]]["flagged"] += by_group["n"]
+    groups: list[tuple[int | None, str, str]] = [
+        (g.pk, g.slug, g.name) for g in study.groups.order_by("position", "slug")
+    ]
     if None in counts:
         groups.append((None, "—", ""))
     out = []
@@ -48,14 +50,22 @@ def funnel(study: Study) -> list[Funnel]:
         c = counts.get(pk, {})
         finished = c.get(Participant.Status.FINISHED, 0)
         screened = c.get(Participant.Status.SCREENED, 0) + finished
-        out.append(Funnel(slug, name, screened + c.get(Participant.Status.CONSENTED, 0),
-                          screened, finished, c.get(Participant.Status.IMPORTED, 0),
-                          c.get("flagged", 0)))  # fmt: skip
+        out.append(
+            Funnel(
+                slug,
+                name,
+                screened + c.get(Participant.Status.CONSENTED, 0),
+                screened,
+                finished,
+                c.get(Participant.Status.IMPORTED, 0),
+                c.get("flagged", 0),
+            )
+        )
     return out
 
 
 def answers_per_task(study: Study) -> list[dict[str, Any]]:
-    counts = {
+    counts: dict[int, Any] = {
         row["task_id"]: row
         for row in Response.objects.filter(study=study, rater__kind="human")
         .values("task_id")
@@ -67,10 +77,14 @@ def answers_per_task(study: Study) -> list[dict[str, Any]]:
         .order_by()
     }
     return [
-        {"task": t.slug, "title": t.title, "kind": t.get_kind_display(),
-         **{k: counts.get(t.pk, {}).get(k, 0) for k in ("responses", "items", "raters")}}
+        {
+            "task": t.slug,
+            "title": t.title,
+            "kind": t.get_kind_display(),
+            **{k: counts.get(t.pk, {}).get(k, 0) for k in ("responses", "items", "raters")},
+        }
         for t in study.tasks.order_by("position", "slug")
-    ]  # fmt: skip
+    ]
 
 
 def below_target(study: Study) -> list[dict[str, Any]]:
@@ -96,8 +110,15 @@ def below_target(study: Study) -> list[dict[str, Any]]:
             short = sum(max(0, t - got.get((item, g), 0)) for g, t in groups.items())
             below += short > 0
             missing += short
-        out.append({"task": task.slug, "title": task.title, "items": len(per_task.get(task.pk, [])),
-                    "below": below, "missing": missing})  # fmt: skip
+        out.append(
+            {
+                "task": task.slug,
+                "title": task.title,
+                "items": len(per_task.get(task.pk, [])),
+                "below": below,
+                "missing": missing,
+            }
+        )
     return out
 
 

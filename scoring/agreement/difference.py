@@ -75,8 +75,9 @@ def bootstrap_mean_difference(
     if x.size == 0 or y.size == 0:
         mean_x = float(x.mean()) if x.size else NAN
         mean_y = float(y.mean()) if y.size else NAN
-        return MeanDifference(NAN, NAN, NAN, mean_x, mean_y, int(x.size), int(y.size),
-                              confidence, n_boot)  # fmt: skip
+        return MeanDifference(
+            NAN, NAN, NAN, mean_x, mean_y, int(x.size), int(y.size), confidence, n_boot
+        )
     diff = float(x.mean() - y.mean())
     low = high = NAN
     if n_boot > 0:
@@ -84,5 +85,14 @@ def bootstrap_mean_difference(
         reps = _replicate_means(rng, x, n_boot) - _replicate_means(rng, y, n_boot)
         q = np.quantile(reps, [(1 - confidence) / 2, (1 + confidence) / 2])
         low, high = float(q[0]), float(q[1])
-    return MeanDifference(diff, low, high, float(x.mean()), float(y.mean()), int(x.size),
-                          int(y.size), confidence, n_boot)  # fmt: skip
+    return MeanDifference(
+        diff,
+        low,
+        high,
+        float(x.mean()),
+        float(y.mean()),
+        int(x.size),
+        int(y.size),
+        confidence,
+        n_boot,
+    )

@@ -26,8 +26,15 @@ from .tones import CharTone, ToneSystem
 
 RULES_VERSION = "prosody-1.0"
 
-CI_METRICS = ("structural", "tonal", "rhyme", "structural_standard", "tonal_standard",
-              "structural_variant", "tonal_variant")  # fmt: skip
+CI_METRICS = (
+    "structural",
+    "tonal",
+    "rhyme",
+    "structural_standard",
+    "tonal_standard",
+    "structural_variant",
+    "tonal_variant",
+)
 SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "faults")
 COUPLET_METRICS = ("length", "tone_opposition", "ending")
 
@@ -134,8 +141,9 @@ def score_poem(
         stripped = strip_apparatus(text, _header_names())
         body = stripped.body
         header = stripped.header
-        removed = {k: v for k, v in (("notes", stripped.notes),
-                                     ("brackets", stripped.brackets)) if v}  # fmt: skip
+        removed = {
+            k: v for k, v in (("notes", stripped.notes), ("brackets", stripped.brackets)) if v
+        }
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None

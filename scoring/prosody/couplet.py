@@ -69,11 +69,16 @@ def score_couplet(
     m: dict[str, float | None] = {"length": 1.0 if len1 == len2 and flat1 else 0.0}
     diag: dict[str, Any] = {
         "lines": [
-            {"text": "，".join(segs), "segments": lens, "tones": "".join(ct.tone for ct in fl),
-             "marks": "".join(ct.mark for ct in fl), "pinyin": [ct.pinyin for ct in fl]}
+            {
+                "text": "，".join(segs),
+                "segments": lens,
+                "tones": "".join(ct.tone for ct in fl),
+                "marks": "".join(ct.mark for ct in fl),
+                "pinyin": [ct.pinyin for ct in fl],
+            }
             for segs, lens, fl in ((segs1, len1, flat1), (segs2, len2, flat2))
         ]
-    }  # fmt: skip
+    }
     if sum(len1) != sum(len2) or not flat1:
         m["tone_opposition"] = 0.0
         diag["unopposed"] = []

@@ -32,10 +32,24 @@ def _unknown(chunk: str) -> Any:  # pypinyin accepts a list, its stubs say str
 
 
 _MARKED = {
-    **{m: (v, str(t)) for v, ms in (("a", "āáǎà"), ("e", "ēéěè"), ("i", "īíǐì"), ("o", "ōóǒò"),
-                                    ("u", "ūúǔù"), ("v", "ǖǘǚǜ")) for t, m in enumerate(ms, 1)},
-    "ń": ("n", "2"), "ň": ("n", "3"), "ǹ": ("n", "4"), "ḿ": ("m", "2"), "ü": ("v", ""),
-}  # fmt: skip
+    **{
+        m: (v, str(t))
+        for v, ms in (
+            ("a", "āáǎà"),
+            ("e", "ēéěè"),
+            ("i", "īíǐì"),
+            ("o", "ōóǒò"),
+            ("u", "ūúǔù"),
+            ("v", "ǖǘǚǜ"),
+        )
+        for t, m in enumerate(ms, 1)
+    },
+    "ń": ("n", "2"),
+    "ň": ("n", "3"),
+    "ǹ": ("n", "4"),
+    "ḿ": ("m", "2"),
+    "ü": ("v", ""),
+}
 
 
 @lru_cache(maxsize=4096)

@@ -115,8 +115,13 @@ def score_shi(
     n_lines, n = FORMS[form]
     want = (n,) * n_lines
     diag: dict[str, Any] = {"form": form, "lines": [{"text": x} for x in reading.lines]}
-    m: dict[str, float | None] = {"structural": 0.0, "pattern": 0.0, "pattern_licensed": 0.0,
-                                  "rhyme": None, "faults": None}  # fmt: skip
+    m: dict[str, float | None] = {
+        "structural": 0.0,
+        "pattern": 0.0,
+        "pattern_licensed": 0.0,
+        "rhyme": None,
+        "faults": None,
+    }
     if reading.lengths != want:
         _, ops = align(reading.lengths, want)
         diag["diff"] = [o for o in ops if o["op"] != "ok"]
@@ -136,8 +141,9 @@ def score_shi(
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
-    rs = rhyme.check_set(tuple(pos), [simp[p] for p in pos], [pys[p] for p in pos],
-                         system=system, family="shi")  # fmt: skip
+    rs = rhyme.check_set(
+        tuple(pos), [simp[p] for p in pos], [pys[p] for p in pos], system=system, family="shi"
+    )
     m["rhyme"] = rhyme.score_sets([rs])
     found, checks = faults(reading.tones, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None

@@ -172,8 +172,11 @@ def _compile_ccv(
         # Candidates: couyun forms with the same phrase lengths (their rhyme schemes may
         # differ: 水调歌头 has a 叶韵 form), and positions inferred from the example.
         example = to_simplified(re.sub(r"\s", "", t.get("example", "")))
-        cands = [(_couyun_groups(f), "couyun (same phrase lengths)") for f in forms
-                 if _couyun_lengths(f) == lengths]  # fmt: skip
+        cands = [
+            (_couyun_groups(f), "couyun (same phrase lengths)")
+            for f in forms
+            if _couyun_lengths(f) == lengths
+        ]
         inferred = _infer_rhyme(example, lengths, tones)
         if inferred:
             cands.append((inferred, "inferred from the example"))

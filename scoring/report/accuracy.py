@@ -68,11 +68,19 @@ def accuracy_rows(
                     continue
                 successes, n, n_raters = (int(x) for x in t.loc[(task.id, fld)])
                 ci = wilson_interval(successes, n, confidence=confidence)
-                rows.append({
-                    "task": task.slug, "field": fld, "rater_set": s.name,
-                    "n_raters": n_raters, "n_responses": n, "value": successes / n,
-                    "ci_low": ci.ci_low, "ci_high": ci.ci_high, "successes": successes,
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "task": task.slug,
+                        "field": fld,
+                        "rater_set": s.name,
+                        "n_raters": n_raters,
+                        "n_responses": n,
+                        "value": successes / n,
+                        "ci_low": ci.ci_low,
+                        "ci_high": ci.ci_high,
+                        "successes": successes,
+                    }
+                )
     return rows
 
 
@@ -100,11 +108,16 @@ def model_vs_groups(
                     members = cell.loc[cell["rater"].isin(group.raters)]
                     if members.empty:
                         continue
-                    rows.append({
-                        "task": task.slug, "field": fld, "model": model.name,
-                        "model_value": m_value, "group": group.name,
-                        "group_value": float(members["successes"].sum() / members["n"].sum()),
-                        "n_members": int(members["rater"].nunique()),
-                        "percentile": percentile_rank(m_value, members["value"].tolist()),
-                    })  # fmt: skip
+                    rows.append(
+                        {
+                            "task": task.slug,
+                            "field": fld,
+                            "model": model.name,
+                            "model_value": m_value,
+                            "group": group.name,
+                            "group_value": float(members["successes"].sum() / members["n"].sum()),
+                            "n_members": int(members["rater"].nunique()),
+                            "percentile": percentile_rank(m_value, members["value"].tolist()),
+                        }
+                    )
     return rows

@@ -19,8 +19,21 @@ from scoring.agreement.results import AgreementResult
 from scoring.report.data import StudyData, TaskInfo
 from scoring.report.sets import HUMANS, MODELS, RaterSet, groups_of, single_models
 
-COLUMNS = ("task", "field", "rater_set", "metric", "level", "value", "ci_low", "ci_high",
-           "n_units", "n_raters", "weights", "n_boot", "reason")  # fmt: skip
+COLUMNS = (
+    "task",
+    "field",
+    "rater_set",
+    "metric",
+    "level",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_units",
+    "n_raters",
+    "weights",
+    "n_boot",
+    "reason",
+)
 
 
 def _row(task: str, fld: str, name: str, r: AgreementResult) -> dict[str, Any]:

@@ -58,10 +58,17 @@ def correlation_row(
     both = pd.concat([ma, mb], axis=1, join="inner").to_numpy(dtype=np.float64)
     c = correlations(both[:, 0].tolist(), both[:, 1].tolist())
     return {
-        "task": task, "field": fld, "a": a, "b": b, "pearson": c.pearson,
-        "spearman": c.spearman, "kendall": c.kendall, "mean_diff": c.mean_diff, "n": c.n,
+        "task": task,
+        "field": fld,
+        "a": a,
+        "b": b,
+        "pearson": c.pearson,
+        "spearman": c.spearman,
+        "kendall": c.kendall,
+        "mean_diff": c.mean_diff,
+        "n": c.n,
         "pearson_p": c.pearson_p,
-    }  # fmt: skip
+    }
 
 
 def correlation_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any]]:

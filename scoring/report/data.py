@@ -162,25 +162,37 @@ def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
     flagged = flagged_rater_ids(study)
     excluded = flagged if study.exclude_flagged else []
     drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
-    exclusions.append({
-        # English in the report (stable values for scripts); the dashboard translates them.
-        "reason": gettext_noop("flagged participants") if study.exclude_flagged
-        else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
-        "n_participants": len(flagged),
-        "n_responses": int(drop.sum()), "applies_to": "every table",
-    })  # fmt: skip
+    exclusions.append(
+        {
+            # English in the report (stable values for scripts); the dashboard translates them.
+            "reason": gettext_noop("flagged participants")
+            if study.exclude_flagged
+            else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
+            "n_participants": len(flagged),
+            "n_responses": int(drop.sum()),
+            "applies_to": "every table",
+        }
+    )
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
-    exclusions.append({
-        "reason": gettext_noop("attention-check items"), "n_participants": 0,
-        "n_responses": int(attention.sum()), "n_items": int(checks.size),
-        "applies_to": "every table",
-    })  # fmt: skip
+    exclusions.append(
+        {
+            "reason": gettext_noop("attention-check items"),
+            "n_participants": 0,
+            "n_responses": int(attention.sum()),
+            "n_items": int(checks.size),
+            "applies_to": "every table",
+        }
+    )
     samples = (frame["sample"].to_numpy() > 0) & ~drop & ~attention
-    exclusions.append({
-        "reason": gettext_noop("model samples after the first (sample > 0)"), "n_participants": 0,
-        "n_responses": int(samples.sum()), "applies_to": "every table",
-    })  # fmt: skip
+    exclusions.append(
+        {
+            "reason": gettext_noop("model samples after the first (sample > 0)"),
+            "n_participants": 0,
+            "n_responses": int(samples.sum()),
+            "applies_to": "every table",
+        }
+    )
     keep = ~(drop | attention | samples)
     frame = frame.loc[keep].drop(columns="sample").reset_index(drop=True)
     frame["field"] = frame["field"].cat.remove_unused_categories()
@@ -192,7 +204,14 @@ def aggregate_rows(study: Study) -> list[dict[str, Any]]:
     """Published results (``AggregateResult``): listed beside, never mixed in."""
     rows = AggregateResult.objects.filter(study=study).order_by("task", "model", "metric", "run")
     return [
-        {"model": a.model, "task": a.task, "metric": a.metric, "value": a.value, "n": a.n,
-         "run": a.run, "source": a.source}
+        {
+            "model": a.model,
+            "task": a.task,
+            "metric": a.metric,
+            "value": a.value,
+            "n": a.n,
+            "run": a.run,
+            "source": a.source,
+        }
         for a in rows
-    ]  # fmt: skip
+    ]

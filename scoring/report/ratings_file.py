@@ -50,14 +50,18 @@ def _value(cell: str, line: int, fld: str, level: str, domain: list[object] | No
     if value is None:
         return None
     if domain is not None and value not in domain:
-        raise RatingFileError(f"line {line}, field {fld}: {cell!r} is not on the declared "
-                              f"scale ({', '.join(map(str, domain))})")  # fmt: skip
+        raise RatingFileError(
+            f"line {line}, field {fld}: {cell!r} is not on the declared "
+            f"scale ({', '.join(map(str, domain))})"
+        )
     # Ordered labels are ordinal data when the declared scale gives their order.
     labels_ok = level == "nominal" or (level == "ordinal" and domain is not None)
     if not labels_ok and not isinstance(value, int | float):
-        raise RatingFileError(f"line {line}, field {fld}: {cell!r} is not a number "
-                              f"(level {level}; use --level nominal for labels, or "
-                              f"--level ordinal with --domain giving their order)")  # fmt: skip
+        raise RatingFileError(
+            f"line {line}, field {fld}: {cell!r} is not a number "
+            f"(level {level}; use --level nominal for labels, or "
+            f"--level ordinal with --domain giving their order)"
+        )
     if level == "ratio" and isinstance(value, int | float) and value < 0:
         raise RatingFileError(f"line {line}, field {fld}: ratio values cannot be negative")
     if isinstance(value, float) and math.isinf(value):
@@ -86,8 +90,10 @@ def read_rating_file(
     seen: dict[tuple[Hashable, Hashable], int] = {}
     for line, unit, rater, _ in triples:
         if (unit, rater) in seen:
-            raise RatingFileError(f"line {line}: rater {rater!r} rated unit {unit!r} again "
-                                  f"(first at line {seen[(unit, rater)]})")  # fmt: skip
+            raise RatingFileError(
+                f"line {line}: rater {rater!r} rated unit {unit!r} again "
+                f"(first at line {seen[(unit, rater)]})"
+            )
         seen[(unit, rater)] = line
     try:
         table = RatingTable.from_rows(
@@ -108,8 +114,9 @@ def _long(
         if not any(c.strip() for c in row):
             continue
         if len(row) <= max(idx):
-            raise RatingFileError(f"line {line}: expected at least {max(idx) + 1} fields, "
-                                  f"found {len(row)}")  # fmt: skip
+            raise RatingFileError(
+                f"line {line}: expected at least {max(idx) + 1} fields, found {len(row)}"
+            )
         unit, rater, cell = (row[i].strip() for i in idx)
         for name, got in (("unit", unit), ("rater", rater)):
             if not got:

@@ -64,15 +64,28 @@ def rule_vs_rating_rows(
                     good = means.loc[both.intersection(passed)]
                     bad = means.loc[both.difference(passed)]
                     d = bootstrap_mean_difference(
-                        good.tolist(), bad.tolist(), n_boot=n_boot, seed=seed,
+                        good.tolist(),
+                        bad.tolist(),
+                        n_boot=n_boot,
+                        seed=seed,
                         confidence=confidence,
-                    )  # fmt: skip
-                    rows.append({
-                        "task": task.slug, "field": dim, "rule": f"{rule}", "rater_set": s.name,
-                        "n_pass": d.n_a, "n_fail": d.n_b, "mean_pass": d.mean_a,
-                        "mean_fail": d.mean_b, "diff": d.diff, "ci_low": d.ci_low,
-                        "ci_high": d.ci_high, "threshold": cut,
-                    })  # fmt: skip
+                    )
+                    rows.append(
+                        {
+                            "task": task.slug,
+                            "field": dim,
+                            "rule": f"{rule}",
+                            "rater_set": s.name,
+                            "n_pass": d.n_a,
+                            "n_fail": d.n_b,
+                            "mean_pass": d.mean_a,
+                            "mean_fail": d.mean_b,
+                            "diff": d.diff,
+                            "ci_low": d.ci_low,
+                            "ci_high": d.ci_high,
+                            "threshold": cut,
+                        }
+                    )
     return rows
 
 
@@ -89,8 +102,14 @@ def rule_score_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any
         scored["source"] = scored["source"].replace("", "(unknown)")
         grouped = scored.groupby(["field", "form", "source"], observed=True)["value"]
         for (metric, form, source), part in grouped:
-            rows.append({
-                "rule": rule.name, "field": str(metric), "form": form, "source": source,
-                "n": int(part.size), "mean": float(part.mean()),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "rule": rule.name,
+                    "field": str(metric),
+                    "form": form,
+                    "source": source,
+                    "n": int(part.size),
+                    "mean": float(part.mean()),
+                }
+            )
     return rows

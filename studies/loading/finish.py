@@ -21,7 +21,13 @@ def load_finish(
         return
     if summary.changed:
         ImportLog.objects.create(
-            kind=kind, study=study, filename=source.name, sha256=source.sha256, rows=summary.rows,
-            created=summary.created, updated=summary.updated, unchanged=summary.unchanged,
+            kind=kind,
+            study=study,
+            filename=source.name,
+            sha256=source.sha256,
+            rows=summary.rows,
+            created=summary.created,
+            updated=summary.updated,
+            unchanged=summary.unchanged,
             user=user if getattr(user, "pk", None) else None,
-        )  # fmt: skip
+        )

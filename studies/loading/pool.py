@@ -27,9 +27,21 @@ from studies.values import parse_text
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
 CSV_POEM = ("title", "author", "form", "text", "source", "condition")
 ITEM_FIELDS = (
-    "task_id", "stem", "options", "parts", "answer", "poem_title", "poem_author", "poem_form",
-    "poem_text", "poem_source", "poem_condition", "is_attention_check", "meta", "position",
-)  # fmt: skip
+    "task_id",
+    "stem",
+    "options",
+    "parts",
+    "answer",
+    "poem_title",
+    "poem_author",
+    "poem_form",
+    "poem_text",
+    "poem_source",
+    "poem_condition",
+    "is_attention_check",
+    "meta",
+    "position",
+)
 
 
 @dataclass
@@ -129,9 +141,10 @@ def check_task_moves(
     wanted = {spec.external_id: spec for spec in specs}
     stored = Item.objects.filter(study=study).values_list("external_id", "pk", "task_id")
     moved = {
-        pk: wanted[ext] for ext, pk, task_id in stored.iterator()
+        pk: wanted[ext]
+        for ext, pk, task_id in stored.iterator()
         if ext in wanted and wanted[ext].values["task_id"] != task_id
-    }  # fmt: skip
+    }
     if not moved:
         return
     pks = sorted(moved)
@@ -162,9 +175,16 @@ def _validate_record(
     return ItemSpec(record.line, external_id, values)
 
 
-def pool_write(specs: list[ItemSpec], *, source: Source, study: Study, dry_run: bool = False,
-               user: Any = None, show_progress: bool = False,
-               on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+def pool_write(
+    specs: list[ItemSpec],
+    *,
+    source: Source,
+    study: Study,
+    dry_run: bool = False,
+    user: Any = None,
+    show_progress: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
     """Write a validated pool (``validate_pool``) into ``study``, all or nothing. Called by
     ``scoring.loads.file_load``, inside the transaction that also regrades and scores."""
     summary = Summary(kind="pool", file=source.name, rows=len(specs), dry_run=dry_run)

@@ -34,8 +34,16 @@ def progress(
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
     if enabled:
-        items = tqdm(items, desc=label, total=total, unit=" rows", file=sys.stderr, leave=False,
-                     mininterval=0.5, disable=None)  # fmt: skip
+        items = tqdm(
+            items,
+            desc=label,
+            total=total,
+            unit=" rows",
+            file=sys.stderr,
+            leave=False,
+            mininterval=0.5,
+            disable=None,
+        )
     if callback is None:
         yield from items
         return

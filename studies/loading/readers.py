@@ -130,7 +130,7 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
     start = reader.line_num + 1
     try:
         for row in reader:
-            extra = row.pop(None, None)  # type: ignore[call-overload]
+            extra = row.pop(None, None)  # type: ignore[call-overload,unused-ignore]
             if extra:
                 problems.add(start, None, f"row has {len(extra)} more cell(s) than the header")
             cleaned = {k: (v if v is not None else "") for k, v in row.items()}

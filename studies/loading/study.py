@@ -31,9 +31,15 @@ SETTINGS = {
     "completion_code": str,
 }
 KNOWN_KEYS = {
-    "slug", "groups", "screening", "tasks", "target_per_item", "settings", *STUDY_FIELDS,
+    "slug",
+    "groups",
+    "screening",
+    "tasks",
+    "target_per_item",
+    "settings",
+    *STUDY_FIELDS,
     *SETTINGS,
-}  # fmt: skip
+}
 
 
 @dataclass
@@ -145,10 +151,13 @@ def _upsert(
         try:
             obj.full_clean()
         except ValidationError as exc:  # a value validation let through: still a clean refusal
-            raise LoadError([
-                Problem(summary.file, None, f"{what}.{name}", message)
-                for name, messages in exc.message_dict.items() for message in messages
-            ]) from exc  # fmt: skip
+            raise LoadError(
+                [
+                    Problem(summary.file, None, f"{what}.{name}", message)
+                    for name, messages in exc.message_dict.items()
+                    for message in messages
+                ]
+            ) from exc
         obj.save()
         summary.count("created", what=what)
         return obj
@@ -178,9 +187,17 @@ def apply_study(spec: StudySpec, summary: Summary) -> Study:
     for t in spec.tasks:
         existing = Task.objects.filter(study=study, slug=t["slug"]).first()
         if existing and existing.kind != t["kind"] and existing.items.exists():
-            raise LoadError([Problem(summary.file, None, f"tasks.{t['slug']}.kind",
-                                     f"task {t['slug']!r} already has items of kind {existing.kind!r}; "
-                                     "its kind cannot change")])  # fmt: skip
+            raise LoadError(
+                [
+                    Problem(
+                        summary.file,
+                        None,
+                        f"tasks.{t['slug']}.kind",
+                        f"task {t['slug']!r} already has items of kind {existing.kind!r}; "
+                        "its kind cannot change",
+                    )
+                ]
+            )
         _upsert(Task, {"study": study, "slug": t["slug"]}, _without(t, "slug"), summary, "task")
     return study
 
@@ -189,8 +206,14 @@ def _without(d: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in d.items() if k != key}
 
 
-def study_write(spec: StudySpec, *, source: Source, dry_run: bool = False, user: Any = None,
-                on_progress: ProgressCallback | None = None) -> Summary:  # fmt: skip
+def study_write(
+    spec: StudySpec,
+    *,
+    source: Source,
+    dry_run: bool = False,
+    user: Any = None,
+    on_progress: ProgressCallback | None = None,
+) -> Summary:
     """Create or update a validated study definition (``validate_study``) atomically."""
     summary = Summary(kind="study", file=source.name, rows=1, dry_run=dry_run)
     with transaction.atomic():

@@ -38,14 +38,26 @@ def test_responses_are_paginated_rows_filtered_by_kind(world: World) -> None:
     assert data["count"] == 4 + 4 + 4 + 8  # gpt-4o ck, kimi ck, gpt-4o au, kimi ratings
     assert len(data["results"]) == 5 and data["next"]
     row = data["results"][0]
-    assert set(row) >= {"task", "item", "rater_kind", "rater", "run", "group", "field", "value",
-                        "correct"}  # fmt: skip
+    assert set(row) >= {
+        "task",
+        "item",
+        "rater_kind",
+        "rater",
+        "run",
+        "group",
+        "field",
+        "value",
+        "correct",
+    }
 
 
 def test_report_endpoint_gives_the_known_accuracy(world: World) -> None:
     data = _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=0").json()
-    row = next(r for r in data["accuracy"]
-               if (r["task"], r["field"], r["rater_set"]) == ("ck", "answer", "group:A"))  # fmt: skip
+    row = next(
+        r
+        for r in data["accuracy"]
+        if (r["task"], r["field"], r["rater_set"]) == ("ck", "answer", "group:A")
+    )
     assert row["value"] == 0.625 and data["settings"]["n_boot"] == 0
 
 

@@ -52,8 +52,11 @@ def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker
 ) -> None:  # type: ignore[no-untyped-def]
     one_worker = {k: v for k, v in PRODUCTION.items() if k != "REDIS_URL"}
     one_worker["WEB_CONCURRENCY"] = "1"
-    bare = {k: v for k, v in PRODUCTION.items()
-            if k not in {"REDIS_URL", "DATABASE_URL", "CELERY_BROKER_URL"}}  # fmt: skip
+    bare = {
+        k: v
+        for k, v in PRODUCTION.items()
+        if k not in {"REDIS_URL", "DATABASE_URL", "CELERY_BROKER_URL"}
+    }
     bare["SECURE_HSTS_SECONDS"] = "0"
     production, single, careless = check_deploy(PRODUCTION, one_worker, bare, tmp_path=tmp_path)
     assert production[0] == 0, production[1]

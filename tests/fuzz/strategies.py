@@ -34,14 +34,60 @@ FUZZ = settings(
     ],
 )
 
-NASTY_TEXT = st.sampled_from([
-    "", " ", "\x00", "a\x00b", "\ud800", "\udfff", "x" * 301, "长" * 1000,
-    "<script>alert(1)</script>", "²", "٣", "１", "-0", "1e400", "NaN", "Infinity", "-1",
-    "0", "1", "3", "A", "Z", "true", "null", "\u2028", "😀" * 70, "2026-13-45T10:00:00Z",
-    "2026-11-20T10:15:00Z", "2026-11-20T10:15:00", "99999-01-01T00:00:00Z", "{", "{}", "[]",
-    '{"a": 1}', "ci:如梦令", "shi:jueju5", "couplet", "ci:", "ck", "au", "oq", "quality",
-    "ck-001", "au-017", "oq-005", "poem-0001", "prosody", "aesthetic", "person", "B",
-])  # fmt: skip
+NASTY_TEXT = st.sampled_from(
+    [
+        "",
+        " ",
+        "\x00",
+        "a\x00b",
+        "\ud800",
+        "\udfff",
+        "x" * 301,
+        "长" * 1000,
+        "<script>alert(1)</script>",
+        "²",
+        "٣",
+        "１",
+        "-0",
+        "1e400",
+        "NaN",
+        "Infinity",
+        "-1",
+        "0",
+        "1",
+        "3",
+        "A",
+        "Z",
+        "true",
+        "null",
+        "\u2028",
+        "😀" * 70,
+        "2026-13-45T10:00:00Z",
+        "2026-11-20T10:15:00Z",
+        "2026-11-20T10:15:00",
+        "99999-01-01T00:00:00Z",
+        "{",
+        "{}",
+        "[]",
+        '{"a": 1}',
+        "ci:如梦令",
+        "shi:jueju5",
+        "couplet",
+        "ci:",
+        "ck",
+        "au",
+        "oq",
+        "quality",
+        "ck-001",
+        "au-017",
+        "oq-005",
+        "poem-0001",
+        "prosody",
+        "aesthetic",
+        "person",
+        "B",
+    ]
+)
 NUMBERS = st.one_of(
     st.integers(min_value=-3, max_value=12),
     st.integers(),
@@ -127,8 +173,9 @@ def record(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[dict[
     return st.builds(lambda d, e: {**e, **d}, st.fixed_dictionaries({}, optional=optional), extra)
 
 
-def jsonl(records: st.SearchStrategy[dict[str, Any]], *, garbage: bool = True,
-          max_lines: int = 3) -> st.SearchStrategy[bytes]:  # fmt: skip
+def jsonl(
+    records: st.SearchStrategy[dict[str, Any]], *, garbage: bool = True, max_lines: int = 3
+) -> st.SearchStrategy[bytes]:
     """JSONL bytes: records (NaN and ±Infinity included), maybe a broken line."""
     lines = [
         records.map(lambda r: json.dumps(r, allow_nan=True)),
@@ -196,9 +243,20 @@ def assert_loads_or_rejects(run: Callable[[], object]) -> None:
 
 
 __all__ = [
-    "ANY_JSON", "FUZZ", "HOSTILE", "NASTY_TEXT", "NUMBERS", "assert_loads_or_rejects",
-    "csv_rows", "either", "fixture_records", "hostile_bytes", "jsonl", "mutants", "record",
-]  # fmt: skip
+    "ANY_JSON",
+    "FUZZ",
+    "HOSTILE",
+    "NASTY_TEXT",
+    "NUMBERS",
+    "assert_loads_or_rejects",
+    "csv_rows",
+    "either",
+    "fixture_records",
+    "hostile_bytes",
+    "jsonl",
+    "mutants",
+    "record",
+]
 
 
 def fixture_records(name: str) -> list[dict[str, Any]]:

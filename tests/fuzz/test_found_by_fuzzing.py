@@ -43,10 +43,19 @@ def refused(load, content: bytes | str, name: str = "f.jsonl", **kw) -> list[tup
         (json.dumps({**CK, "answer": "1" * 5000}), (1, "answer")),  # int() digit limit
         (json.dumps({**POEM, "poem": {"text": "春", "title": "题" * 301}}), (1, "poem.title")),
         (json.dumps({**POEM, "poem": {"text": "春", "form": "ci:" + "调" * 60}}), (1, "poem.form")),
-        (json.dumps({"id": "au-9", "task": "au", "stem": "句",
-                     "parts": [{"key": "k" * 65, "options": ["a", "b"]}]}), (1, "parts[0].key")),
+        (
+            json.dumps(
+                {
+                    "id": "au-9",
+                    "task": "au",
+                    "stem": "句",
+                    "parts": [{"key": "k" * 65, "options": ["a", "b"]}],
+                }
+            ),
+            (1, "parts[0].key"),
+        ),
     ],
-)  # fmt: skip
+)
 def test_pool_lines_that_used_to_crash_are_refused(example_study, line: str, where: tuple) -> None:  # type: ignore[no-untyped-def,type-arg]
     assert where in refused(pool_load, line, study=example_study)
 
@@ -59,15 +68,32 @@ def test_a_csv_cell_of_json_is_held_to_the_same_rules(example_study) -> None:  #
 @pytest.mark.parametrize(
     ("line", "where"),
     [
-        ({"participant": "p", "group": "A", "item": "ck-001", "answer": 1,
-          "answered_at": "2026-13-45T10:00:00Z"}, (1, "answered_at")),
-        ({"participant": "p", "group": "A", "item": "ck-001", "answer": 1,
-          "time_ms": 10**30}, (1, "time_ms")),
+        (
+            {
+                "participant": "p",
+                "group": "A",
+                "item": "ck-001",
+                "answer": 1,
+                "answered_at": "2026-13-45T10:00:00Z",
+            },
+            (1, "answered_at"),
+        ),
+        (
+            {"participant": "p", "group": "A", "item": "ck-001", "answer": 1, "time_ms": 10**30},
+            (1, "time_ms"),
+        ),
         ({"participant": "p", "group": "A", "item": "ck-001", "fields": "x"}, (1, "answer")),
-        ({"participant": "p", "group": "A", "item": "poem-0001",
-          "ratings": {"prosody": "-²", "aesthetic": 3}}, (1, "prosody")),
+        (
+            {
+                "participant": "p",
+                "group": "A",
+                "item": "poem-0001",
+                "ratings": {"prosody": "-²", "aesthetic": 3},
+            },
+            (1, "prosody"),
+        ),
     ],
-)  # fmt: skip
+)
 def test_response_lines_that_used_to_crash_are_refused(example_study, line, where) -> None:  # type: ignore[no-untyped-def]
     assert where in refused(responses_load, json.dumps(line), study=example_study)
 
@@ -93,9 +119,12 @@ def test_llm_output_lines_that_used_to_crash_are_refused(example_study, line, wh
         ("slug: s\ntitle: t\ntasks: [{slug: t, title: t, kind: [choice]}]\n", (3, "tasks[0].kind")),
         ("slug: s\ntitle: t\nsettings: [1]\n", (3, "settings")),
         ("slug: s\ntitle: " + "长" * 301 + "\n", (2, "title")),
-        ("slug: s\ntitle: t\ngroups: [{slug: g}]\ntasks: [{slug: t, title: t, kind: choice, "
-         "per_participant: 9999999999999}]\n", (4, "tasks[0].per_participant")),
+        (
+            "slug: s\ntitle: t\ngroups: [{slug: g}]\ntasks: [{slug: t, title: t, kind: choice, "
+            "per_participant: 9999999999999}]\n",
+            (4, "tasks[0].per_participant"),
+        ),
     ],
-)  # fmt: skip
+)
 def test_study_files_that_used_to_crash_are_refused(db, text: str, where: tuple) -> None:  # type: ignore[no-untyped-def,type-arg]
     assert where in refused(study_load, text, name="study.yaml")

@@ -17,12 +17,16 @@ from scoring.agreement import parse_cell
 from tests.fuzz.strategies import FUZZ, NASTY_TEXT, csv_rows, hostile_bytes, jsonl, mutants
 
 POEMS = [
-    {"id": "p1", "form": "ci:如梦令", "text": "昨夜雨疏风骤，\n浓睡不消残酒。\n试问卷帘人，\n"
-     "却道海棠依旧。\n知否，知否？\n应是绿肥红瘦。"},
+    {
+        "id": "p1",
+        "form": "ci:如梦令",
+        "text": "昨夜雨疏风骤，\n浓睡不消残酒。\n试问卷帘人，\n"
+        "却道海棠依旧。\n知否，知否？\n应是绿肥红瘦。",
+    },
     {"id": "p2", "form": "shi:jueju5", "text": "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"},
     {"id": 3, "form": "", "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。"},
     {"id": "p4", "form": "couplet", "text": "风声雨声读书声声声入耳\n家事国事天下事事事关心"},
-]  # fmt: skip
+]
 POEM_ROWS = [[str(p["id"]), str(p["form"]), str(p["text"])] for p in POEMS]
 LONG_ROWS = [["u1", "r1", "3"], ["u1", "r2", "4"], ["u2", "r1", "NA"], ["u2", "r2", "2.5"]]
 WIDE_ROWS = [["u1", "3", "4", "."], ["u2", "2", "", "5"], ["u3", "好", "1", "-"]]

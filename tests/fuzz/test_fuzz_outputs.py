@@ -24,19 +24,55 @@ llm_outputs_load = loader("llm_outputs")
 responses_load = loader("responses")
 
 pytestmark = pytest.mark.django_db
-LLM_KEYS = ["model", "run", "sample", "raw", "item", "answer", "ratings", "generation", "task",
-            "accuracy", "value", "metric", "n", "source"]  # fmt: skip
+LLM_KEYS = [
+    "model",
+    "run",
+    "sample",
+    "raw",
+    "item",
+    "answer",
+    "ratings",
+    "generation",
+    "task",
+    "accuracy",
+    "value",
+    "metric",
+    "n",
+    "source",
+]
 LLM = mutants(fixture_records("llm_outputs.jsonl"), LLM_KEYS)
-RESPONSE_KEYS = ["participant", "group", "item", "answer", "ratings", "time_ms", "answered_at",
-                 "correct", "fields"]  # fmt: skip
+RESPONSE_KEYS = [
+    "participant",
+    "group",
+    "item",
+    "answer",
+    "ratings",
+    "time_ms",
+    "answered_at",
+    "correct",
+    "fields",
+]
 RESPONSE = mutants(fixture_records("responses.jsonl"), RESPONSE_KEYS)
 EXPORT_ROWS = [
-    ["s", "ck", "ck-001", "human", "p-1", "", "A", "answer", "1", "true", "5300", "0",
-     "2026-11-20T10:15:00Z"],
+    [
+        "s",
+        "ck",
+        "ck-001",
+        "human",
+        "p-1",
+        "",
+        "A",
+        "answer",
+        "1",
+        "true",
+        "5300",
+        "0",
+        "2026-11-20T10:15:00Z",
+    ],
     ["s", "quality", "poem-0001", "human", "p-1", "", "A", "prosody", "4", "", "", "0", ""],
     ["s", "quality", "poem-0001", "human", "p-1", "", "A", "aesthetic", "3", "", "", "0", ""],
     ["s", "oq", "oq-005", "model", "gpt", "r1", "", "best", "0", "", "", "0", ""],
-]  # fmt: skip
+]
 
 
 @FUZZ

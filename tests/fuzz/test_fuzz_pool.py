@@ -21,7 +21,7 @@ from tests.fuzz.strategies import (
     jsonl,
     mutants,
     record,
-)  # fmt: skip
+)
 from tests.loading.helpers import loader
 
 pytestmark = pytest.mark.django_db
@@ -29,27 +29,67 @@ pool_load = loader("pool")
 TEXT = st.one_of(NASTY_TEXT, st.text(max_size=10))
 INDEX = st.one_of(NUMBERS, TEXT)
 OPTIONS = st.lists(either(TEXT), max_size=11)
-POEM = record({"title": TEXT, "author": TEXT, "form": TEXT, "text": TEXT, "source": TEXT,
-               "condition": TEXT})  # fmt: skip
+POEM = record(
+    {"title": TEXT, "author": TEXT, "form": TEXT, "text": TEXT, "source": TEXT, "condition": TEXT}
+)
 PART = record({"key": TEXT, "prompt": TEXT, "options": OPTIONS, "answer": INDEX})
-ITEM = record({
-    "id": TEXT, "task": st.sampled_from(["ck", "au", "oq", "quality", "zz"]), "stem": TEXT,
-    "options": OPTIONS, "answer": st.one_of(INDEX, record({"best": INDEX, "worst": INDEX})),
-    "parts": st.lists(PART, max_size=3), "poem": POEM, "meta": record({"explanation": TEXT}),
-    "attention_check": st.booleans(),
-})  # fmt: skip
+ITEM = record(
+    {
+        "id": TEXT,
+        "task": st.sampled_from(["ck", "au", "oq", "quality", "zz"]),
+        "stem": TEXT,
+        "options": OPTIONS,
+        "answer": st.one_of(INDEX, record({"best": INDEX, "worst": INDEX})),
+        "parts": st.lists(PART, max_size=3),
+        "poem": POEM,
+        "meta": record({"explanation": TEXT}),
+        "attention_check": st.booleans(),
+    }
+)
 MUTANT = mutants(fixture_records("pool.jsonl"), sorted(ITEM_KEYS))
 CSV_HEADER = [
-    "id", "task", "stem", "option_a", "option_b", "option_c", "answer", "text", "title",
-    "author", "form", "source", "condition", "meta", "parts", "explanation", "attention_check",
-]  # fmt: skip
+    "id",
+    "task",
+    "stem",
+    "option_a",
+    "option_b",
+    "option_c",
+    "answer",
+    "text",
+    "title",
+    "author",
+    "form",
+    "source",
+    "condition",
+    "meta",
+    "parts",
+    "explanation",
+    "attention_check",
+]
 PARTS = '[{"key": "person", "prompt": "人", "options": ["甲", "乙"], "answer": 1}]'
 CSV_ROWS = [
     ["ck-9", "ck", "问", "甲", "乙", "丙", "B", "", "", "", "", "", "", "", "", "解释", ""],
-    ["q-9", "quality", "", "", "", "", "", "春雨", "题", "佚名", "ci:如梦令", "human", "", "{}",
-     "", "", "0"],
+    [
+        "q-9",
+        "quality",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "春雨",
+        "题",
+        "佚名",
+        "ci:如梦令",
+        "human",
+        "",
+        "{}",
+        "",
+        "",
+        "0",
+    ],
     ["au-9", "au", "句", "", "", "", "", "", "", "", "", "", "", "", PARTS, "", "true"],
-]  # fmt: skip
+]
 
 
 @FUZZ

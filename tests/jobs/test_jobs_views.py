@@ -66,8 +66,7 @@ def test_admin_lists_jobs_with_progress_bars_and_filters_by_status_and_kind(
 
 def test_progress_hook_reports_to_a_callback_at_the_start_every_n_and_at_the_end() -> None:
     calls: list[tuple[str, int, int | None]] = []
-    items = list(progress(range(5), False, "writing", callback=lambda *a: calls.append(a),
-                          every=2))  # fmt: skip
+    items = list(progress(range(5), False, "writing", callback=lambda *a: calls.append(a), every=2))
     assert items == [0, 1, 2, 3, 4]
     assert calls == [("writing", 0, 5), ("writing", 2, 5), ("writing", 4, 5), ("writing", 5, 5)]
 

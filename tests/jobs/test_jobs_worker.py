@@ -47,8 +47,9 @@ def worker() -> Iterator[Celery]:
     app.conf.update(broker_url=REDIS, task_always_eager=False, task_default_queue=queue)
     reset_connections(app)
     try:
-        with start_worker(app, pool="solo", perform_ping_check=False, queues=[queue],
-                          shutdown_timeout=20):  # fmt: skip
+        with start_worker(
+            app, pool="solo", perform_ping_check=False, queues=[queue], shutdown_timeout=20
+        ):
             yield app
     finally:
         app.conf.update(saved)

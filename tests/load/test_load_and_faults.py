@@ -139,8 +139,13 @@ def test_a_pool_load_killed_half_way_leaves_nothing_behind(stack, tmp_path) -> N
                 )
                 + "\n"
             )
-    proc = subprocess.Popen([sys.executable, "manage.py", "load_pool", str(pool), "--study", SLUG],
-                            cwd=loadtest.ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "load_pool", str(pool), "--study", SLUG],
+        cwd=loadtest.ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
     def big_items() -> int:
         with psycopg.connect(url) as conn:

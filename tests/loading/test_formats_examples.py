@@ -33,8 +33,11 @@ def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:  # type
         ("C", 3),
     ]
     assert list(Task.objects.filter(study=study).values_list("slug", "kind")) == [
-        ("ck", "choice"), ("au", "multi"), ("oq", "best_worst"), ("quality", "rating"),
-    ]  # fmt: skip
+        ("ck", "choice"),
+        ("au", "multi"),
+        ("oq", "best_worst"),
+        ("quality", "rating"),
+    ]
     ck = Item.objects.get(external_id="ck-001")
     assert ck.answer == {"answer": 0}
     assert [o["text"] for o in ck.options] == ["李白", "杜甫", "王安石"]
@@ -48,8 +51,12 @@ def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:  # type
     )
     gen = Item.objects.get(external_id="gen-0001")
     assert (gen.task.slug, gen.poem_form, gen.poem_source, gen.poem_title, gen.poem_condition) == (
-        "quality", "ci:浣溪沙", "model:qwen2.5-72b", "春雨", "direct",
-    )  # fmt: skip
+        "quality",
+        "ci:浣溪沙",
+        "model:qwen2.5-72b",
+        "春雨",
+        "direct",
+    )
 
     gpt = Rater.objects.get(kind="model", name="gpt-4o")
     got = {
@@ -59,9 +66,12 @@ def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:  # type
     # gpt-4o answered ck-001 with 1 (key 0): wrong; au-017 person 2/source 0/meaning 3 vs key 0/0/0.
     assert got == {
         ("ck-001", "answer"): (1, False),
-        ("au-017", "person"): (2, False), ("au-017", "source"): (0, True), ("au-017", "meaning"): (3, False),
-        ("oq-005", "best"): (1, False), ("oq-005", "worst"): (2, True),
-    }  # fmt: skip
+        ("au-017", "person"): (2, False),
+        ("au-017", "source"): (0, True),
+        ("au-017", "meaning"): (3, False),
+        ("oq-005", "best"): (1, False),
+        ("oq-005", "worst"): (2, True),
+    }
     kimi = Response.objects.filter(rater__name="kimi-k2").order_by("field")
     assert [(r.field, r.value, r.correct) for r in kimi] == [
         ("aesthetic", 3, None),

@@ -52,8 +52,10 @@ def test_a_generation_replaces_only_the_same_models_poem(example_study, tmp_path
         "o.jsonl, line 1, field 'generation.id': item 'poem-0001' already exists, from "
         "model:qwen2.5-72b: a generation of 'model:gpt-4o' cannot replace it" in message
     )
-    same = {"model": "qwen2.5-72b",
-            "generation": {"id": "poem-0001", "task": "quality", "text": text}}  # fmt: skip
+    same = {
+        "model": "qwen2.5-72b",
+        "generation": {"id": "poem-0001", "task": "quality", "text": text},
+    }
     call_command("load_llm_outputs", str(write_jsonl(tmp_path / "s.jsonl", [same])), *STUDY)
     assert Item.objects.get(external_id="poem-0001").poem_text == text
 
@@ -96,8 +98,13 @@ def test_duplicate_aggregate_and_empty_llm_file_are_refused(example_study, tmp_p
 
 
 def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    row = {"participant": "p-1", "group": "A", "item": "ck-001", "answer": 0,
-           "answered_at": "2026-11-20T10:15:00Z"}  # fmt: skip
+    row = {
+        "participant": "p-1",
+        "group": "A",
+        "item": "ck-001",
+        "answer": 0,
+        "answered_at": "2026-11-20T10:15:00Z",
+    }
     call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
     row["answered_at"] = "2025-01-02T03:04:05Z"
     call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
@@ -116,8 +123,14 @@ def test_imported_answers_failing_an_attention_check_flag_the_participant(
     # The example study allows no failed check (attention_max_failures 0): one wrong
     # answer to a check flags the participant, as in the volunteer flow, and the report
     # then leaves them out. Loading the same file again counts nothing twice.
-    check = {"id": "ck-chk", "task": "ck", "stem": "请选“杜甫”", "options": ["李白", "杜甫", "王维"],
-             "answer": 1, "attention_check": True}  # fmt: skip
+    check = {
+        "id": "ck-chk",
+        "task": "ck",
+        "stem": "请选“杜甫”",
+        "options": ["李白", "杜甫", "王维"],
+        "answer": 1,
+        "attention_check": True,
+    }
     call_command("load_pool", str(write_jsonl(tmp_path / "c.jsonl", [check])), *STUDY)
     rows = [
         {"participant": "p-wrong", "group": "A", "item": "ck-chk", "answer": 0},
@@ -128,12 +141,16 @@ def test_imported_answers_failing_an_attention_check_flag_the_participant(
     call_command("load_responses", str(path), *STUDY, stdout=out)
     assert "participants flagged (failed attention checks): 1" in out.getvalue()
     call_command("load_responses", str(path), *STUDY, stdout=io.StringIO())
-    people = {p.rater.name: (p.attention_failures, p.flagged)
-              for p in Participant.objects.select_related("rater")}  # fmt: skip
+    people = {
+        p.rater.name: (p.attention_failures, p.flagged)
+        for p in Participant.objects.select_related("rater")
+    }
     assert people == {"p-wrong": (1, True), "p-right": (0, False)}
     # A corrected key for the check re-grades it: now p-right's answer is the wrong one.
     check["answer"] = 0
     call_command("load_pool", str(write_jsonl(tmp_path / "c2.jsonl", [check])), *STUDY)
-    people = {p.rater.name: (p.attention_failures, p.flagged)
-              for p in Participant.objects.select_related("rater")}  # fmt: skip
+    people = {
+        p.rater.name: (p.attention_failures, p.flagged)
+        for p in Participant.objects.select_related("rater")
+    }
     assert people == {"p-wrong": (0, True), "p-right": (1, True)}

@@ -131,12 +131,14 @@ def test_an_export_loads_back_as_unchanged_responses(
     assert snapshot() == before
     assert "3 rows; 0 created, 0 updated, 3 unchanged" in text.getvalue()
     # The same rows into a fresh study give the same human responses (the round trip).
-    human = {r for r in export_rows(Study.objects.get(slug="poetry-understanding"))
-             if r[3] == "human"}  # fmt: skip
+    human = {
+        r for r in export_rows(Study.objects.get(slug="poetry-understanding")) if r[3] == "human"
+    }
     Response.objects.filter(rater__kind="human").delete()
     call_command("load_responses", str(out), *STUDY, stdout=io.StringIO())
-    again = {r for r in export_rows(Study.objects.get(slug="poetry-understanding"))
-             if r[3] == "human"}  # fmt: skip
+    again = {
+        r for r in export_rows(Study.objects.get(slug="poetry-understanding")) if r[3] == "human"
+    }
     # Every column, the time too where the first file gave one (ck-001). A response
     # imported without a time is exported with the time it was stored, and its fields,
     # gathered into one answer again, take the first field's (microseconds apart).

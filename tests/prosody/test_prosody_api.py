@@ -14,8 +14,14 @@ from scoring.prosody import RULES_VERSION, PoemScore, known_cipai, resolve_cipai
 
 def test_public_names() -> None:
     assert set(prosody.__all__) == {
-        "RULES_VERSION", "CharTone", "PoemScore", "char_tones", "known_cipai", "resolve_cipai", "score_poem",
-    }  # fmt: skip
+        "RULES_VERSION",
+        "CharTone",
+        "PoemScore",
+        "char_tones",
+        "known_cipai",
+        "resolve_cipai",
+        "score_poem",
+    }
     assert RULES_VERSION.startswith("prosody-")
 
 
@@ -42,9 +48,14 @@ def test_score_is_frozen_and_serialisable() -> None:
     assert json.loads(json.dumps(d, ensure_ascii=False)) == d
     assert d["rules_version"] == RULES_VERSION and d["form"] == "ci:如梦令"
     assert set(d["metrics"]) == {
-        "structural", "tonal", "rhyme", "structural_standard", "tonal_standard",
-        "structural_variant", "tonal_variant",
-    }  # fmt: skip
+        "structural",
+        "tonal",
+        "rhyme",
+        "structural_standard",
+        "tonal_standard",
+        "structural_variant",
+        "tonal_variant",
+    }
 
 
 def test_unknown_form_is_a_diagnostic() -> None:
@@ -57,9 +68,25 @@ _ALPHABET = st.sampled_from(
     + list("，。？！、；：\n\t （）《》【】注：·ab1?𪖙閒國")
 )
 _FORMS = st.sampled_from(
-    [None, "", "couplet", "shi:jueju5", "shi:jueju7", "shi:lushi5", "shi:lushi7", "ci:如梦令",
-     "ci:水调歌头", "ci:浪淘沙", "ci:南乡子", "ci:贺新郎", "ci:浪淘沙令", "ci:无此牌", "ci:", "x"]
-)  # fmt: skip
+    [
+        None,
+        "",
+        "couplet",
+        "shi:jueju5",
+        "shi:jueju7",
+        "shi:lushi5",
+        "shi:lushi7",
+        "ci:如梦令",
+        "ci:水调歌头",
+        "ci:浪淘沙",
+        "ci:南乡子",
+        "ci:贺新郎",
+        "ci:浪淘沙令",
+        "ci:无此牌",
+        "ci:",
+        "x",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -29,16 +29,24 @@ class Builder:
 
     def task(self, slug: str, kind: str, **kw: Any) -> Task:
         self.tasks[slug] = Task.objects.create(
-            study=self.study, slug=slug, title=slug.upper(), kind=kind,
-            position=len(self.tasks), **kw,
-        )  # fmt: skip
+            study=self.study,
+            slug=slug,
+            title=slug.upper(),
+            kind=kind,
+            position=len(self.tasks),
+            **kw,
+        )
         return self.tasks[slug]
 
     def item(self, ext: str, task: str, answer: dict[str, int] | None = None, **kw: Any) -> Item:
         self.items[ext] = Item.objects.create(
-            study=self.study, task=self.tasks[task], external_id=ext, answer=answer,
-            position=len(self.items), **kw,
-        )  # fmt: skip
+            study=self.study,
+            task=self.tasks[task],
+            external_id=ext,
+            answer=answer,
+            position=len(self.items),
+            **kw,
+        )
         return self.items[ext]
 
     def human(
@@ -47,9 +55,13 @@ class Builder:
         g = self.groups[group]
         rater = Rater.objects.create(study=self.study, kind="human", name=name)
         Participant.objects.create(
-            study=self.study, rater=rater, group=g, public_id=f"{self.study.slug}-{name}",
-            flagged=flagged, status=status,
-        )  # fmt: skip
+            study=self.study,
+            rater=rater,
+            group=g,
+            public_id=f"{self.study.slug}-{name}",
+            flagged=flagged,
+            status=status,
+        )
         self.raters[name] = rater
         return rater
 
@@ -65,9 +77,14 @@ class Builder:
     def answer(self, rater: str, item: str, field: str, value: float | None) -> Response:
         it = self.items[item]
         return Response.objects.create(
-            study=self.study, task=it.task, item=it, rater=self.raters[rater], field=field,
-            value=value, correct=it.grade(field, value),
-        )  # fmt: skip
+            study=self.study,
+            task=it.task,
+            item=it,
+            rater=self.raters[rater],
+            field=field,
+            value=value,
+            correct=it.grade(field, value),
+        )
 
     def answers(self, rater: str, field: str, values: dict[str, float | None]) -> None:
         for item, value in values.items():
@@ -99,10 +116,17 @@ def known_study() -> Builder:
     forms = ("ci:浣溪沙", "ci:浣溪沙", "ci:如梦令", "ci:如梦令")
     sources = ("human", "model:qwen", "human", "model:qwen")
     for n in range(4):
-        b.item(f"poem-{n + 1}", "quality", poem_text="春风", poem_form=forms[n],
-               poem_source=sources[n])  # fmt: skip
-    for name, group in (("a1", "A"), ("a2", "A"), ("b1", "B"), ("b2", "B"), ("c1", "C"),
-                        ("c2", "C")):  # fmt: skip
+        b.item(
+            f"poem-{n + 1}", "quality", poem_text="春风", poem_form=forms[n], poem_source=sources[n]
+        )
+    for name, group in (
+        ("a1", "A"),
+        ("a2", "A"),
+        ("b1", "B"),
+        ("b2", "B"),
+        ("c1", "C"),
+        ("c2", "C"),
+    ):
         b.human(name, group)
     b.human("f1", "C", flagged=True)
     b.model("gpt-4o")
@@ -111,38 +135,50 @@ def known_study() -> Builder:
 
     ck = ("ck-1", "ck-2", "ck-3", "ck-4")
     for rater, values in {
-        "a1": [0, 1, 0, 0], "a2": [1, 1, 2, 1], "b1": [0, 1, 2, 1], "b2": [0, 0, 2, 0],
-        "c1": [0, 1, 2, 0], "c2": [0, 1, 2, 2], "f1": [1, 0, 0, 1],
-        "gpt-4o": [0, 1, 2, 1], "kimi-k2@direct": [0, 0, 0, 0],
-    }.items():  # fmt: skip
+        "a1": [0, 1, 0, 0],
+        "a2": [1, 1, 2, 1],
+        "b1": [0, 1, 2, 1],
+        "b2": [0, 0, 2, 0],
+        "c1": [0, 1, 2, 0],
+        "c2": [0, 1, 2, 2],
+        "f1": [1, 0, 0, 1],
+        "gpt-4o": [0, 1, 2, 1],
+        "kimi-k2@direct": [0, 0, 0, 0],
+    }.items():
         b.answers(rater, "answer", dict(zip(ck, values, strict=True)))
     for rater in ("a1", "a2", "b1", "b2", "c1", "c2", "f1"):
         b.answer(rater, "ck-check", "answer", 0)  # everyone fails the attention check
 
     multi = {  # rater -> item -> (person, source); None = part not answered
-        "a1": {"au-1": (0, 1), "au-2": (2, 1)}, "a2": {"au-1": (1, 1), "au-2": (2, 0)},
-        "b1": {"au-1": (0, None)}, "b2": {"au-1": (0, 1), "au-2": (0, 0)},
-        "c1": {"au-1": (0, 1), "au-2": (2, 0)}, "f1": {"au-1": (2, 2)},
+        "a1": {"au-1": (0, 1), "au-2": (2, 1)},
+        "a2": {"au-1": (1, 1), "au-2": (2, 0)},
+        "b1": {"au-1": (0, None)},
+        "b2": {"au-1": (0, 1), "au-2": (0, 0)},
+        "c1": {"au-1": (0, 1), "au-2": (2, 0)},
+        "f1": {"au-1": (2, 2)},
         "gpt-4o": {"au-1": (0, 1), "au-2": (2, 1)},
-    }  # fmt: skip
+    }
     for rater, items in multi.items():
         for item, (person, source) in items.items():
             b.answers(rater, "person", {item: person})
             b.answers(rater, "source", {item: source})
     for rater, items in {
-        "a1": {"oq-1": (0, 2), "oq-2": (1, 2)}, "c1": {"oq-1": (2, 0)},
-    }.items():  # fmt: skip
+        "a1": {"oq-1": (0, 2), "oq-2": (1, 2)},
+        "c1": {"oq-1": (2, 0)},
+    }.items():
         for item, (best, worst) in items.items():
             b.answers(rater, "best", {item: best})
             b.answers(rater, "worst", {item: worst})
 
     poems = ("poem-1", "poem-2", "poem-3", "poem-4")
     ratings = {  # rater -> (prosody, aesthetic) per poem
-        "a1": ([5, 4, 2, 1], [4, 3, 3, 2]), "a2": ([4, 4, 3, 2], [3, 3, 4, 2]),
-        "b1": ([5, 5, 2, 2], [5, 4, 3, 3]), "c1": ([4, 5, 1, 1], [4, 4, 2, 2]),
+        "a1": ([5, 4, 2, 1], [4, 3, 3, 2]),
+        "a2": ([4, 4, 3, 2], [3, 3, 4, 2]),
+        "b1": ([5, 5, 2, 2], [5, 4, 3, 3]),
+        "c1": ([4, 5, 1, 1], [4, 4, 2, 2]),
         "f1": ([1, 1, 5, 5], [1, 1, 1, 1]),
         "kimi-k2@direct": ([4, 4, 5, 5], [4, 4, 4, 4]),
-    }  # fmt: skip
+    }
     for rater, (prosody, aesthetic) in ratings.items():
         b.answers(rater, "prosody", dict(zip(poems, prosody, strict=True)))
         b.answers(rater, "aesthetic", dict(zip(poems, aesthetic, strict=True)))

@@ -56,7 +56,11 @@ def test_long_csv_gives_the_same_result_as_wide(tmp_path) -> None:  # type: igno
     assert long["shape"] == "long"
     assert alpha(long) == pytest.approx(alpha(wide), abs=1e-12)
     assert {r["metric"] for r in long["results"]} == {
-        "percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1"}  # fmt: skip
+        "percent_agreement",
+        "krippendorff_alpha",
+        "fleiss_kappa",
+        "gwet_ac1",
+    }
 
 
 def test_two_raters_get_cohen_kappa_weighted_at_the_ordinal_level(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -77,18 +81,30 @@ def test_text_output_lists_every_coefficient(tmp_path) -> None:  # type: ignore[
 @pytest.mark.parametrize(
     ("content", "args", "message"),
     [
-        ("unit,rater,value\nu1,A,1\nu1,A,2\n", [], "line 3: rater 'A' rated unit 'u1' again (first at line 2)"),
+        (
+            "unit,rater,value\nu1,A,1\nu1,A,2\n",
+            [],
+            "line 3: rater 'A' rated unit 'u1' again (first at line 2)",
+        ),
         ("unit,rater,value\nu1,,1\n", [], "line 2, field rater: empty"),
         ("unit,rater,value\nu1,A\n", [], "line 2: expected at least 3 fields, found 2"),
-        ("unit,rater,value\nu1,A,high\n", ["--level", "interval"], "line 2, field value: 'high' is not a number"),
+        (
+            "unit,rater,value\nu1,A,high\n",
+            ["--level", "interval"],
+            "line 2, field value: 'high' is not a number",
+        ),
         ("A,B\n1,2\n3\n", [], "line 3: expected 2 fields, found 1"),
         ("A,B\n1,-2\n", ["--level", "ratio"], "line 2, field B: ratio values cannot be negative"),
-        ("A,B\n1,7\n", ["--domain", "1..5"], "line 2, field B: '7' is not on the declared scale (1, 2, 3, 4, 5)"),
+        (
+            "A,B\n1,7\n",
+            ["--domain", "1..5"],
+            "line 2, field B: '7' is not on the declared scale (1, 2, 3, 4, 5)",
+        ),
         ("A,B\n好,很好\n", ["--level", "ordinal"], "line 2, field A: '好' is not a number"),
         ("A,B\n1,2\n", ["--domain", "5..1"], "--domain '5..1': the scale runs from low to high"),
         ("", [], "line 1: a header row is needed"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_names_the_line_and_field(tmp_path, content, args, message) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
@@ -136,6 +152,7 @@ def test_negative_seed_is_a_command_error(tmp_path) -> None:  # type: ignore[no-
 
 def test_text_output_shows_a_fractional_confidence(tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = io.StringIO()
-    call_command("agreement", str(_wide_csv(tmp_path)), "--n-boot", "20",
-                 "--confidence", "0.975", stdout=out)  # fmt: skip
+    call_command(
+        "agreement", str(_wide_csv(tmp_path)), "--n-boot", "20", "--confidence", "0.975", stdout=out
+    )
     assert "97.5% CI" in out.getvalue()

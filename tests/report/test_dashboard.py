@@ -85,8 +85,11 @@ def test_the_demo_study_renders_a_meaningful_dashboard(db, settings, tmp_path) -
 
 
 def test_charts_escape_labels_and_use_the_cjk_font_stack() -> None:
-    svg = grouped_bars(["文化常识", "<b>"], [Series("A 初中", [0.5, float("nan")], [0.4, None],
-                                                     [0.6, None])], title="正确率")  # fmt: skip
+    svg = grouped_bars(
+        ["文化常识", "<b>"],
+        [Series("A 初中", [0.5, float("nan")], [0.4, None], [0.6, None])],
+        title="正确率",
+    )
     assert "&lt;b&gt;" in svg
     assert "<b>" not in svg and FONT.split(",")[0] in svg and "文化常识" in svg
     grid = heatmap(["浣溪沙"], ["human"], {("浣溪沙", "human"): None}, title="t")

@@ -137,9 +137,16 @@ def test_rule_scores_per_form_and_source(known: Builder) -> None:
 def test_aggregates_are_listed_beside_never_mixed_in(known: Builder) -> None:
     tables = _report(known)
     assert tables["aggregates"] == [
-        {"model": "gpt-4o", "task": "ck", "metric": "accuracy", "value": 0.7545, "n": 100,
-         "run": "", "source": "published"}
-    ]  # fmt: skip
+        {
+            "model": "gpt-4o",
+            "task": "ck",
+            "metric": "accuracy",
+            "value": 0.7545,
+            "n": 100,
+            "run": "",
+            "source": "published",
+        }
+    ]
     sets = {r["rater_set"] for r in tables["accuracy"]}
     assert "model:gpt-4o" in sets and all("published" not in s for s in sets)
     row = _index(tables["accuracy"], "task", "field", "rater_set")[("ck", "answer", "model:gpt-4o")]
@@ -151,9 +158,15 @@ def test_only_a_models_first_sample_counts_and_the_rest_are_reported(known: Buil
 
     first = Response.objects.get(rater__name="gpt-4o", item__external_id="ck-1", field="answer")
     Response.objects.create(
-        study=known.study, task=first.task, item=first.item, rater=first.rater, field="answer",
-        value=2, correct=False, sample=1,
-    )  # fmt: skip
+        study=known.study,
+        task=first.task,
+        item=first.item,
+        rater=first.rater,
+        field="answer",
+        value=2,
+        correct=False,
+        sample=1,
+    )
     tables = _report(known)
     row = _index(tables["accuracy"], "task", "field", "rater_set")[("ck", "answer", "model:gpt-4o")]
     assert (row["value"], row["n_responses"]) == (0.75, 4)

@@ -15,8 +15,10 @@ pytestmark = pytest.mark.django_db
 
 def _rows(study, n_boot: int = 0):  # type: ignore[no-untyped-def]
     rows = build_report(study, ReportSettings(n_boot=n_boot))
-    return {(r["task"] + "/" + r["field"], r["rater_set"], r["metric"], r["level"], r["weights"]): r
-            for r in rows.tables["agreement"]}  # fmt: skip
+    return {
+        (r["task"] + "/" + r["field"], r["rater_set"], r["metric"], r["level"], r["weights"]): r
+        for r in rows.tables["agreement"]
+    }
 
 
 @pytest.fixture
@@ -49,8 +51,12 @@ def test_krippendorff_2011_example_at_all_levels_through_the_report(krippendorff
 def test_every_applicable_coefficient_is_listed(krippendorff_study) -> None:  # type: ignore[no-untyped-def]
     rows = _rows(krippendorff_study.study)
     metrics = {(m, lvl) for (t, s, m, lvl, w) in rows if t == "pick/answer" and s == "humans"}
-    assert metrics == {("percent_agreement", "nominal"), ("krippendorff_alpha", "nominal"),
-                       ("fleiss_kappa", "nominal"), ("gwet_ac1", "nominal")}  # fmt: skip
+    assert metrics == {
+        ("percent_agreement", "nominal"),
+        ("krippendorff_alpha", "nominal"),
+        ("fleiss_kappa", "nominal"),
+        ("gwet_ac1", "nominal"),
+    }
 
 
 def test_report_alpha_equals_the_package_on_the_same_ratings(known: Builder) -> None:

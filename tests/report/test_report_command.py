@@ -25,8 +25,16 @@ def test_json_report_has_every_table_as_flat_rows(known: Builder, tmp_path) -> N
     for name in TABLES:
         assert isinstance(data[name], list)
         assert all(not isinstance(v, dict | list) for row in data[name] for v in row.values())
-    assert {"task", "field", "rater_set", "n_raters", "n_responses", "value", "ci_low",
-            "ci_high"} <= set(data["accuracy"][0])  # fmt: skip
+    assert {
+        "task",
+        "field",
+        "rater_set",
+        "n_raters",
+        "n_responses",
+        "value",
+        "ci_low",
+        "ci_high",
+    } <= set(data["accuracy"][0])
 
 
 def test_json_to_stdout_is_strict_json(known: Builder) -> None:

@@ -59,8 +59,9 @@ def test_loading_poems_stores_rule_scores_under_both_tone_systems(example_study,
         *STUDY,
     )
     assert set(Rater.objects.filter(kind="rule").values_list("name", "run")) == {
-        ("prosody:modern", RULES_VERSION), ("prosody:classical", RULES_VERSION),
-    }  # fmt: skip
+        ("prosody:modern", RULES_VERSION),
+        ("prosody:classical", RULES_VERSION),
+    }
     good, bad = scores("rm-1"), scores("rm-2")
     assert good["structural"] == 1.0 and good["structural_standard"] == 1.0
     assert 0.8 <= good["tonal"] <= 1.0
@@ -98,10 +99,17 @@ def test_score_poems_scores_existing_items_and_names_unknown_ones(example_study,
 
 
 def test_prosody_command_scores_a_file_offline(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    src = write_jsonl(tmp_path / "in.jsonl", [
-        {"id": "a", "form": "ci:如梦令", "text": RUMENGLING},
-        {"id": "b", "form": "shi:jueju5", "text": "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。"},
-    ])  # fmt: skip
+    src = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": "a", "form": "ci:如梦令", "text": RUMENGLING},
+            {
+                "id": "b",
+                "form": "shi:jueju5",
+                "text": "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。",
+            },
+        ],
+    )
     out = tmp_path / "out.csv"
     call_command("prosody", str(src), "--out", str(out))
     rows = {r["id"]: r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))}

@@ -25,28 +25,83 @@ ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
 
 def hostile_study(tmp_path) -> Study:  # type: ignore[no-untyped-def]
     study = {
-        "slug": "evil", "title": "标题" + EVIL, "description": "说明" + EVIL, "consent": "同意" + EVIL,
+        "slug": "evil",
+        "title": "标题" + EVIL,
+        "description": "说明" + EVIL,
+        "consent": "同意" + EVIL,
         "groups": [{"slug": "A", "name": "组" + EVIL}],
-        "screening": [{"key": "bg", "prompt": "背景" + EVIL, "options": [{"label": "甲" + EVIL, "group": "A"}, {"label": "乙", "group": "A"}]}],
+        "screening": [
+            {
+                "key": "bg",
+                "prompt": "背景" + EVIL,
+                "options": [{"label": "甲" + EVIL, "group": "A"}, {"label": "乙", "group": "A"}],
+            }
+        ],
         "tasks": [
-            {"slug": "ck", "title": "常识" + EVIL, "kind": "choice", "per_participant": 1, "instructions": "说明" + EVIL,
-             "guide": [{"label": "风格" + EVIL, "description": "描述" + EVIL}]},
+            {
+                "slug": "ck",
+                "title": "常识" + EVIL,
+                "kind": "choice",
+                "per_participant": 1,
+                "instructions": "说明" + EVIL,
+                "guide": [{"label": "风格" + EVIL, "description": "描述" + EVIL}],
+            },
             {"slug": "au", "title": "典故" + EVIL, "kind": "multi", "per_participant": 1},
             {"slug": "oq", "title": "优劣" + EVIL, "kind": "best_worst", "per_participant": 1},
-            {"slug": "rate", "title": "评分" + EVIL, "kind": "rating", "per_participant": 1,
-             "dimensions": [{"key": "d", "label": "维度" + EVIL, "min": 1, "max": 5, "description": "解释" + EVIL}]},
+            {
+                "slug": "rate",
+                "title": "评分" + EVIL,
+                "kind": "rating",
+                "per_participant": 1,
+                "dimensions": [
+                    {
+                        "key": "d",
+                        "label": "维度" + EVIL,
+                        "min": 1,
+                        "max": 5,
+                        "description": "解释" + EVIL,
+                    }
+                ],
+            },
         ],
         "target_per_item": 1,
-    }  # fmt: skip
+    }
     pool = [
-        {"id": "c1", "task": "ck", "stem": "问" + EVIL, "options": ["甲" + EVIL, "乙" + EVIL, "丙"], "answer": 0,
-         "poem": {"text": "春眠不觉晓" + EVIL + "\n处处闻啼鸟", "form": "shi:jueju5"}},
-        {"id": "a1", "task": "au", "stem": "句" + EVIL, "parts": [
-            {"key": "p", "prompt": "人物" + EVIL, "options": ["甲" + EVIL, "乙"], "answer": 0},
-            {"key": "s", "prompt": "出处" + EVIL, "options": ["丙" + EVIL, "丁"], "answer": 1}]},
-        {"id": "o1", "task": "oq", "stem": "三首" + EVIL, "options": ["一" + EVIL, "二" + EVIL, "三" + EVIL]},
-        {"id": "r1", "task": "rate", "poem": {"title": "题" + EVIL, "author": "作者" + EVIL, "text": "床前明月光，" + EVIL, "form": "ci:如梦令", "source": "human"}},
-    ]  # fmt: skip
+        {
+            "id": "c1",
+            "task": "ck",
+            "stem": "问" + EVIL,
+            "options": ["甲" + EVIL, "乙" + EVIL, "丙"],
+            "answer": 0,
+            "poem": {"text": "春眠不觉晓" + EVIL + "\n处处闻啼鸟", "form": "shi:jueju5"},
+        },
+        {
+            "id": "a1",
+            "task": "au",
+            "stem": "句" + EVIL,
+            "parts": [
+                {"key": "p", "prompt": "人物" + EVIL, "options": ["甲" + EVIL, "乙"], "answer": 0},
+                {"key": "s", "prompt": "出处" + EVIL, "options": ["丙" + EVIL, "丁"], "answer": 1},
+            ],
+        },
+        {
+            "id": "o1",
+            "task": "oq",
+            "stem": "三首" + EVIL,
+            "options": ["一" + EVIL, "二" + EVIL, "三" + EVIL],
+        },
+        {
+            "id": "r1",
+            "task": "rate",
+            "poem": {
+                "title": "题" + EVIL,
+                "author": "作者" + EVIL,
+                "text": "床前明月光，" + EVIL,
+                "form": "ci:如梦令",
+                "source": "human",
+            },
+        },
+    ]
     (tmp_path / "s.json").write_text(json.dumps(study, ensure_ascii=False), encoding="utf-8")
     (tmp_path / "p.jsonl").write_text(
         "\n".join(json.dumps(r, ensure_ascii=False) for r in pool), encoding="utf-8"
@@ -103,8 +158,14 @@ def test_researcher_and_admin_pages_escape_every_study_text(tmp_path, django_use
     urls += [
         f"/research/poems/{i.pk}/" for i in Item.objects.filter(study=study).exclude(poem_text="")
     ]
-    urls += ["/admin/studies/study/", f"/admin/studies/study/{study.pk}/change/", "/admin/studies/item/",
-             "/admin/studies/task/", "/admin/studies/group/", "/admin/studies/screeningquestion/"]  # fmt: skip
+    urls += [
+        "/admin/studies/study/",
+        f"/admin/studies/study/{study.pk}/change/",
+        "/admin/studies/item/",
+        "/admin/studies/task/",
+        "/admin/studies/group/",
+        "/admin/studies/screeningquestion/",
+    ]
     urls += [f"/admin/studies/item/{i.pk}/change/" for i in Item.objects.filter(study=study)]
     for url in urls:
         response = client.get(url)

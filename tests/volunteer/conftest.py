@@ -45,16 +45,24 @@ def build_study(
             study=study, slug=g, name=f"Group {g}", target_per_item=target, position=i
         )
     ScreeningQuestion.objects.create(
-        study=study, key="bg", prompt="Background?", position=0,
+        study=study,
+        key="bg",
+        prompt="Background?",
+        position=0,
         options=[{"label": f"Option {g}", "group": g} for g in groups],
-    )  # fmt: skip
+    )
     for t, kind in enumerate(kinds):
         task = Task.objects.create(
-            study=study, slug=f"t{t}-{kind}", title=f"Task {kind}", kind=kind,
-            per_participant=per_participant, position=t, instructions=f"Do the {kind} task.",
+            study=study,
+            slug=f"t{t}-{kind}",
+            title=f"Task {kind}",
+            kind=kind,
+            per_participant=per_participant,
+            position=t,
+            instructions=f"Do the {kind} task.",
             dimensions=DIMENSIONS if kind == "rating" else [],
             guide=[{"label": "Style X", "description": "Means X"}] if kind == "choice" else [],
-        )  # fmt: skip
+        )
         items = []
         for n in range(n_items + checks):
             fields: dict[str, Any] = {}
@@ -67,16 +75,25 @@ def build_study(
                 fields = {"options": opts[:3], "answer": {"best": 0, "worst": 2}}
             elif kind == "multi":
                 fields = {
-                    "parts": [{"key": "who", "prompt": "Who?", "options": opts},
-                              {"key": "what", "prompt": "What?", "options": opts}],
+                    "parts": [
+                        {"key": "who", "prompt": "Who?", "options": opts},
+                        {"key": "what", "prompt": "What?", "options": opts},
+                    ],
                     "answer": {"who": 1, "what": 3},
-                }  # fmt: skip
+                }
             else:
                 fields = {"poem_text": f"床前明月光{n}\n疑是地上霜"}
-            items.append(Item(
-                study=study, task=task, external_id=f"{task.slug}-{n:04d}", stem=f"Stem {n}",
-                is_attention_check=n >= n_items and kind != "rating", position=n, **fields,
-            ))  # fmt: skip
+            items.append(
+                Item(
+                    study=study,
+                    task=task,
+                    external_id=f"{task.slug}-{n:04d}",
+                    stem=f"Stem {n}",
+                    is_attention_check=n >= n_items and kind != "rating",
+                    position=n,
+                    **fields,
+                )
+            )
         Item.objects.bulk_create(items)
     return study
 

@@ -143,7 +143,11 @@ def test_the_schema_documents_the_volunteer_api() -> None:
     schema = APIClient().get("/api/schema/", {"format": "json"})
     assert schema.status_code == 200
     paths = schema.json()["paths"]
-    for path in ("/api/v1/volunteer/next/", "/api/v1/volunteer/answers/", "/api/v1/volunteer/progress/",
-                 "/api/v1/volunteer/studies/{slug}/enrol/"):  # fmt: skip
+    for path in (
+        "/api/v1/volunteer/next/",
+        "/api/v1/volunteer/answers/",
+        "/api/v1/volunteer/progress/",
+        "/api/v1/volunteer/studies/{slug}/enrol/",
+    ):
         assert path in paths
     assert "participantToken" in schema.json()["components"]["securitySchemes"]

@@ -16,9 +16,17 @@ KINDS = ("choice", "multi", "best_worst", "rating")
 # service's atomic block adds two SAVEPOINT statements, which count here. "instructions"
 # is the GET that claims the next item (and shows a task's instructions when it starts).
 LIMITS = {
-    "welcome": 2, "enrol": 7, "start": 2, "screening": 3, "screen": 8,
-    "instructions": 17, "question": 9, "submit": 10, "finish": 2, "resume": 2,
-}  # fmt: skip
+    "welcome": 2,
+    "enrol": 7,
+    "start": 2,
+    "screening": 3,
+    "screen": 8,
+    "instructions": 17,
+    "question": 9,
+    "submit": 10,
+    "finish": 2,
+    "resume": 2,
+}
 
 
 def measure(n_items: int) -> dict[str, int]:

@@ -58,8 +58,12 @@ def test_an_invitation_places_the_participant_in_its_group_without_screening() -
 
 def test_screening_first_answered_option_naming_a_group_wins() -> None:
     study = build_study(groups=("A", "B", "C"))
-    q2 = study.screening.create(key="poet", prompt="Poet?", position=1,
-                                options=[{"label": "yes", "group": "C"}, {"label": "no", "group": None}])  # fmt: skip
+    q2 = study.screening.create(
+        key="poet",
+        prompt="Poet?",
+        position=1,
+        options=[{"label": "yes", "group": "C"}, {"label": "no", "group": None}],
+    )
     p = services.participant_enrol(study=study, consent=True)
     with pytest.raises(ValidationError) as err:
         services.participant_screen(participant=p, answers={"bg": 1})

@@ -56,12 +56,18 @@ class Command(BaseCommand):
         )
         if opts["json"]:
             doc = {
-                "file": str(path), "shape": parsed.shape, "level": table.level,
-                "n_units": table.n_units, "n_raters": table.n_raters,
-                "n_ratings": table.n_ratings, "domain": list(table.domain),
-                "n_boot": opts["n_boot"], "seed": opts["seed"], "confidence": opts["confidence"],
+                "file": str(path),
+                "shape": parsed.shape,
+                "level": table.level,
+                "n_units": table.n_units,
+                "n_raters": table.n_raters,
+                "n_ratings": table.n_ratings,
+                "domain": list(table.domain),
+                "n_boot": opts["n_boot"],
+                "seed": opts["seed"],
+                "confidence": opts["confidence"],
                 "results": [r.as_row(nan_as_none=True) for r in results],
-            }  # fmt: skip
+            }
             self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1, default=str))
             return
         self.stdout.write(
@@ -69,8 +75,9 @@ class Command(BaseCommand):
             f"{table.n_ratings} ratings; level {table.level}; "
             f"{opts['confidence'] * 100:g}% CI from {opts['n_boot']} bootstrap resamples"
         )
-        self.stdout.write(f"{'metric':<28}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}"
-                          f"{'units':>7}  note")  # fmt: skip
+        self.stdout.write(
+            f"{'metric':<28}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}{'units':>7}  note"
+        )
         for r in results:
             name = r.metric + (f" ({r.weights})" if r.weights and r.weights != "none" else "")
             self.stdout.write(
