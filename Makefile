@@ -23,6 +23,8 @@ help:
 $(STAMP): $(LOCK) pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	@# opencc (the OpenCC binding) replaced opencc-python-reimplemented: both own opencc/
+	@$(BIN)/python -m pip uninstall -q -y opencc-python-reimplemented 2>/dev/null || true
 	$(BIN)/python -m pip install -q -r $(LOCK)
 	$(BIN)/python -m pip install -q --no-deps -e .
 	$(BIN)/python -m pip check
