@@ -4,24 +4,45 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# Every package, runtime and dev, pinned with hashes for Python 3.11 on Linux x86_64.
+# pyproject.toml keeps the compatible ranges; `make lock` turns them into this file.
+LOCK := requirements/lock.txt
+UV_VERSION := 0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: demo test lint format bench serve install clean help
+.PHONY: demo test lint format bench serve install lock clean help
 
 help:
 	@echo "make demo   - install, migrate SQLite, load the demo study, serve on http://$(HOST):$(PORT)/"
 	@echo "make test   - install and run the whole test suite (browser tests if Chromium is present)"
 	@echo "make lint   - ruff, mypy over every app (strict on the pure packages), import contracts, migrations check"
 	@echo "make bench  - run every benchmark; results in bench/results/, summary in docs/performance.md"
+	@echo "make lock   - re-pin $(LOCK) from pyproject.toml (UPGRADE=1: newest of all; UPGRADE='pkg ...': those)"
 
-$(STAMP): pyproject.toml
+$(STAMP): $(LOCK) pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	@# opencc (the OpenCC binding) replaced opencc-python-reimplemented: both own opencc/
+	@$(BIN)/python -m pip uninstall -q -y opencc-python-reimplemented 2>/dev/null || true
+	$(BIN)/python -m pip install -q -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m pip check
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# Keeps the pins that still satisfy pyproject.toml. UPGRADE=1 re-resolves everything to the
+# newest allowed versions; UPGRADE="pypinyin django" upgrades just those.
+UPGRADE_FLAGS = $(if $(filter 1,$(UPGRADE)),--upgrade,$(foreach p,$(UPGRADE),--upgrade-package $(p)))
+lock:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q "uv==$(UV_VERSION)"
+	@mkdir -p $(dir $(LOCK))
+	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes \
+		--python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+		--custom-compile-command "make lock" \
+		$(UPGRADE_FLAGS) --quiet --output-file $(LOCK)
 
 demo: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput -v0

@@ -23,9 +23,10 @@ FloatArray = npt.NDArray[np.float64]
 
 def check_level(level: str) -> Level:
     """Return ``level`` as a Level, or raise ValueError naming the valid ones."""
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-    return level
+    for known in LEVELS:  # returns the Literal itself: no narrowing by `in` needed
+        if level == known:
+            return known
+    raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
 
 
 def is_missing(value: object) -> bool:

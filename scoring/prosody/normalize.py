@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -103,53 +104,57 @@ def ccv_lines(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _t2s_converter() -> object:
+def _t2s() -> Callable[[str], str]:
+    """OpenCC's ``t2s`` conversion (the C++ library through its Python binding)."""
     from opencc import OpenCC
 
-    return OpenCC("t2s")
+    convert: Callable[[str], str] = OpenCC("t2s.json").convert
+    return convert
 
 
-@lru_cache(maxsize=20000)
-def _t2s_char(ch: str) -> str:
-    out: str = _t2s_converter().convert(ch)  # type: ignore[attr-defined]
-    return out if len(out) == 1 else ch
+# Standard simplified characters that ``t2s`` would still replace, losing their own reading:
+# 拚 pàn (拚醉, 拚却; 仄) is not 拼 pīn (平).
+T2S_KEEP = frozenset("拚")
 
 
+# Every character looked up so far, and those that t2s converts on their own (to one
+# character): a text's characters are looked up once, then translated at C speed.
 _T2S_SEEN: set[str] = set()
-_T2S_MAP: dict[int, str] = {}
+_T2S_ALONE: dict[int, str] = {}
 
 
 def to_simplified(line: str) -> str:
     """Traditional -> simplified, keeping the length (positions never shift).
 
-    Text with no traditional character is returned as it is.  Otherwise OpenCC ``t2s``
-    converts it whole when that keeps its length (its phrases keep 乾坤), else character by
-    character (each new character converted once; a conversion that is not one character
-    long is ignored).
+    Text with no traditional character (none that OpenCC ``t2s`` converts on its own) is
+    returned as it is.  Otherwise ``t2s`` converts it whole when that keeps its length (its
+    phrases keep 乾坤), else character by character (a conversion that is not one character
+    long is ignored).  The characters of :data:`T2S_KEEP` are never converted.
     """
-    fresh = set(line) - _T2S_SEEN
+    fresh = set(line).difference(_T2S_SEEN)
     if fresh:
-        for ch in fresh:
-            out = _t2s_char(ch)
-            if out != ch:
-                _T2S_MAP[ord(ch)] = out
+        t2s = _t2s()
+        for ch in fresh.difference(T2S_KEEP):
+            out = t2s(ch)
+            if len(out) == 1 and out != ch:
+                _T2S_ALONE[ord(ch)] = out
         _T2S_SEEN.update(fresh)
-    by_char = line.translate(_T2S_MAP)
-    return line if by_char == line else _whole_or(line, by_char)
-
-
-@lru_cache(maxsize=8192)
-def _whole_or(line: str, by_char: str) -> str:
+    by_char = line.translate(_T2S_ALONE)
+    if by_char == line:
+        return line
     # Convert the whole line when OpenCC keeps its length: its phrase table keeps characters
     # that are also standard simplified ones (乾坤 stays 乾坤; 乾 alone would become 干 and
-    # read gàn, 仄).  Otherwise the character map's conversion.
+    # read gàn, 仄).  Otherwise the character by character conversion.
     # Separators (punctuation, line breaks) must stay where they are, so that lines and
     # positions are the same in the copy as in the text.
-    whole: str = _t2s_converter().convert(line)  # type: ignore[attr-defined]
-    aligned = len(whole) == len(line) and all(
-        w == c or is_cjk(c) for w, c in zip(whole, line, strict=True)
-    )
-    return whole if aligned else by_char
+    whole = _t2s()(line)
+    if len(whole) != len(line) or any(
+        w != c and not is_cjk(c) for w, c in zip(whole, line, strict=True)
+    ):
+        return by_char
+    if T2S_KEEP.isdisjoint(line):
+        return whole
+    return "".join(c if c in T2S_KEEP else w for w, c in zip(whole, line, strict=True))
 
 
 # --- apparatus around the poem -------------------------------------------------------------

@@ -7,6 +7,7 @@ from prosody_poems import CHUNWANG, CHUNWANG_TRAD, RUMENGLING
 
 from scoring.prosody import score_poem
 from scoring.prosody.normalize import split_lines, strip_apparatus, to_simplified
+from scoring.prosody.tones import char_tones
 
 
 def test_title_author_and_notes_are_stripped_and_reported() -> None:
@@ -50,6 +51,17 @@ def test_traditional_input_scores_like_simplified() -> None:
         assert trad.metrics == simp.metrics
         assert trad.diagnostics["pattern"] == simp.diagnostics["pattern"]
         assert trad.diagnostics["lines"][0]["simplified"] == "国破山河在"
+
+
+def test_traditional_lines_convert_in_context_and_pan_stays_pan() -> None:
+    # In a traditional line OpenCC's phrases turn 浮沈 into 浮沉 (chén, 平) ...
+    assert to_simplified("世事浮沈，人生圓缺") == "世事浮沉，人生圆缺"
+    # ... but a line with no traditional character is left as it is.
+    assert to_simplified("世事浮沈，人生圆缺") == "世事浮沈，人生圆缺"
+    # 拚 (pàn, 仄: 拚醉) is a standard simplified character, never turned into 拼 (pīn, 平).
+    assert to_simplified("年年九日常拚醉，處處登高") == "年年九日常拚醉，处处登高"
+    assert to_simplified("拚醉") == "拚醉"
+    assert [t.tone for t in char_tones("處處常拚醉")] == ["仄", "仄", "平", "仄", "仄"]
 
 
 def test_separators_and_dropped_symbols() -> None:
