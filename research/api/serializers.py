@@ -49,6 +49,11 @@ class ItemOut(serializers.Serializer):
     poem_form = serializers.CharField()
     poem_text = serializers.CharField()
     poem_source = serializers.CharField()
+    poem_condition = serializers.CharField()
+    source_kind = serializers.CharField()
+    source_model = serializers.CharField()
+    sample = serializers.IntegerField(allow_null=True)
+    category = serializers.CharField()
     is_attention_check = serializers.BooleanField()
 
 

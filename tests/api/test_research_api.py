@@ -32,6 +32,14 @@ def test_items_carry_their_answer_keys_and_filter_by_task(world: World) -> None:
     assert data["results"][0]["answer"] == {"person": 0, "source": 1}
 
 
+def test_items_carry_their_provenance(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/items/?task=quality").json()
+    poems = {i["external_id"]: i for i in data["results"]}
+    fields = ("source_kind", "source_model", "poem_condition", "sample", "poem_form", "category")
+    assert tuple(poems["poem-2"][f] for f in fields) == ("model", "qwen", "", None, "ci:浣溪沙", "")
+    assert poems["poem-1"]["source_kind"] == "human"
+
+
 def test_responses_are_paginated_rows_filtered_by_kind(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/responses/"
     data = _get(world, base + "?rater_kind=model&limit=5").json()
