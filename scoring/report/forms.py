@@ -36,6 +36,7 @@ from scoring.report.data import StudyData
 from scoring.report.rule_rates import estimate, is_binary, rule_frame
 from scoring.report.sets import RaterSet, by_kind
 from scoring.report.settings import ReportSettings
+from scoring.report.splits import combination_codes, item_labels, order
 from studies.kinds import KINDS
 
 SHI_LENGTHS = {"shi:jueju5": 20, "shi:jueju7": 28, "shi:lushi5": 40, "shi:lushi7": 56}
@@ -118,21 +119,18 @@ def _rule_rows(data: StudyData, opts: ReportSettings) -> list[dict[str, Any]]:
     scores = rule_frame(data)
     if scores.empty:
         return []
-    labels = data.items.loc[scores["item"].to_numpy(), ["source", "condition", "form"]]
-    scores["source"] = (
-        labels["source"].astype(object).where(labels["source"].notna(), None).to_numpy()
-    )
-    scores["condition"] = (
-        labels["condition"].astype(object).where(labels["condition"].notna(), None).to_numpy()
-    )
-    scores["form"] = labels["form"].to_numpy()
+    labels = item_labels(data, ["source", "condition"]).reindex(scores["item"].to_numpy())
+    codes, combos = combination_codes(labels)
+    scores["combo"] = codes
+    scores["form"] = data.items["form"].reindex(scores["item"].to_numpy()).to_numpy()
     rows: list[dict[str, Any]] = []
     for (rule, version, metric), part in scores.groupby(["rule", "version", "field"], sort=True):
         binary = is_binary(part["value"].to_numpy())
         groups: list[tuple[Any, Any, pd.DataFrame]] = [("*", "*", part)]
-        keyed = part.assign(s=part["source"].fillna("\0"), c=part["condition"].fillna("\0"))
-        for (src, cond), sub in keyed.groupby(["s", "c"], sort=True):
-            groups.append((None if src == "\0" else src, None if cond == "\0" else cond, sub))
+        cells = part.groupby("combo", sort=False).indices
+        for code in sorted(cells, key=lambda c: order(combos[c])):
+            src, cond = combos[code]
+            groups.append((src, cond, part.iloc[cells[code]]))
         for src, cond, sub in groups:
             per_form = {}
             for form, cell in sub.groupby("form", sort=True):

@@ -28,6 +28,7 @@ from scoring.agreement.difference import replicate_means
 from scoring.report.data import StudyData
 from scoring.report.sets import RaterSet
 from scoring.report.settings import ReportSettings
+from scoring.report.splits import combination_codes, item_labels, order
 
 WILSON = "wilson"
 BOOTSTRAP = "item bootstrap (percentile)"
@@ -86,15 +87,6 @@ def estimate(values: np.ndarray, binary: bool, opts: ReportSettings) -> dict[str
     }
 
 
-def _plain(combo: Any) -> tuple[Any, ...]:
-    values = combo if isinstance(combo, tuple) else (combo,)
-    return tuple(None if pd.isna(v) else v for v in values)
-
-
-def _order(combo: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
-    return tuple((v is None, "" if v is None else v) for v in combo)
-
-
 def rule_rate_rows(
     data: StudyData, sets: list[RaterSet], opts: ReportSettings
 ) -> list[dict[str, Any]]:
@@ -102,23 +94,21 @@ def rule_rate_rows(
     if scores.empty:
         return []
     keys = ["source", "condition"] + (["form"] if "form" in opts.by else [])
-    labels = data.items.loc[scores["item"].to_numpy(), keys].astype(object)
-    labels = labels.where(labels.notna() & (labels != ""), None)
-    for k in keys:
-        scores[k] = labels[k].to_numpy()
+    labels = item_labels(data, keys)
+    codes, combos = combination_codes(labels.reindex(scores["item"].to_numpy()))
+    scores["combo"] = codes
     rows: list[dict[str, Any]] = []
     for (rule, version, metric), part in scores.groupby(["rule", "version", "field"], sort=True):
         binary = is_binary(part["value"].to_numpy())
-        cells = part.groupby(keys, dropna=False, sort=False).indices
-        for combo in sorted(cells, key=lambda c: _order(_plain(c))):
-            values = part["value"].to_numpy()[cells[combo]]
-            where = dict(zip(keys, _plain(combo), strict=True))
+        cells = part.groupby("combo", sort=False).indices
+        for code in sorted(cells, key=lambda c: order(combos[c])):
+            values = part["value"].to_numpy()[cells[code]]
             rows.append(
                 {
                     "rule": rule,
                     "version": version,
                     "field": metric,
-                    **where,
+                    **dict(zip(keys, combos[code], strict=True)),
                     **estimate(values, binary, opts),
                 }
             )

@@ -28,8 +28,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _order(combo: tuple[Any, ...]) -> tuple[Any, ...]:
+def order(combo: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((v is None, v if v is not None else "") for v in combo)
+
+
+def item_labels(data: StudyData, keys: Sequence[str]) -> pd.DataFrame:
+    """Each item's values of ``keys`` as plain Python values (None when missing)."""
+    labels = data.items.loc[:, list(keys)]
+    columns = {k: [_plain(v) for v in labels[k].tolist()] for k in keys}
+    return pd.DataFrame(columns, index=labels.index, dtype=object)
+
+
+def combination_codes(labels: pd.DataFrame) -> tuple[np.ndarray, dict[int, tuple[Any, ...]]]:
+    """A code per row of ``labels`` (one per distinct combination) and code -> combination."""
+    rows = zip(*(labels[k].tolist() for k in labels.columns), strict=True) if len(labels) else []
+    index: dict[tuple[Any, ...], int] = {}
+    codes = np.fromiter((index.setdefault(tuple(r), len(index)) for r in rows), dtype=np.int64)
+    return codes, {code: combo for combo, code in index.items()}
 
 
 def split_data(data: StudyData, keys: Sequence[str]) -> list[tuple[Combination, StudyData]]:
@@ -37,16 +52,12 @@ def split_data(data: StudyData, keys: Sequence[str]) -> list[tuple[Combination, 
     if not keys:
         return [({}, data)]
     frame = data.responses
-    labels = data.items.loc[:, list(keys)].astype(object)
-    combos = [tuple(_plain(v) for v in row) for row in labels.itertuples(index=False)]
-    index: dict[tuple[Any, ...], int] = {}
-    item_code = np.fromiter((index.setdefault(c, len(index)) for c in combos), dtype=np.int64)
-    by_item = pd.Series(item_code, index=labels.index)
+    item_code, names = combination_codes(item_labels(data, keys))
+    by_item = pd.Series(item_code, index=data.items.index)
     codes = by_item.reindex(frame["item"].to_numpy()).to_numpy()
     groups = pd.Series(np.arange(len(codes))).groupby(codes).indices if len(codes) else {}
-    names = {code: combo for combo, code in index.items()}
     out = []
-    for code in sorted(groups, key=lambda c: _order(names[c])):
+    for code in sorted(groups, key=lambda c: order(names[c])):
         rows = frame.iloc[groups[code]].reset_index(drop=True)
         out.append((dict(zip(keys, names[code], strict=True)), replace(data, responses=rows)))
     return out
