@@ -132,7 +132,7 @@ def classification(
     reference = np.asarray(reference, dtype=np.int64)
     k = max(int(n_options), int(judge.max(initial=-1)) + 1, int(reference.max(initial=-1)) + 1)
     pos = (0 if positive is None else int(positive)) if k == 2 else None
-    labels = tuple(sorted(set(judge.tolist()) | set(reference.tolist())))
+    labels = tuple(int(v) for v in np.union1d(judge, reference))
     n = int(judge.size)
     _, cluster = np.unique(np.asarray(items), return_inverse=True)
     n_items = int(cluster.max(initial=-1)) + 1
@@ -144,8 +144,8 @@ def classification(
     point = {m: float(v[0]) for m, v in measures(table, pos).items()}
     boot: dict[str, FloatArray] = {m: np.full(0, NAN) for m in METRICS}
     if n_boot > 0:
-        per_item = np.zeros((n_items, k * k))
-        np.add.at(per_item, (cluster, cells), 1.0)
+        flat = np.bincount(cluster * (k * k) + cells, minlength=n_items * k * k)
+        per_item = flat.reshape(n_items, k * k).astype(np.float64)
         chunks: dict[str, list[FloatArray]] = {m: [] for m in METRICS}
         for draws in draw_chunks(rng_from(seed), n_items, n_boot):
             weights = draw_weights(draws, n_items)

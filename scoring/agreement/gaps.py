@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import Seed, percentile_interval, rng_from
+from .bootstrap import Seed, draw_weights, percentile_interval, rng_from
 from .table import FloatArray
 
 NAN = math.nan
@@ -65,14 +65,15 @@ def not_estimable(n_pass: int, n_fail: int, min_side: int) -> str | None:
 
 
 def _means(rng: np.random.Generator, cols: FloatArray, n_boot: int) -> FloatArray:
-    """n_boot x cols.shape[1] means of rows drawn with replacement (one draw for all cols)."""
+    """n_boot x cols.shape[1] means of rows drawn with replacement (one draw for all cols):
+    each chunk of draws as counts per row, times the rows, in one matrix product."""
     n = cols.shape[0]
     out = np.empty((n_boot, cols.shape[1]))
     per_chunk = max(1, CHUNK_CELLS // max(n, 1))
     for start in range(0, n_boot, per_chunk):
         size = min(per_chunk, n_boot - start)
         draws = rng.integers(0, n, size=(size, n))
-        out[start : start + size] = cols[draws].mean(axis=1)
+        out[start : start + size] = draw_weights(draws, n) @ cols / n
     return out
 
 

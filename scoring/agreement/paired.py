@@ -12,13 +12,15 @@ with Student's t interval over the paired differences. Too few pairs for an inte
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
 
 from .classify import Estimate
-from .describe import correlations, mean_ci
+from .table import FloatArray
 
 NAN = math.nan
 FISHER = "Fisher z"
@@ -27,27 +29,61 @@ T_PAIRED = "t over paired differences"
 _FISHER_SE = {"pearson": (1.0, 3), "spearman": (1.06, 3), "kendall": (0.437, 4)}
 
 
+@lru_cache(maxsize=64)
+def _normal_quantile(p: float) -> float:
+    return float(stats.norm.ppf(p))
+
+
 def fisher_interval(r: float, n: int, coefficient: str, confidence: float) -> tuple[float, float]:
     """The Fisher-z interval of a correlation ``r`` over ``n`` pairs."""
     numerator, lost = _FISHER_SE[coefficient]
     if not math.isfinite(r) or n - lost <= 0:
         return NAN, NAN
-    crit = float(stats.norm.ppf((1 + confidence) / 2))
+    crit = _normal_quantile((1 + confidence) / 2)
     half = crit * math.sqrt(numerator / (n - lost))
     z = math.atanh(min(max(r, -1.0), 1.0)) if abs(r) < 1 else math.copysign(math.inf, r)
     return math.tanh(z - half), math.tanh(z + half)
 
 
+@lru_cache(maxsize=4096)
+def _t_quantile(p: float, df: int) -> float:
+    return float(stats.t.ppf(p, df))
+
+
+def _coefficients(x: FloatArray, y: FloatArray) -> tuple[float, float, float]:
+    """Pearson, Spearman (Pearson of average ranks, as scipy) and Kendall tau-b."""
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return NAN, NAN, NAN
+    pearson = float(np.corrcoef(x, y)[0, 1])
+    spearman = float(np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kendall = float(stats.kendalltau(x, y).statistic)
+    return pearson, spearman, kendall
+
+
 def paired_estimates(
     a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95
 ) -> tuple[int, list[Estimate]]:
-    """(n pairs, [pearson, spearman, kendall, mean_diff]) each with its interval."""
-    c = correlations(list(a), list(b))
+    """(n pairs, [pearson, spearman, kendall, mean_diff]) each with its interval.
+
+    The coefficients equal ``describe.correlations``' (scipy's); pairs with a missing
+    side are dropped.
+    """
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    n = int(x.size)
     out = []
-    for name, value in (("pearson", c.pearson), ("spearman", c.spearman), ("kendall", c.kendall)):
-        low, high = fisher_interval(value, c.n, name, confidence)
+    for name, value in zip(("pearson", "spearman", "kendall"), _coefficients(x, y), strict=True):
+        low, high = fisher_interval(value, n, name, confidence)
         out.append(Estimate(name, value, low, high, FISHER))
-    x = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    diff = mean_ci(x[np.isfinite(x)].tolist(), confidence=confidence, method="t")
-    out.append(Estimate("mean_diff", diff.mean, diff.ci_low, diff.ci_high, T_PAIRED))
-    return c.n, out
+    d = x - y
+    mean = float(d.mean()) if n else NAN
+    low = high = NAN
+    if n >= 2:
+        half = _t_quantile((1 + confidence) / 2, n - 1) * float(d.std(ddof=1)) / math.sqrt(n)
+        low, high = mean - half, mean + half
+    out.append(Estimate("mean_diff", mean, low, high, T_PAIRED))
+    return n, out

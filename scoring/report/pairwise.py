@@ -2,11 +2,12 @@
 
 Per task × field (choice field or rating dimension):
 
-* **within a set** (``humans``, each group, ``models``) of 2 to ``MAX_RATERS`` raters:
-  every pair of its raters that rated an item in common;
+* **within a set** (``humans``, each group, ``models``) of 2 to ``MAX_RATERS`` raters on
+  the field: every pair of its raters that rated an item in common;
 * **between two sets** (``set_a`` × ``set_b``): each human set against each model
   (experts vs a judge), and each rule rater against each model where the rule stores the
-  same field (rule vs judge); every pair (a in A, b in B), at most ``MAX_PAIRS``.
+  same field (rule vs judge); every pair (a in A, b in B), when each side has at most
+  ``MAX_RATERS`` raters on the field (a panel, not a crowd of volunteers).
 
 Each pair (``summary = pair``) gets percent agreement (share of the items both rated on
 which they gave the same value; Wilson interval) and Cohen's (1960) kappa, unweighted,
@@ -37,7 +38,6 @@ from scoring.report.sets import HUMANS, MODELS, RaterSet, by_kind, groups_of, si
 from scoring.report.settings import ReportSettings
 
 MAX_RATERS = 30
-MAX_PAIRS = 500
 BOOTSTRAP = "item bootstrap (percentile)"
 WILSON = "wilson"
 MEAN_BOOTSTRAP = "item bootstrap of the mean over pairs (percentile)"
@@ -253,8 +253,11 @@ def _comparison(
         theirs = sorted(here.intersection(b.raters.tolist()))
         if not mine or not theirs:
             return []
-        if len(mine) * len(theirs) > MAX_PAIRS:
-            why = f"{len(mine)} × {len(theirs)} pairs: at most {MAX_PAIRS} are listed"
+        if len(mine) > MAX_RATERS or len(theirs) > MAX_RATERS:
+            why = (
+                f"{len(mine)} × {len(theirs)} raters: pairs are listed for sets of at most "
+                f"{MAX_RATERS}"
+            )
             return [_skipped(where, why)]
         pairs = [(x, y) for x, y in product(mine, theirs) if x != y]
     items, raters, values = arrays

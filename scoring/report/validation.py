@@ -49,11 +49,17 @@ def majority(cell: pd.DataFrame, rater_set: RaterSet) -> pd.Series:
     rows = cell.loc[np.isin(cell["rater"].to_numpy(), rater_set.raters)]
     if rows.empty:
         return pd.Series(dtype=np.float64)
-    counts = rows.groupby(["item", "value"]).size().rename("n").reset_index()
-    top = counts.groupby("item")["n"].transform("max")
-    best = counts.loc[counts["n"] == top]
-    single = best.groupby("item")["value"].transform("size") == 1
-    return best.loc[single].set_index("item")["value"]
+    values = rows["value"].to_numpy()
+    codes = values.astype(np.int64)
+    if (codes != values).any() or codes.min() < 0:
+        raise ValueError("a choice field holds a value that is not an option index")
+    items, inverse = np.unique(rows["item"].to_numpy(), return_inverse=True)
+    k = int(codes.max()) + 1
+    counts = np.bincount(inverse * k + codes, minlength=items.size * k).reshape(items.size, k)
+    top = counts.max(axis=1)
+    single = (counts == top[:, None]).sum(axis=1) == 1
+    modal = counts.argmax(axis=1)
+    return pd.Series(modal[single].astype(np.float64), index=items[single])
 
 
 def _positive(task: TaskInfo) -> int:
@@ -127,20 +133,26 @@ def _choice_rows(
     references = [s for s in sets if s.name == HUMANS] + groups_of(sets)
     cells = frame.groupby(["task", "field"], observed=True).indices
     tasks = [t for t in data.tasks.values() if not t.is_rating]
-    # (task, field) -> its responses, item ids, option signature
-    found: dict[tuple[int, str], tuple[pd.DataFrame, tuple[str, ...] | None]] = {}
+    # (task, field) -> its responses, their items' keyed values, the option signature
+    found: dict[tuple[int, str], tuple[pd.DataFrame, np.ndarray, tuple[str, ...] | None]] = {}
+    keys_by_item = items["answer"]
     for task in tasks:
         for t_id, fld in cells:
             if t_id == task.id and str(fld) != ALL_PARTS:
+                name = str(fld)
                 cell = frame.iloc[cells[(t_id, fld)]]
-                ids = np.unique(cell["item"].to_numpy())
-                found[(task.id, str(fld))] = (cell, _signature(items, ids, str(fld)))
+                ids, inverse = np.unique(cell["item"].to_numpy(), return_inverse=True)
+                per_item = np.array(
+                    [k.get(name, np.nan) if k else np.nan for k in keys_by_item.loc[ids]],
+                    dtype=np.float64,
+                )
+                found[(task.id, name)] = (cell, per_item[inverse], _signature(items, ids, name))
     by_id = {t.id: t for t in tasks}
     scopes: list[tuple[dict[str, Any], str, list[int]]] = []
     for (t_id, fld), _ in sorted(found.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         scopes.append(({"scope": "task", "task": by_id[t_id].slug, "left_out": None}, fld, [t_id]))
     pools: dict[tuple[str, tuple[str, ...]], list[int]] = {}
-    for (t_id, fld), (_, sig) in found.items():
+    for (t_id, fld), (_, _gold, sig) in found.items():
         if sig is not None:
             pools.setdefault((fld, sig), []).append(t_id)
     for (fld, _sig), members in pools.items():
@@ -161,7 +173,8 @@ def _choice_rows(
     majorities: dict[tuple[int, str, str], pd.Series] = {}
     for scope, fld, members in scopes:
         cell = pd.concat([found[(t, fld)][0] for t in members])
-        sig = found[(members[0], fld)][1]
+        gold = np.concatenate([found[(t, fld)][1] for t in members])
+        sig = found[(members[0], fld)][2]
         n_options = (
             len(sig)
             if sig
@@ -170,8 +183,6 @@ def _choice_rows(
         positive = _positive(by_id[members[0]])
         item_col, rater_col = cell["item"].to_numpy(), cell["rater"].to_numpy()
         value_col = cell["value"].to_numpy()
-        keys = items.loc[item_col, "answer"].to_numpy()
-        gold = np.array([k.get(fld, np.nan) if k else np.nan for k in keys], dtype=np.float64)
         for judge in judges:
             mask = np.isin(rater_col, judge.raters) & np.isfinite(gold)
             arrays = (value_col[mask], gold[mask], item_col[mask])
