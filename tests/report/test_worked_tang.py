@@ -281,3 +281,17 @@ def test_tang_judges_against_the_experts_per_generator(tang) -> None:  # type: i
         )
         assert got["mean_diff"]["value"] == pytest.approx((judge - experts[judge.index]).mean())
         assert got["pearson"]["n"] == len(judge)
+
+
+def test_tang_judge_vs_judge_and_rule_vs_judge_correlations(tang) -> None:  # type: ignore[no-untyped-def]
+    b, items, responses = tang
+    rows = build_report(b.study, ReportSettings(n_boot=0)).tables["correlation"]
+    prosody = wide(responses, "prosody")
+    judges = one(rows, field="prosody", a="model:qwen", b="model:gpt-4o")
+    assert judges["pearson"] == pytest.approx(
+        stats.pearsonr(prosody["qwen"], prosody["gpt-4o"]).statistic
+    )
+    rule = one(rows, field="prosody", a="rule:prosody:modern/structural", b="model:qwen")
+    structural = items.set_index("item").structural[prosody.index]
+    assert rule["spearman"] == pytest.approx(stats.spearmanr(structural, prosody["qwen"]).statistic)
+    assert rule["n"] == 36
