@@ -1,8 +1,11 @@
 """Raw exports (formats.md §4): one row per answered part or dimension, streamed.
 
 Rows are read from the database in chunks and written as they come, so memory stays
-flat whatever the study's size. Nothing identifying is exported: raters appear by their
-pseudonymous id (humans), model name (models) or rule name (rules).
+flat whatever the study's size (the study's items are read once, for their provenance and
+option texts). Nothing identifying is exported: raters appear by their pseudonymous id
+(humans), model name (models) or rule name (rules). Every column is described in
+docs/codebook.md; the first thirteen are formats.md §4, the rest follow them, so
+``load_responses`` reads an export back unchanged.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from datetime import datetime
 from typing import IO, Any
 
 from annotation.models import Response
-from studies.models import Study
+from studies.kinds import KINDS
+from studies.models import Item, Study
+from studies.provenance import source_label
 
 COLUMNS = (
     "study",
@@ -30,6 +35,13 @@ COLUMNS = (
     "time_ms",
     "sample",
     "answered_at",
+    "option_text",
+    "group_name",
+    "item_source",
+    "item_condition",
+    "item_sample",
+    "item_form",
+    "item_category",
 )
 FORMATS = ("jsonl", "csv", "xlsx")
 _QUERY_FIELDS = (
@@ -46,7 +58,11 @@ _QUERY_FIELDS = (
     "sample",
     "answered_at",
     "created_at",
+    "item_id",
+    "rater__participant__group__name",
 )
+# Per item: source, condition, sample, form, category, and field -> option texts.
+ItemFacts = tuple[str | None, str, int | None, str, str, dict[str, list[str]]]
 
 
 def _value(v: float | None) -> float | int | None:
@@ -59,7 +75,38 @@ def _when(answered: datetime | None, created: datetime) -> str:
     return (answered or created).isoformat().replace("+00:00", "Z")
 
 
+def item_facts(study: Study) -> dict[int, ItemFacts]:
+    """Each item's provenance and the option texts of each field it asks."""
+    out: dict[int, ItemFacts] = {}
+    query = Item.objects.filter(study=study).select_related("task").order_by()
+    for item in query.iterator(chunk_size=2000):
+        kind = KINDS[item.task.kind]
+        options = {
+            spec.key: [str(o.get("text", "")) for o in spec.options]
+            for spec in kind.field_specs(item, item.task)
+            if spec.options
+        }
+        out[item.pk] = (
+            source_label(item.source_kind, item.source_model),
+            item.poem_condition,
+            item.sample,
+            item.poem_form,
+            item.category,
+            options,
+        )
+    return out
+
+
+def _option(options: dict[str, list[str]], fld: str, value: float | None) -> str:
+    texts = options.get(fld)
+    if texts is None or value is None or not float(value).is_integer():
+        return ""
+    index = int(value)
+    return texts[index] if 0 <= index < len(texts) else ""
+
+
 def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, ...]]:
+    facts = item_facts(study)
     query = (
         Response.objects.filter(study=study)
         .order_by("pk")  # storage order: no sort, so memory stays flat
@@ -80,7 +127,10 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
         sample,
         at,
         created,
+        item_id,
+        group_name,
     ) in query.iterator(chunk_size=chunk_size):
+        source, condition, item_sample, form, category, options = facts[item_id]
         yield (
             slug,
             task,
@@ -95,6 +145,13 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
             time_ms,
             sample,
             _when(at, created),
+            _option(options, fld, value),
+            group_name or "",
+            source or "",
+            condition,
+            item_sample,
+            form,
+            category,
         )
 
 

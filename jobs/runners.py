@@ -104,23 +104,30 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
 
 
 def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
-    """The study's statistics report (docs/report.md) as one JSON or XLSX file."""
-    from scoring.report import build_report
+    """The study's statistics report (docs/report.md) as one JSON or XLSX file, with the
+    report settings of ``params["settings"]`` (any of ``ReportSettings``; the defaults
+    otherwise)."""
+    from scoring.report import build_report, settings_from
     from scoring.report.writers import write
 
     assert job.study is not None
     fmt = job.params.get("format", "json")
     if fmt not in ("json", "xlsx"):
         raise ValueError(f"a report job writes json or xlsx, not {fmt!r}")
+    settings = settings_from(job.params.get("settings") or {})
     on_progress("computing", 0, 1)
-    report = build_report(job.study)
+    report = build_report(job.study, settings)
     path = result_path("reports", job, fmt)
     partial = path.with_name(path.name + ".part")
     write(report, fmt, partial)
     os.replace(partial, path)
     on_progress("computing", 1, 1)
     return Outcome(
-        summary={"format": fmt, "tables": {k: len(v) for k, v in report.tables.items()}},
+        summary={
+            "format": fmt,
+            "settings": settings.as_json(),
+            "tables": {k: len(v) for k, v in report.tables.items()},
+        },
         message=f"report written to {path.name}",
         result_file=str(path),
     )

@@ -40,7 +40,7 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
         _attachment(response, f"{stem}.json")
         return response
     if fmt == "csv" and table:
-        text = table_csv_text(table, report.tables[table])
+        text = table_csv_text(table, report.tables[table], report.settings.by)
         response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
         _attachment(response, f"{stem}.csv")
         return response
@@ -48,7 +48,9 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
             for name in TABLES:
-                zf.writestr(f"{name}.csv", table_csv_text(name, report.tables[name]))
+                zf.writestr(
+                    f"{name}.csv", table_csv_text(name, report.tables[name], report.settings.by)
+                )
         response = HttpResponse(buffer.getvalue(), content_type="application/zip")
         _attachment(response, f"{stem}-csv.zip")
         return response

@@ -144,6 +144,10 @@ ITEM_POEM = (
     "poem_form",
     "poem_source",
     "poem_condition",
+    "source_kind",
+    "source_model",
+    "sample",
+    "category",
     "poem_text",
 )
 ITEM_DATA = (
@@ -169,7 +173,17 @@ class ItemAdmin(admin.ModelAdmin):
         "poem_source",
         "is_attention_check",
     )
-    list_filter = ("study", "task", "task__kind", "poem_source", "poem_form", "is_attention_check")
+    list_filter = (
+        "study",
+        "task",
+        "task__kind",
+        "source_kind",
+        "poem_source",
+        "poem_form",
+        "poem_condition",
+        "category",
+        "is_attention_check",
+    )
     search_fields = ("external_id", "stem", "poem_title", "poem_author", "poem_text")
     list_select_related = ("task",)
     readonly_fields = ITEM_READ_ONLY

@@ -158,7 +158,20 @@ class Item(models.Model):
     poem_form = models.CharField(max_length=60, blank=True, db_index=True)
     poem_text = models.TextField(blank=True)
     poem_source = models.CharField(max_length=200, blank=True, db_index=True)
-    poem_condition = models.CharField(max_length=100, blank=True)
+    # The prompt condition (a generation's run) the poem was written under.
+    poem_condition = models.CharField(max_length=100, blank=True, db_index=True)
+    # Provenance derived from poem_source and meta by studies.provenance (the loaders set
+    # it; the report splits by it): who wrote the poem, which generation sample, which
+    # category.
+    source_kind = models.CharField(
+        max_length=5,
+        blank=True,
+        db_index=True,
+        choices=[("human", _("Human")), ("model", _("Model"))],
+    )
+    source_model = models.CharField(max_length=200, blank=True, db_index=True)
+    sample = models.PositiveIntegerField(null=True, blank=True, db_index=True)
+    category = models.CharField(max_length=100, blank=True, db_index=True)
     is_attention_check = models.BooleanField(default=False)
     meta = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=64, editable=False)

@@ -49,6 +49,11 @@ class ItemOut(serializers.Serializer):
     poem_form = serializers.CharField()
     poem_text = serializers.CharField()
     poem_source = serializers.CharField()
+    poem_condition = serializers.CharField()
+    source_kind = serializers.CharField()
+    source_model = serializers.CharField()
+    sample = serializers.IntegerField(allow_null=True)
+    category = serializers.CharField()
     is_attention_check = serializers.BooleanField()
 
 
@@ -84,3 +89,11 @@ class ReportOut(serializers.Serializer):
     rule_vs_rating = serializers.ListField(child=serializers.DictField())
     rule_scores = serializers.ListField(child=serializers.DictField())
     aggregates = serializers.ListField(child=serializers.DictField())
+    ratings = serializers.ListField(child=serializers.DictField())
+    rule_rates = serializers.ListField(child=serializers.DictField())
+    validation = serializers.ListField(child=serializers.DictField())
+    pairwise = serializers.ListField(child=serializers.DictField())
+    echo_chamber = serializers.ListField(child=serializers.DictField())
+    self_preference = serializers.ListField(child=serializers.DictField())
+    form_length = serializers.ListField(child=serializers.DictField())
+    published_vs_computed = serializers.ListField(child=serializers.DictField())

@@ -21,8 +21,10 @@ from research.downloads import (
     report_download,
     responses_download,
 )
-from scoring.report import N_BOOT, TABLES, ReportSettings
+from scoring.report import BY_KEYS, N_BOOT, TABLES, ReportSettings, SettingsError, settings_from
+from scoring.report.build import unknown_tasks
 from scoring.report.service import report_for
+from scoring.report.settings import MIN_SIDE, PASS_THRESHOLD, RATINGS_CI, SETTING_NAMES
 from studies.models import Item, Study
 from studies.values import is_digits
 
@@ -42,6 +44,41 @@ def _n_boot(request: Request) -> int:
     if not is_digits(raw) or int(raw) > MAX_BOOT:
         raise exceptions.ValidationError({"n_boot": f"an integer from 0 to {MAX_BOOT}"})
     return int(raw)
+
+
+def report_settings(request: Request, study: Study) -> ReportSettings:
+    """The report settings of the query string (docs/report.md §1), checked."""
+    _n_boot(request)
+    values = {name: request.query_params.get(name) for name in SETTING_NAMES}
+    try:
+        settings = settings_from(values)
+    except SettingsError as exc:
+        raise exceptions.ValidationError({exc.name: exc.message}) from exc
+    if missing := unknown_tasks(study, settings.tasks):
+        raise exceptions.ValidationError({"tasks": f"no task {', '.join(missing)} in this study"})
+    return settings
+
+
+SETTING_PARAMETERS = [
+    OpenApiParameter("n_boot", int, description=f"bootstrap resamples (default {N_BOOT})"),
+    OpenApiParameter("seed", int, description="random seed of the bootstrap"),
+    OpenApiParameter("confidence", float, description="confidence level (default 0.95)"),
+    OpenApiParameter(
+        "pass_threshold",
+        float,
+        description=f"a graded rule metric passes at or above it (default {PASS_THRESHOLD})",
+    ),
+    OpenApiParameter(
+        "min_side",
+        int,
+        description=f"fewer poems on a pass/fail side: no interval (default {MIN_SIDE})",
+    ),
+    OpenApiParameter(
+        "by", str, description=f"split every table by item provenance: {', '.join(BY_KEYS)}"
+    ),
+    OpenApiParameter("tasks", str, description="only these task slugs (comma-separated)"),
+    OpenApiParameter("ratings_ci", str, enum=list(RATINGS_CI), description="default t"),
+]
 
 
 class StudyList(generics.ListAPIView):
@@ -130,17 +167,12 @@ class ResponseList(generics.ListAPIView):
 
 
 class ReportView(APIView):
-    @extend_schema(
-        responses=out.ReportOut,
-        tags=TAGS,
-        parameters=[
-            OpenApiParameter("n_boot", int, description=f"bootstrap resamples (default {N_BOOT})")
-        ],
-    )
+    @extend_schema(responses=out.ReportOut, tags=TAGS, parameters=SETTING_PARAMETERS)
     def get(self, request: Request, study_id: int) -> Response:
-        """The statistics report (formats.md §5): every table as flat rows."""
+        """The statistics report (formats.md §5): every table as flat rows; the settings
+        used are echoed under ``settings``."""
         study = study_for(request.user, study_id)
-        report = report_for(study, ReportSettings(n_boot=_n_boot(request)))
+        report = report_for(study, report_settings(request, study))
         return Response(report.as_json())
 
 
@@ -151,7 +183,7 @@ class ReportExport(APIView):
         parameters=[
             OpenApiParameter("file", str, enum=list(REPORT_FORMATS), description="default json"),
             OpenApiParameter("table", str, enum=list(TABLES), description="one table only"),
-            OpenApiParameter("n_boot", int),
+            *SETTING_PARAMETERS,
         ],
     )
     def get(self, request: Request, study_id: int) -> Any:
@@ -159,7 +191,7 @@ class ReportExport(APIView):
         study = study_for(request.user, study_id)
         fmt = _choice(request, "file", REPORT_FORMATS, "json")
         table = _choice(request, "table", TABLES, None)
-        report = report_for(study, ReportSettings(n_boot=_n_boot(request)))
+        report = report_for(study, report_settings(request, study))
         return report_download(report, fmt, table)
 
 

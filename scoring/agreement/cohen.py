@@ -62,7 +62,8 @@ def kappa_from_table(
 def _batch_kappa(tables: FloatArray, w: FloatArray) -> FloatArray:
     """kappa for a stack of B x k x k count tables."""
     total = tables.sum(axis=(1, 2))[:, None, None]
-    p = tables / total
+    with np.errstate(divide="ignore", invalid="ignore"):  # a replicate that drew no unit
+        p = tables / total
     p_o = (w * p).sum(axis=(1, 2))
     p_e = np.einsum("ij,bi,bj->b", w, p.sum(axis=2), p.sum(axis=1))
     with np.errstate(divide="ignore", invalid="ignore"):

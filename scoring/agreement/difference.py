@@ -46,7 +46,8 @@ def _clean(values: Iterable[float | None]) -> FloatArray:
     return arr[np.isfinite(arr)]
 
 
-def _replicate_means(rng: np.random.Generator, x: FloatArray, n_boot: int) -> FloatArray:
+def replicate_means(rng: np.random.Generator, x: FloatArray, n_boot: int) -> FloatArray:
+    """``n_boot`` means of ``x.size`` values drawn from ``x`` with replacement."""
     out = np.empty(n_boot, dtype=np.float64)
     per_chunk = max(1, CHUNK_CELLS // max(x.size, 1))
     for start in range(0, n_boot, per_chunk):
@@ -82,7 +83,7 @@ def bootstrap_mean_difference(
     low = high = NAN
     if n_boot > 0:
         rng = rng_from(seed)
-        reps = _replicate_means(rng, x, n_boot) - _replicate_means(rng, y, n_boot)
+        reps = replicate_means(rng, x, n_boot) - replicate_means(rng, y, n_boot)
         q = np.quantile(reps, [(1 - confidence) / 2, (1 + confidence) / 2])
         low, high = float(q[0]), float(q[1])
     return MeanDifference(

@@ -41,7 +41,7 @@ def _row(task: str, fld: str, name: str, r: AgreementResult) -> dict[str, Any]:
     return {c: where[c] if c in where else getattr(r, c) for c in COLUMNS}
 
 
-def _table(
+def cell_table(
     items: np.ndarray, raters: np.ndarray, values: np.ndarray, level: str, scale: list[int] | None
 ) -> RatingTable:
     domain: list[int] | None = scale
@@ -101,7 +101,7 @@ def _cell_rows(
         mask = np.isin(raters, s.raters)
         if not mask.any():
             continue
-        table = _table(items[mask], raters[mask], values[mask], level, scale)
+        table = cell_table(items[mask], raters[mask], values[mask], level, scale)
         alpha_only = s in extra
         results = (
             [krippendorff_alpha(table, n_boot=n_boot, seed=seed, confidence=confidence)]

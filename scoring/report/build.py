@@ -3,17 +3,68 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
-from scoring.report.accuracy import accuracy_rows, model_vs_groups, per_rater
-from scoring.report.agreement import agreement_rows
-from scoring.report.correlation import correlation_rows
-from scoring.report.data import aggregate_rows, study_data
-from scoring.report.rules import PASS_THRESHOLD, rule_score_rows, rule_vs_rating_rows
-from scoring.report.sets import rater_sets
+import pandas as pd
+
+from scoring.report.data import StudyData, aggregate_rows, study_data
+from scoring.report.sets import RaterSet, rater_sets
+from scoring.report.settings import N_BOOT, SEED, ReportSettings
+from scoring.report.splits import split_data
 from studies.models import Study
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass
+class Context:
+    """What a table is built from: the (possibly split) data, the rater sets, settings."""
+
+    data: StudyData
+    sets: list[RaterSet]
+    opts: ReportSettings
+    full: StudyData  # the whole study (for tables comparing with published figures)
+
+    @cached_property
+    def rates(self) -> pd.DataFrame:
+        from scoring.report.accuracy import per_rater
+
+        return per_rater(self.data)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    build: Callable[[Context], Rows]
+    native: tuple[str, ...] = ()  # split keys the table has as columns of its own
+    split: bool = True  # False: one table for the whole study, whatever ``by`` says
+
+
+def _specs() -> dict[str, TableSpec]:
+    from scoring.report import tables as t
+
+    return {
+        "exclusions": TableSpec(lambda c: c.data.exclusions, split=False),
+        "accuracy": TableSpec(t.accuracy),
+        "model_vs_groups": TableSpec(t.model_vs_groups),
+        "agreement": TableSpec(t.agreement),
+        "correlation": TableSpec(t.correlation),
+        "rule_vs_rating": TableSpec(t.rule_vs_rating),
+        "rule_scores": TableSpec(t.rule_scores, native=("form", "source")),
+        "aggregates": TableSpec(lambda c: aggregate_rows(c.data.study), split=False),
+        "ratings": TableSpec(t.ratings),
+        "rule_rates": TableSpec(t.rule_rates, native=("source", "condition", "form")),
+        "validation": TableSpec(t.validation),
+        "pairwise": TableSpec(t.pairwise),
+        "echo_chamber": TableSpec(t.echo_chamber),
+        "self_preference": TableSpec(t.self_preference, native=("source",)),
+        "form_length": TableSpec(t.form_length, native=("form", "source", "condition")),
+        "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
+    }
+
 
 #: Every table of the report, in order (docs/report.md describes each).
 TABLES = (
@@ -25,17 +76,16 @@ TABLES = (
     "rule_vs_rating",
     "rule_scores",
     "aggregates",
+    "ratings",
+    "rule_rates",
+    "validation",
+    "pairwise",
+    "echo_chamber",
+    "self_preference",
+    "form_length",
+    "published_vs_computed",
 )
-N_BOOT = 200
-SEED = 20261122
-
-
-@dataclass(frozen=True)
-class ReportSettings:
-    n_boot: int = N_BOOT
-    seed: int = SEED
-    confidence: float = 0.95
-    pass_threshold: float = PASS_THRESHOLD
+__all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 
 
 @dataclass
@@ -50,7 +100,7 @@ class Report:
         out: dict[str, Any] = {
             "study": self.study,
             "generated_at": self.generated_at,
-            "settings": self.settings.__dict__,
+            "settings": self.settings.as_json(),
         }
         for name in TABLES:
             out[name] = [{k: _clean(v) for k, v in row.items()} for row in self.tables[name]]
@@ -63,30 +113,30 @@ def _clean(v: Any) -> Any:
     return v
 
 
+def unknown_tasks(study: Study, slugs: tuple[str, ...]) -> list[str]:
+    known = set(study.tasks.values_list("slug", flat=True))
+    return [s for s in slugs if s not in known]
+
+
 def build_report(study: Study, settings: ReportSettings | None = None) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed)."""
     opts = settings or ReportSettings()
-    data = study_data(study)
+    if missing := unknown_tasks(study, opts.tasks):
+        raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
+    data = study_data(study, tasks=opts.tasks)
     sets = rater_sets(data.raters, data.group_slugs)
-    rates = per_rater(data)
-    tables = {
-        "exclusions": data.exclusions,
-        "accuracy": accuracy_rows(data, sets, rates, confidence=opts.confidence),
-        "model_vs_groups": model_vs_groups(data, sets, rates),
-        "agreement": agreement_rows(
-            data, sets, n_boot=opts.n_boot, seed=opts.seed, confidence=opts.confidence
-        ),
-        "correlation": correlation_rows(data, sets),
-        "rule_vs_rating": rule_vs_rating_rows(
-            data,
-            sets,
-            threshold=opts.pass_threshold,
-            n_boot=opts.n_boot,
-            seed=opts.seed,
-            confidence=opts.confidence,
-        ),
-        "rule_scores": rule_score_rows(data, sets),
-        "aggregates": aggregate_rows(study),
-    }
+    whole = Context(data, sets, opts, data)
+    tables: dict[str, Rows] = {}
+    splits: dict[tuple[str, ...], list[tuple[dict[str, Any], Context]]] = {}
+    for name, spec in _specs().items():
+        keys = tuple(k for k in opts.by if k not in spec.native) if spec.split else ()
+        if not keys:
+            tables[name] = spec.build(whole)
+            continue
+        if keys not in splits:
+            splits[keys] = [
+                (combo, Context(part, sets, opts, data)) for combo, part in split_data(data, keys)
+            ]
+        tables[name] = [{**combo, **row} for combo, ctx in splits[keys] for row in spec.build(ctx)]
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return Report(study=study.slug, generated_at=now, settings=opts, tables=tables)

@@ -8,7 +8,8 @@ mean_diff = mean(a − b), the leniency of a relative to b
 ``humans`` and each group; each later group against each earlier one (``group:C`` vs
 ``group:A``); each rule metric against ``humans`` and each group, where a is named
 ``rule:<name>/<metric>`` (its 0–1 scale differs from the ratings: read mean_diff there
-only as a difference of scales).
+only as a difference of scales); each model judge against each earlier one (judge vs
+judge) and each rule metric against each model judge (rule vs judge).
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ def pairs(sets: list[RaterSet], rules: list[str]) -> list[tuple[str, str]]:
     refs = [s.name for s in sets if s.name == HUMANS] + [g.name for g in groups_of(sets)]
     judges = [s.name for s in sets if s.name == MODELS] + [m.name for m in single_models(sets)]
     groups = [g.name for g in groups_of(sets)]
+    models = [m.name for m in single_models(sets)]
     out = [(j, r) for j in judges for r in refs]
     out += [(groups[j], groups[i]) for i in range(len(groups)) for j in range(i + 1, len(groups))]
     out += [(rule, r) for rule in rules for r in refs]
+    # judge vs judge, and rule vs judge (Tang's step 1 against step 2)
+    out += [(models[j], models[i]) for i in range(len(models)) for j in range(i + 1, len(models))]
+    out += [(rule, m) for rule in rules for m in models]
     return out
 
 

@@ -23,6 +23,7 @@ from annotation.models import AggregateResult, Rater, Response
 from annotation.selectors import flagged_rater_ids
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
+from studies.provenance import source_label
 
 CHUNK = 50_000
 _NUMERIC = ("item_id", "rater_id", "value", "correct", "sample")
@@ -35,6 +36,7 @@ class TaskInfo:
     title: str
     kind: str
     dimensions: list[dict[str, Any]]
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_rating(self) -> bool:
@@ -63,7 +65,7 @@ class StudyData:
 
     ``responses`` columns: task, item, rater (ids), field (categorical), value and
     correct (float; correct is 1/0, NaN where nothing is keyed). Raters: kind, name,
-    run, group (slug or ""). Items: task, n_keyed, attention, form, source.
+    run, group (slug or ""). Items: see ``_items``.
     """
 
     study: Study
@@ -75,21 +77,103 @@ class StudyData:
     exclusions: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _tasks(study: Study) -> dict[int, TaskInfo]:
+def _tasks(study: Study, only: tuple[str, ...] = ()) -> dict[int, TaskInfo]:
     rows = Task.objects.filter(study=study).order_by("position", "slug")
-    return {t.pk: TaskInfo(t.pk, t.slug, t.title, t.kind, list(t.dimensions or [])) for t in rows}
+    if only:
+        rows = rows.filter(slug__in=only)
+    return {
+        t.pk: TaskInfo(t.pk, t.slug, t.title, t.kind, list(t.dimensions or []), dict(t.meta or {}))
+        for t in rows
+    }
+
+
+def _choices(kind: str, options: Any, parts: Any) -> dict[str, tuple[str, ...]]:
+    """Field -> option texts of an item, as its kind asks them (nothing for scales)."""
+    spec = KINDS[kind]
+    if spec.scale:
+        return {}
+    item = Item(options=options or [], parts=parts or [])
+    return {
+        f.key: tuple(str(o.get("text", "")) for o in f.options)
+        for f in spec.field_specs(item, Task(kind=kind))
+    }
 
 
 def _items(study: Study) -> pd.DataFrame:
+    """One row per item: task, number of keyed fields, attention check, the answer key
+    (a dict or None), the option texts of each field it asks (``choices``: field ->
+    tuple, through the kinds registry; empty for ratings), the poem's raw source
+    (``poem_source``) and its provenance (the split keys ``source``, ``condition``,
+    ``sample``, ``form``, ``category``: None when unknown; ``source_kind`` and
+    ``source_model``)."""
+    kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
     rows = Item.objects.filter(study=study).values_list(
-        "pk", "task_id", "answer", "is_attention_check", "poem_form", "poem_source"
+        "pk",
+        "task_id",
+        "options",
+        "parts",
+        "answer",
+        "is_attention_check",
+        "poem_form",
+        "poem_source",
+        "source_kind",
+        "source_model",
+        "poem_condition",
+        "sample",
+        "category",
     )
     records = [
-        (pk, task, len(answer) if isinstance(answer, dict) else 0, check, form, source)
-        for pk, task, answer, check, form, source in rows.iterator(chunk_size=CHUNK)
+        (
+            pk,
+            task,
+            len(answer) if isinstance(answer, dict) else 0,
+            answer if isinstance(answer, dict) else None,
+            _choices(kinds[task], options, parts),
+            check,
+            form,
+            raw_source,
+            kind,
+            model,
+            source_label(kind, model),
+            condition or None,
+            sample,
+            category or None,
+        )
+        for (
+            pk,
+            task,
+            options,
+            parts,
+            answer,
+            check,
+            form,
+            raw_source,
+            kind,
+            model,
+            condition,
+            sample,
+            category,
+        ) in rows.iterator(chunk_size=CHUNK)
     ]
-    columns = ["id", "task", "n_keyed", "attention", "form", "source"]
-    return pd.DataFrame.from_records(records, columns=columns).set_index("id")
+    columns = [
+        "id",
+        "task",
+        "n_keyed",
+        "answer",
+        "choices",
+        "attention",
+        "form",
+        "poem_source",
+        "source_kind",
+        "source_model",
+        "source",
+        "condition",
+        "sample",
+        "category",
+    ]
+    frame = pd.DataFrame.from_records(records, columns=columns).set_index("id")
+    frame["sample"] = frame["sample"].astype("Int64")
+    return frame
 
 
 def _raters(study: Study) -> pd.DataFrame:
@@ -117,7 +201,7 @@ def float_blocks(query: QuerySet[Any], chunk_size: int = CHUNK) -> Iterator[np.n
             yield np.array(rows, dtype=np.float64).reshape(-1, width)
 
 
-def _read_responses(study: Study, chunk_size: int) -> pd.DataFrame:
+def _read_responses(study: Study, chunk_size: int, task_ids: list[int]) -> pd.DataFrame:
     """One streamed query per (task, field): numeric columns straight into float arrays.
 
     The (task, field) pairs come from the ``response_task_field`` index; each pair's
@@ -125,7 +209,7 @@ def _read_responses(study: Study, chunk_size: int) -> pd.DataFrame:
     per-row converters (about half the time at a million rows) are skipped and each
     chunk becomes one 2-d float array in C. Fields become categorical codes.
     """
-    base = Response.objects.filter(study=study).order_by()
+    base = Response.objects.filter(study=study, task_id__in=task_ids).order_by()
     pairs = sorted(set(base.values_list("task_id", "field").distinct()))
     columns: list[np.ndarray] = []
     task_codes: list[np.ndarray] = []
@@ -154,10 +238,11 @@ def _read_responses(study: Study, chunk_size: int) -> pd.DataFrame:
     )
 
 
-def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
-    """Read a study for the report, apply the exclusions and record what they removed."""
-    tasks, items, raters = _tasks(study), _items(study), _raters(study)
-    frame = _read_responses(study, chunk_size)
+def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] = ()) -> StudyData:
+    """Read a study for the report (only the ``tasks`` slugs when given), apply the
+    exclusions and record what they removed."""
+    task_info, items, raters = _tasks(study, tasks), _items(study), _raters(study)
+    frame = _read_responses(study, chunk_size, list(task_info))
     exclusions: list[dict[str, Any]] = []
     flagged = flagged_rater_ids(study)
     excluded = flagged if study.exclude_flagged else []
@@ -197,7 +282,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK) -> StudyData:
     frame = frame.loc[keep].drop(columns="sample").reset_index(drop=True)
     frame["field"] = frame["field"].cat.remove_unused_categories()
     groups = list(study.groups.order_by("position", "slug").values_list("slug", flat=True))
-    return StudyData(study, tasks, items, raters, frame, groups, exclusions)
+    return StudyData(study, task_info, items, raters, frame, groups, exclusions)
 
 
 def aggregate_rows(study: Study) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ rule_vs_rating (the "echo chamber" test, domain.md §1.2): for each rating task 
 dimension × rule metric × rater set, items are split by the rule into pass and fail;
 ``mean_pass`` and ``mean_fail`` are means over items of the set's item-level mean
 rating, ``diff = mean_pass − mean_fail``, and its CI a stratified percentile bootstrap
-over items (``scoring.agreement.difference``). Pass: value ≥ 1 for a metric whose
+over items (``scoring.agreement.difference``), not estimable (null, with the reason)
+when a side has fewer than ``min_side`` poems. Pass: value ≥ 1 for a metric whose
 observed values are all 0 or 1 (structural, rhyme), value ≥ ``threshold`` (default
 0.8) for a graded one (tonal, pattern). ``rule_scores``: mean rule score per poem form
 (e.g. ``ci:浣溪沙``) × poem source (``human``, ``model:<name>``), for the heatmap.
@@ -18,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from scoring.agreement.difference import bootstrap_mean_difference
+from scoring.agreement.gaps import MIN_SIDE, not_estimable
 from scoring.report.correlation import item_means, rule_means
 from scoring.report.data import StudyData
 from scoring.report.sets import RaterSet, by_kind
-
-PASS_THRESHOLD = 0.8
+from scoring.report.settings import PASS_THRESHOLD
 
 
 def pass_threshold(scores: pd.Series, graded: float = PASS_THRESHOLD) -> float:
@@ -38,6 +39,7 @@ def rule_vs_rating_rows(
     seed: int,
     confidence: float = 0.95,
     threshold: float = PASS_THRESHOLD,
+    min_side: int = MIN_SIDE,
 ) -> list[dict[str, Any]]:
     frame = data.responses
     raters = by_kind(sets, "human", "model")
@@ -63,10 +65,11 @@ def rule_vs_rating_rows(
                     both = means.index.intersection(scores.index)
                     good = means.loc[both.intersection(passed)]
                     bad = means.loc[both.difference(passed)]
+                    reason = not_estimable(good.size, bad.size, min_side)
                     d = bootstrap_mean_difference(
                         good.tolist(),
                         bad.tolist(),
-                        n_boot=n_boot,
+                        n_boot=n_boot if reason is None else 0,
                         seed=seed,
                         confidence=confidence,
                     )
@@ -84,6 +87,7 @@ def rule_vs_rating_rows(
                             "ci_low": d.ci_low,
                             "ci_high": d.ci_high,
                             "threshold": cut,
+                            "reason": reason,
                         }
                     )
     return rows
@@ -91,7 +95,7 @@ def rule_vs_rating_rows(
 
 def rule_score_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any]]:
     frame = data.responses
-    items = data.items[["form", "source"]]
+    items = data.items[["form", "poem_source"]].rename(columns={"poem_source": "source"})
     rows: list[dict[str, Any]] = []
     for rule in by_kind(sets, "rule"):
         scored = frame.loc[frame["rater"].isin(rule.raters) & frame["value"].notna()]

@@ -14,7 +14,8 @@ from django.db.models import Count, Max
 
 from annotation.models import AggregateResult, Response
 from annotation.selectors import flagged_rater_ids
-from scoring.report.build import Report, ReportSettings, build_report
+from scoring.report.build import Report, build_report
+from scoring.report.settings import ReportSettings
 from studies.models import Item, Study
 
 TIMEOUT = 60 * 60
@@ -35,12 +36,11 @@ def fingerprint(study: Study) -> str:
 
 
 def report_for(study: Study, settings: ReportSettings | None = None) -> Report:
-    """The study's report with ``settings``, from the cache when nothing changed."""
+    """The study's report with ``settings``, from the cache when nothing changed (every
+    setting is part of the key: ``ReportSettings.cache_key``)."""
     opts = settings or ReportSettings()
-    key = (
-        f"report:{study.pk}:{fingerprint(study)}:{opts.n_boot}:{opts.seed}:"
-        f"{opts.confidence}:{opts.pass_threshold}"
-    )
+    settings_hash = hashlib.sha256(opts.cache_key().encode()).hexdigest()[:16]
+    key = f"report:{study.pk}:{fingerprint(study)}:{settings_hash}"
     cached: Report | None = cache.get(key)
     if cached is None:
         cached = build_report(study, opts)

@@ -69,14 +69,164 @@ KNOWN_COLUMNS = {
         "ci_low",
         "ci_high",
         "threshold",
+        "reason",
     ],
     "rule_scores": ["rule", "field", "form", "source", "n", "mean"],
     "aggregates": ["model", "task", "metric", "value", "n", "run", "source"],
+    "ratings": [
+        "task",
+        "field",
+        "rater_set",
+        "n_items",
+        "n_raters",
+        "n_ratings",
+        "mean",
+        "sd",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+    ],
+    "rule_rates": [
+        "rule",
+        "version",
+        "field",
+        "source",
+        "condition",
+        "n",
+        "kind",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "successes",
+    ],
+    "validation": [
+        "scope",
+        "task",
+        "left_out",
+        "field",
+        "judge",
+        "reference",
+        "generator",
+        "positive",
+        "average",
+        "metric",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "n",
+        "n_items",
+    ],
+    "pairwise": [
+        "task",
+        "field",
+        "set_a",
+        "set_b",
+        "summary",
+        "rater_a",
+        "rater_b",
+        "metric",
+        "weights",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "n",
+        "n_pairs",
+        "min",
+        "max",
+        "reason",
+    ],
+    "echo_chamber": [
+        "task",
+        "field",
+        "rule",
+        "threshold",
+        "poems",
+        "judges",
+        "people",
+        "n_pass",
+        "n_fail",
+        "judges_pass",
+        "judges_fail",
+        "judges_gap",
+        "judges_ci_low",
+        "judges_ci_high",
+        "people_pass",
+        "people_fail",
+        "people_gap",
+        "people_ci_low",
+        "people_ci_high",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "estimable",
+        "reason",
+    ],
+    "self_preference": [
+        "task",
+        "field",
+        "judge",
+        "model",
+        "n_own",
+        "n_other",
+        "mean_own",
+        "mean_other",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "reason",
+    ],
+    "form_length": [
+        "measure",
+        "version",
+        "rater_set",
+        "source",
+        "condition",
+        "form",
+        "length",
+        "statistic",
+        "value",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "n",
+        "p_value",
+        "reason",
+    ],
+    "published_vs_computed": [
+        "model",
+        "task",
+        "metric",
+        "run",
+        "published",
+        "n_published",
+        "computed",
+        "n",
+        "ci_low",
+        "ci_high",
+        "ci_method",
+        "difference",
+        "computed_as",
+        "match",
+        "reason",
+    ],
 }
+#: Tables that are never split by item provenance (their rows are about the study).
+WHOLE = ("exclusions", "aggregates", "published_vs_computed")
 
 
-def columns(name: str, rows: Iterable[dict[str, Any]]) -> list[str]:
-    cols = list(KNOWN_COLUMNS.get(name, []))
+def columns(name: str, rows: Iterable[dict[str, Any]], by: Iterable[str] = ()) -> list[str]:
+    """The table's columns: the ``by`` split keys first (unless the table has them as its
+    own), then the known ones, then any other in first-seen order."""
+    known = list(KNOWN_COLUMNS.get(name, []))
+    cols = [] if name in WHOLE else [k for k in by if k not in known]
+    cols += [k for k in known if k not in cols]
+    if name == "rule_rates" and "form" in by and "form" not in cols:
+        cols.insert(cols.index("condition") + 1, "form")
     for row in rows:
         cols += [k for k in row if k not in cols]
     return cols
@@ -88,17 +238,17 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str]) -> None:
-    cols = columns(name, rows)
+def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str], by: Iterable[str] = ()) -> None:
+    cols = columns(name, rows, by)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(cols)
     for row in rows:
         writer.writerow([_cell(row.get(c)) for c in cols])
 
 
-def table_csv_text(name: str, rows: list[dict[str, Any]]) -> str:
+def table_csv_text(name: str, rows: list[dict[str, Any]], by: Iterable[str] = ()) -> str:
     buffer = io.StringIO()
-    table_csv(name, rows, buffer)
+    table_csv(name, rows, buffer, by)
     return buffer.getvalue()
 
 
@@ -113,11 +263,11 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
     about = book.create_sheet("report")
     about.append(["study", report.study])
     about.append(["generated_at", report.generated_at])
-    for key, value in report.settings.__dict__.items():
-        about.append([key, value])
+    for key, value in report.settings.as_json().items():
+        about.append([key, ",".join(value) if isinstance(value, list) else value])
     for name in tables:
         rows = report.tables[name]
-        cols = columns(name, rows)
+        cols = columns(name, rows, report.settings.by)
         sheet = book.create_sheet(name[:31])
         sheet.append(cols)
         for row in rows:
@@ -141,7 +291,7 @@ def write(report: Report, fmt: str, path: Path) -> list[Path]:
         for name in TABLES:
             target = path / f"{name}.csv"
             with target.open("w", encoding="utf-8", newline="") as fh:
-                table_csv(name, report.tables[name], fh)
+                table_csv(name, report.tables[name], fh, report.settings.by)
             written.append(target)
         return written
     raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

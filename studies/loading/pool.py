@@ -22,6 +22,7 @@ from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Record, Source, read_records
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
+from studies.provenance import DERIVED, item_provenance
 from studies.values import parse_text
 
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
@@ -38,6 +39,7 @@ ITEM_FIELDS = (
     "poem_text",
     "poem_source",
     "poem_condition",
+    *DERIVED,
     "is_attention_check",
     "meta",
     "position",
@@ -52,7 +54,9 @@ class ItemSpec:
 
     @property
     def content_hash(self) -> str:
-        return canonical_hash({k: v for k, v in self.values.items() if k != "position"})
+        # Provenance (DERIVED) follows from poem_source and meta, which the hash covers.
+        skip = {"position", *DERIVED}
+        return canonical_hash({k: v for k, v in self.values.items() if k not in skip})
 
 
 def parse_item(
@@ -87,6 +91,7 @@ def parse_item(
         if poem_extra:
             extra["poem"] = poem_extra
     values["meta"] = {**meta, **({"extra": extra} if extra else {})}
+    values.update(item_provenance(values["poem_source"], values["meta"]))
     check = data.get("attention_check", False)
     if not isinstance(check, bool):
         report.error("attention_check", "must be true or false")

@@ -32,6 +32,14 @@ def test_items_carry_their_answer_keys_and_filter_by_task(world: World) -> None:
     assert data["results"][0]["answer"] == {"person": 0, "source": 1}
 
 
+def test_items_carry_their_provenance(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/items/?task=quality").json()
+    poems = {i["external_id"]: i for i in data["results"]}
+    fields = ("source_kind", "source_model", "poem_condition", "sample", "poem_form", "category")
+    assert tuple(poems["poem-2"][f] for f in fields) == ("model", "qwen", "", None, "ci:浣溪沙", "")
+    assert poems["poem-1"]["source_kind"] == "human"
+
+
 def test_responses_are_paginated_rows_filtered_by_kind(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/responses/"
     data = _get(world, base + "?rater_kind=model&limit=5").json()
@@ -66,6 +74,41 @@ def test_report_rejects_a_bad_n_boot(world: World) -> None:
     assert (
         _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=99999").status_code == 400
     )
+
+
+def test_report_takes_the_settings_as_query_parameters_and_echoes_them(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/report/"
+    query = "?n_boot=0&by=source,form&min_side=2&pass_threshold=0.5&tasks=quality,ck"
+    data = _get(world, base + query).json()
+    assert data["settings"] == {
+        "n_boot": 0,
+        "seed": 20261122,
+        "confidence": 0.95,
+        "pass_threshold": 0.5,
+        "min_side": 2,
+        "by": ["source", "form"],
+        "tasks": ["quality", "ck"],
+        "ratings_ci": "t",
+    }
+    assert {r["task"] for r in data["accuracy"]} == {"ck"}
+    assert {(r["source"], r["form"]) for r in data["ratings"]} == {
+        ("human", "ci:浣溪沙"),
+        ("human", "ci:如梦令"),
+        ("qwen", "ci:浣溪沙"),
+        ("qwen", "ci:如梦令"),
+    }
+    for name in ("ratings", "rule_rates", "validation", "pairwise", "echo_chamber"):
+        assert name in data
+    bad = _get(world, base + "?by=author")
+    assert bad.status_code == 400 and "by" in bad.json()
+    assert _get(world, base + "?tasks=nope").status_code == 400
+    assert _get(world, base + "?min_side=0").status_code == 400
+    export = _get(
+        world,
+        f"/api/v1/studies/{world.own.study.pk}/exports/report/?n_boot=0&file=csv&table=ratings&by=source",
+    )
+    header = export.content.decode("utf-8-sig").splitlines()[0]
+    assert header.startswith("source,task,field,rater_set,n_items")
 
 
 def test_report_exports_one_table_or_all(world: World) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from annotation.models import AggregateResult, Participant, Rater, Response
 from studies.models import Group, Item, Study, Task
+from studies.provenance import item_provenance
 
 DIMENSIONS = [
     {"key": "prosody", "label": "韵律格律", "min": 1, "max": 5},
@@ -39,6 +40,9 @@ class Builder:
         return self.tasks[slug]
 
     def item(self, ext: str, task: str, answer: dict[str, int] | None = None, **kw: Any) -> Item:
+        # Provenance as the loaders derive it (studies.provenance), unless given.
+        derived = item_provenance(kw.get("poem_source", ""), kw.get("meta"))
+        kw = {**derived, **kw}
         self.items[ext] = Item.objects.create(
             study=self.study,
             task=self.tasks[task],

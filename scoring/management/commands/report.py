@@ -8,10 +8,20 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring.report import N_BOOT, SEED, ReportSettings, build_report
+from scoring.report import (
+    BY_KEYS,
+    N_BOOT,
+    SEED,
+    SettingsError,
+    build_report,
+    settings_from,
+)
+from scoring.report.settings import MIN_SIDE, PASS_THRESHOLD, RATINGS_CI
 from scoring.report.writers import FORMATS, write, write_json
 from studies.models import Study
 from studies.values import is_digits
+
+SETTINGS = ("n_boot", "seed", "confidence", "pass_threshold", "min_side", "by", "tasks")
 
 
 class Command(BaseCommand):
@@ -24,9 +34,25 @@ class Command(BaseCommand):
         parser.add_argument("study", help="study slug (or numeric id)")
         parser.add_argument("--format", choices=FORMATS, default="json")
         parser.add_argument("--out", help="output path ('-' or absent: JSON to stdout)")
-        parser.add_argument("--n-boot", type=int, default=N_BOOT, help="bootstrap resamples")
-        parser.add_argument("--seed", type=int, default=SEED)
-        parser.add_argument("--confidence", type=float, default=0.95)
+        parser.add_argument("--n-boot", help=f"bootstrap resamples (default {N_BOOT})")
+        parser.add_argument("--seed", help=f"random seed (default {SEED})")
+        parser.add_argument("--confidence", help="confidence level (default 0.95)")
+        parser.add_argument(
+            "--pass-threshold",
+            help=f"a graded rule metric passes at or above it (default {PASS_THRESHOLD})",
+        )
+        parser.add_argument(
+            "--min-side",
+            help=f"fewer poems on a pass/fail side: no interval (default {MIN_SIDE})",
+        )
+        parser.add_argument(
+            "--by", help=f"split every table by item provenance: {','.join(BY_KEYS)}"
+        )
+        parser.add_argument("--tasks", help="only these task slugs, comma-separated")
+        parser.add_argument(
+            "--ratings-ci",
+            help=f"the ratings table's interval: {', '.join(RATINGS_CI)} (default t)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         key = opts["study"]
@@ -35,12 +61,14 @@ class Command(BaseCommand):
             study = Study.objects.filter(pk=int(key)).first()
         if study is None:
             raise CommandError(f"no study {key!r}")
-        if opts["n_boot"] < 0 or not 0 < opts["confidence"] < 1:
-            raise CommandError("--n-boot must be >= 0 and --confidence between 0 and 1")
-        settings = ReportSettings(
-            n_boot=opts["n_boot"], seed=opts["seed"], confidence=opts["confidence"]
-        )
-        report = build_report(study, settings)
+        try:
+            settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci")})
+        except SettingsError as exc:
+            raise CommandError(f"--{exc.name.replace('_', '-')}: {exc.message}") from exc
+        try:
+            report = build_report(study, settings)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
         out = opts.get("out")
         if not out or out == "-":
             if opts["format"] != "json":

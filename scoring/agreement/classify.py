@@ -1,0 +1,175 @@
+"""A judge's labels against reference labels: accuracy, kappa, precision, recall, F1, phi.
+
+For validating an automatic judge against a gold standard (domain.md §1.4: Fùxì's
+evaluator against expert annotation). From the k x k confusion matrix n_ij (judge said
+i, reference said j) over n compared labels:
+
+* accuracy = sum_i n_ii / n;
+* Cohen's kappa (Cohen 1960), as :mod:`.cohen` with the judge and the reference as the
+  two raters;
+* for a two-option task, precision = TP / (TP + FP), recall = TP / (TP + FN) and
+  F1 = 2 TP / (2 TP + FP + FN) (van Rijsbergen 1979) for the *positive* option;
+  otherwise their macro averages over the options used by the judge or the reference
+  (scikit-learn's ``average="macro"``), an option whose precision or recall is 0/0
+  left out of the average (scikit-learn's ``zero_division=np.nan``);
+* phi: Matthews' (1975) correlation, which for two options is Pearson's r of the two
+  0/1 "positive" indicators (the phi coefficient), and for k options Gorodkin's (2004)
+  R_K, scikit-learn's ``matthews_corrcoef``; 0/0 (a constant side) is NaN.
+
+Intervals: Wilson (1927) score intervals for accuracy and, for two options, precision
+and recall (they are proportions of labels); a percentile bootstrap resampling *items*
+(clusters of labels: every label given to a drawn item enters with it; Efron &
+Tibshirani 1993, ch. 13; Davison & Hinkley 1997, §3.8 for clustered data) for kappa, F1,
+phi and macro precision and recall.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bootstrap import Seed, draw_chunks, draw_weights, percentile_interval, rng_from
+from .describe import wilson_interval
+from .table import FloatArray, IntArray
+
+NAN = math.nan
+METRICS = ("accuracy", "cohen_kappa", "precision", "recall", "f1", "phi")
+WILSON = "wilson"
+BOOTSTRAP = "item bootstrap (percentile)"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    metric: str
+    value: float
+    ci_low: float
+    ci_high: float
+    ci_method: str
+
+
+@dataclass(frozen=True)
+class Classification:
+    n: int  # labels compared
+    n_items: int
+    labels: tuple[int, ...]
+    positive: int | None  # the positive option of a two-option task, else None (macro)
+    estimates: tuple[Estimate, ...]
+
+    def get(self, metric: str) -> Estimate:
+        return next(e for e in self.estimates if e.metric == metric)
+
+
+def _safe_div(num: FloatArray, den: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: FloatArray = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def measures(tables: FloatArray, positive: int | None) -> dict[str, FloatArray]:
+    """Every measure for a stack of B x k x k confusion matrices (judge rows, reference
+    columns); ``positive``: the index of the positive option, or None for macro."""
+    t = np.asarray(tables, dtype=np.float64)
+    n = t.sum(axis=(1, 2))
+    diag = np.einsum("bii->bi", t)
+    pred = t.sum(axis=2)  # judge's counts per option
+    true = t.sum(axis=1)  # reference's counts per option
+    correct = diag.sum(axis=1)
+    accuracy = _safe_div(correct, n)
+    p_e = _safe_div((pred * true).sum(axis=1), n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(p_e < 1 - 1e-12, (accuracy - p_e) / (1 - p_e), np.nan)
+    num = correct * n - (pred * true).sum(axis=1)
+    den = np.sqrt((n * n - (pred * pred).sum(axis=1)) * (n * n - (true * true).sum(axis=1)))
+    phi = _safe_div(num, den)
+    fp = pred - diag
+    fn = true - diag
+    precision_k = _safe_div(diag, pred)
+    recall_k = _safe_div(diag, true)
+    f1_k = _safe_div(2 * diag, 2 * diag + fp + fn)
+    if positive is not None:
+        precision, recall, f1 = precision_k[:, positive], recall_k[:, positive], f1_k[:, positive]
+    else:
+        used = (pred + true) > 0
+        precision = _nanmean(np.where(used, precision_k, np.nan))
+        recall = _nanmean(np.where(used, recall_k, np.nan))
+        f1 = _nanmean(np.where(used, f1_k, np.nan))
+    return {
+        "accuracy": accuracy,
+        "cohen_kappa": kappa,
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "phi": phi,
+    }
+
+
+def _nanmean(values: FloatArray) -> FloatArray:
+    count = np.isfinite(values).sum(axis=1)
+    total = np.where(np.isfinite(values), values, 0.0).sum(axis=1)
+    return _safe_div(total, count.astype(np.float64))
+
+
+def classification(
+    judge: IntArray,
+    reference: IntArray,
+    items: IntArray,
+    *,
+    n_options: int,
+    positive: int | None = None,
+    n_boot: int = 0,
+    confidence: float = 0.95,
+    seed: Seed = None,
+) -> Classification:
+    """The judge's labels (option indices) against the reference's, label by label.
+
+    ``items`` names the item of each label (the resampled cluster). With
+    ``n_options == 2`` the measures are for option ``positive`` (default 0);
+    otherwise precision, recall and F1 are macro averages.
+    """
+    judge = np.asarray(judge, dtype=np.int64)
+    reference = np.asarray(reference, dtype=np.int64)
+    k = max(int(n_options), int(judge.max(initial=-1)) + 1, int(reference.max(initial=-1)) + 1)
+    pos = (0 if positive is None else int(positive)) if k == 2 else None
+    labels = tuple(int(v) for v in np.union1d(judge, reference))
+    n = int(judge.size)
+    _, cluster = np.unique(np.asarray(items), return_inverse=True)
+    n_items = int(cluster.max(initial=-1)) + 1
+    if n == 0:
+        nan = tuple(Estimate(m, NAN, NAN, NAN, "") for m in METRICS)
+        return Classification(0, 0, labels, pos, nan)
+    cells = judge * k + reference
+    table = np.bincount(cells, minlength=k * k).reshape(1, k, k).astype(np.float64)
+    point = {m: float(v[0]) for m, v in measures(table, pos).items()}
+    boot: dict[str, FloatArray] = {m: np.full(0, NAN) for m in METRICS}
+    if n_boot > 0:
+        flat = np.bincount(cluster * (k * k) + cells, minlength=n_items * k * k)
+        per_item = flat.reshape(n_items, k * k).astype(np.float64)
+        chunks: dict[str, list[FloatArray]] = {m: [] for m in METRICS}
+        for draws in draw_chunks(rng_from(seed), n_items, n_boot):
+            weights = draw_weights(draws, n_items)
+            stack = (weights @ per_item).reshape(-1, k, k)
+            for m, values in measures(stack, pos).items():
+                chunks[m].append(values)
+        boot = {m: np.concatenate(v) for m, v in chunks.items()}
+    estimates = []
+    tp = int(table[0, pos, pos]) if pos is not None else 0
+    for m in METRICS:
+        value = point[m]
+        wilson = None
+        if m == "accuracy":
+            wilson = (int(np.trace(table[0])), n)
+        elif pos is not None and m == "precision":
+            wilson = (tp, int(table[0, pos, :].sum()))
+        elif pos is not None and m == "recall":
+            wilson = (tp, int(table[0, :, pos].sum()))
+        if wilson is not None:
+            ci = wilson_interval(*wilson, confidence=confidence)
+            estimates.append(Estimate(m, value, ci.ci_low, ci.ci_high, WILSON))
+        elif n_boot > 0:
+            ci_b = percentile_interval(boot[m], confidence, n_boot)
+            estimates.append(Estimate(m, value, ci_b.low, ci_b.high, BOOTSTRAP))
+        else:
+            estimates.append(Estimate(m, value, NAN, NAN, ""))
+    return Classification(n, n_items, labels, pos, tuple(estimates))

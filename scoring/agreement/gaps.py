@@ -1,0 +1,127 @@
+"""The "echo chamber" test: do judges forgive rule-breaking that people punish?
+
+Poems are split by a rule into pass and fail. On the poems both the judges and the people
+rated, with each poem's mean rating from each side:
+
+    judge_gap  = mean judge rating of passing poems − of failing poems
+    people_gap = the same for the people
+    difference = judge_gap − people_gap   (negative: the judges punish rule-breaking less)
+
+Interval: a stratified percentile bootstrap over poems (Efron & Tibshirani 1993, ch. 13;
+two samples, ch. 8): each replicate draws as many passing poems as there are, with
+replacement, and as many failing ones, each drawn poem bringing both its judge and its
+people mean (the poem is the cluster), and recomputes the three figures. With fewer than
+``min_side`` poems on a side the interval is not estimable (a one-poem side would be
+redrawn as itself every time, giving a spuriously tight interval): the point estimates
+are kept and the intervals are NaN with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bootstrap import Seed, draw_weights, percentile_interval, rng_from
+from .table import FloatArray
+
+NAN = math.nan
+MIN_SIDE = 5
+CHUNK_CELLS = 2_000_000
+METHOD = "stratified item bootstrap (percentile)"
+
+
+@dataclass(frozen=True)
+class GapDifference:
+    n_pass: int
+    n_fail: int
+    judge_pass: float
+    judge_fail: float
+    people_pass: float
+    people_fail: float
+    judge_gap: float
+    people_gap: float
+    difference: float
+    judge_ci: tuple[float, float]
+    people_ci: tuple[float, float]
+    difference_ci: tuple[float, float]
+    reason: str | None
+
+    @property
+    def estimable(self) -> bool:
+        return self.reason is None
+
+
+def not_estimable(n_pass: int, n_fail: int, min_side: int) -> str | None:
+    """Why a pass/fail interval cannot be estimated, or None when it can."""
+    short = [
+        f"{name} = {n}" for name, n in (("n_pass", n_pass), ("n_fail", n_fail)) if n < min_side
+    ]
+    if not short:
+        return None
+    return f"not estimable: fewer than {min_side} poems on a side ({', '.join(short)})"
+
+
+def _means(rng: np.random.Generator, cols: FloatArray, n_boot: int) -> FloatArray:
+    """n_boot x cols.shape[1] means of rows drawn with replacement (one draw for all cols):
+    each chunk of draws as counts per row, times the rows, in one matrix product."""
+    n = cols.shape[0]
+    out = np.empty((n_boot, cols.shape[1]))
+    per_chunk = max(1, CHUNK_CELLS // max(n, 1))
+    for start in range(0, n_boot, per_chunk):
+        size = min(per_chunk, n_boot - start)
+        draws = rng.integers(0, n, size=(size, n))
+        out[start : start + size] = draw_weights(draws, n) @ cols / n
+    return out
+
+
+def gap_difference(
+    judge_pass: Sequence[float],
+    people_pass: Sequence[float],
+    judge_fail: Sequence[float],
+    people_fail: Sequence[float],
+    *,
+    min_side: int = MIN_SIDE,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: Seed = None,
+) -> GapDifference:
+    """The judges' gap, the people's gap and their difference, with item-bootstrap CIs.
+
+    ``judge_pass[i]`` and ``people_pass[i]`` are the same passing poem's means (and so
+    for the failing poems).
+    """
+    passing = np.column_stack([np.asarray(judge_pass, float), np.asarray(people_pass, float)])
+    failing = np.column_stack([np.asarray(judge_fail, float), np.asarray(people_fail, float)])
+    n_pass, n_fail = passing.shape[0], failing.shape[0]
+    mp = passing.mean(axis=0) if n_pass else np.full(2, NAN)
+    mf = failing.mean(axis=0) if n_fail else np.full(2, NAN)
+    gaps = mp - mf
+    nan2 = (NAN, NAN)
+    cis = [nan2, nan2, nan2]
+    reason = not_estimable(n_pass, n_fail, min_side)
+    if reason is None and n_boot > 0:
+        rng = rng_from(seed)
+        reps = _means(rng, passing, n_boot) - _means(rng, failing, n_boot)
+        columns = [reps[:, 0], reps[:, 1], reps[:, 0] - reps[:, 1]]
+        cis = []
+        for col in columns:
+            ci = percentile_interval(col, confidence, n_boot)
+            cis.append((ci.low, ci.high))
+    return GapDifference(
+        n_pass,
+        n_fail,
+        float(mp[0]),
+        float(mf[0]),
+        float(mp[1]),
+        float(mf[1]),
+        float(gaps[0]),
+        float(gaps[1]),
+        float(gaps[0] - gaps[1]),
+        cis[0],
+        cis[1],
+        cis[2],
+        reason,
+    )

@@ -1,0 +1,168 @@
+"""The ``echo_chamber`` and ``self_preference`` tables (domain.md §1.2).
+
+echo_chamber: for each rating task × dimension × rule metric (``rule:<name>/<metric>``,
+pass as in ``rule_vs_rating``: ≥ 1 for a 0/1 metric, ≥ ``pass_threshold`` for a graded
+one) × judge set (``models``, each model) × people set (``humans``, each group), on the
+machine-written poems (``poems = machine``: source kind ``model``) and on all poems
+(``poems = all``): the judges' gap (mean rating of passing minus failing poems), the
+people's gap and their difference, on the poems both sides rated, with a stratified
+item-cluster bootstrap (``scoring.agreement.gaps``). A side with fewer than
+``min_side`` poems: no interval, ``reason`` says why.
+
+self_preference: for each rating task × dimension × model judge whose model also wrote
+poems of the study: its mean rating of its own model's poems against other models'
+poems, the difference (own − others) and a stratified item bootstrap interval
+(``scoring.agreement.difference``), not estimable below ``min_side`` poems on a side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scoring.agreement.difference import bootstrap_mean_difference
+from scoring.agreement.gaps import METHOD, gap_difference, not_estimable
+from scoring.report.correlation import rule_means
+from scoring.report.data import StudyData
+from scoring.report.ratings import rating_cells
+from scoring.report.rules import pass_threshold
+from scoring.report.sets import HUMANS, MODELS, RaterSet, groups_of, single_models
+from scoring.report.settings import ReportSettings
+
+DIFF_METHOD = "stratified item bootstrap (percentile)"
+
+
+def _means(cell: pd.DataFrame, s: RaterSet) -> pd.Series:
+    return cell.loc[np.isin(cell["rater"].to_numpy(), s.raters)].groupby("item")["value"].mean()
+
+
+def echo_chamber_rows(
+    data: StudyData, sets: list[RaterSet], opts: ReportSettings
+) -> list[dict[str, Any]]:
+    judges = [s for s in sets if s.name == MODELS] + single_models(sets)
+    people = [s for s in sets if s.name == HUMANS] + groups_of(sets)
+    machine = data.items.index[data.items["source_kind"].to_numpy() == "model"]
+    rows: list[dict[str, Any]] = []
+    task_ids = {t.slug: t.id for t in data.tasks.values()}
+    for task, dim, cell in rating_cells(data):
+        rules = rule_means(data, sets, task_ids[task])
+        judge_means = {j.name: _means(cell, j) for j in judges}
+        people_means = {p.name: _means(cell, p) for p in people}
+        for rule, scores in sorted(rules.items()):
+            cut = pass_threshold(scores, opts.pass_threshold)
+            for judge, jm in judge_means.items():
+                for person, pm in people_means.items():
+                    both = pd.concat([jm, pm, scores], axis=1, join="inner").dropna()
+                    if both.empty:
+                        continue
+                    for poems in ("machine", "all"):
+                        part = both.loc[both.index.isin(machine)] if poems == "machine" else both
+                        if part.empty:
+                            continue
+                        rows.append(
+                            _echo_row(task, dim, rule, cut, poems, judge, person, part, opts)
+                        )
+    return rows
+
+
+def _echo_row(
+    task: str,
+    dim: str,
+    rule: str,
+    cut: float,
+    poems: str,
+    judge: str,
+    person: str,
+    part: pd.DataFrame,
+    opts: ReportSettings,
+) -> dict[str, Any]:
+    values = part.to_numpy(dtype=np.float64)
+    passed = values[:, 2] >= cut
+    g = gap_difference(
+        values[passed, 0],
+        values[passed, 1],
+        values[~passed, 0],
+        values[~passed, 1],
+        min_side=opts.min_side,
+        n_boot=opts.n_boot,
+        confidence=opts.confidence,
+        seed=opts.seed,
+    )
+    return {
+        "task": task,
+        "field": dim,
+        "rule": rule,
+        "threshold": cut,
+        "poems": poems,
+        "judges": judge,
+        "people": person,
+        "n_pass": g.n_pass,
+        "n_fail": g.n_fail,
+        "judges_pass": g.judge_pass,
+        "judges_fail": g.judge_fail,
+        "judges_gap": g.judge_gap,
+        "judges_ci_low": g.judge_ci[0],
+        "judges_ci_high": g.judge_ci[1],
+        "people_pass": g.people_pass,
+        "people_fail": g.people_fail,
+        "people_gap": g.people_gap,
+        "people_ci_low": g.people_ci[0],
+        "people_ci_high": g.people_ci[1],
+        "difference": g.difference,
+        "ci_low": g.difference_ci[0],
+        "ci_high": g.difference_ci[1],
+        "ci_method": METHOD if g.estimable and opts.n_boot > 0 else "",
+        "estimable": g.estimable,
+        "reason": g.reason,
+    }
+
+
+def self_preference_rows(
+    data: StudyData, sets: list[RaterSet], opts: ReportSettings
+) -> list[dict[str, Any]]:
+    items = data.items
+    is_model = items["source_kind"].to_numpy() == "model"
+    authors = pd.Series(items["source_model"].to_numpy()[is_model], index=items.index[is_model])
+    writers = set(authors.tolist())
+    rows: list[dict[str, Any]] = []
+    for task, dim, cell in rating_cells(data):
+        for judge in single_models(sets):
+            name = str(data.raters.loc[judge.raters[0], "name"])
+            if name not in writers:
+                continue
+            means = _means(cell, judge)
+            wrote = authors.reindex(means.index)
+            own = means.loc[(wrote == name).to_numpy()]
+            other = means.loc[(wrote.notna() & (wrote != name)).to_numpy()]
+            if own.empty and other.empty:
+                continue
+            reason = not_estimable(own.size, other.size, opts.min_side)
+            if reason:
+                reason = reason.replace("n_pass", "n_own").replace("n_fail", "n_other")
+            d = bootstrap_mean_difference(
+                own.tolist(),
+                other.tolist(),
+                n_boot=opts.n_boot if reason is None else 0,
+                confidence=opts.confidence,
+                seed=opts.seed,
+            )
+            rows.append(
+                {
+                    "task": task,
+                    "field": dim,
+                    "judge": judge.name,
+                    "model": name,
+                    "n_own": d.n_a,
+                    "n_other": d.n_b,
+                    "mean_own": d.mean_a,
+                    "mean_other": d.mean_b,
+                    "diff": d.diff,
+                    "ci_low": d.ci_low,
+                    "ci_high": d.ci_high,
+                    "ci_method": DIFF_METHOD if reason is None and opts.n_boot > 0 else "",
+                    "reason": reason,
+                }
+            )
+    return rows

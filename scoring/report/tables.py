@@ -1,0 +1,85 @@
+"""Each table of the report as one function of a build context (``build.Context``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scoring.report import accuracy as acc
+from scoring.report import agreement as agr
+from scoring.report import correlation as cor
+from scoring.report import echo, forms, published, rules
+from scoring.report import pairwise as pw
+from scoring.report import ratings as rat
+from scoring.report import rule_rates as rr
+from scoring.report import validation as val
+
+if TYPE_CHECKING:
+    from scoring.report.build import Context
+
+Rows = list[dict[str, Any]]
+
+
+def accuracy(c: Context) -> Rows:
+    return acc.accuracy_rows(c.data, c.sets, c.rates, confidence=c.opts.confidence)
+
+
+def model_vs_groups(c: Context) -> Rows:
+    return acc.model_vs_groups(c.data, c.sets, c.rates)
+
+
+def agreement(c: Context) -> Rows:
+    o = c.opts
+    return agr.agreement_rows(c.data, c.sets, n_boot=o.n_boot, seed=o.seed, confidence=o.confidence)
+
+
+def correlation(c: Context) -> Rows:
+    return cor.correlation_rows(c.data, c.sets)
+
+
+def rule_vs_rating(c: Context) -> Rows:
+    o = c.opts
+    return rules.rule_vs_rating_rows(
+        c.data,
+        c.sets,
+        threshold=o.pass_threshold,
+        n_boot=o.n_boot,
+        seed=o.seed,
+        confidence=o.confidence,
+        min_side=o.min_side,
+    )
+
+
+def rule_scores(c: Context) -> Rows:
+    return rules.rule_score_rows(c.data, c.sets)
+
+
+def ratings(c: Context) -> Rows:
+    return rat.ratings_rows(c.data, c.sets, c.opts)
+
+
+def rule_rates(c: Context) -> Rows:
+    return rr.rule_rate_rows(c.data, c.sets, c.opts)
+
+
+def validation(c: Context) -> Rows:
+    return val.validation_rows(c.data, c.sets, c.opts)
+
+
+def pairwise(c: Context) -> Rows:
+    return pw.pairwise_rows(c.data, c.sets, c.opts)
+
+
+def echo_chamber(c: Context) -> Rows:
+    return echo.echo_chamber_rows(c.data, c.sets, c.opts)
+
+
+def self_preference(c: Context) -> Rows:
+    return echo.self_preference_rows(c.data, c.sets, c.opts)
+
+
+def form_length(c: Context) -> Rows:
+    return forms.form_length_rows(c.data, c.sets, c.opts)
+
+
+def published_vs_computed(c: Context) -> Rows:
+    return published.published_rows(c.full, c.sets, c.opts)

@@ -1,0 +1,105 @@
+"""The pure estimators behind validation, pairwise, echo_chamber and form_length, checked
+against scikit-learn, scipy and statsmodels on random data (not against themselves)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn import metrics
+from statsmodels.stats.proportion import proportion_confint
+
+from scoring.agreement.classify import classification, measures
+from scoring.agreement.gaps import gap_difference, not_estimable
+from scoring.agreement.paired import fisher_interval, paired_estimates
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_classification_matches_scikit_learn(k: int) -> None:
+    rng = np.random.default_rng(k)
+    gold = rng.integers(0, k, 300)
+    judge = np.where(rng.random(300) < 0.7, gold, rng.integers(0, k, 300))
+    items = np.arange(300)
+    result = classification(judge, gold, items, n_options=k, positive=1 if k == 2 else None)
+    value = {e.metric: e.value for e in result.estimates}
+    assert value["accuracy"] == pytest.approx(metrics.accuracy_score(gold, judge))
+    assert value["cohen_kappa"] == pytest.approx(metrics.cohen_kappa_score(judge, gold))
+    assert value["phi"] == pytest.approx(metrics.matthews_corrcoef(gold, judge))
+    if k == 2:
+        kw = {"pos_label": 1, "average": "binary"}
+        # phi is Pearson's r of the 0/1 labels
+        assert value["phi"] == pytest.approx(stats.pearsonr(gold, judge).statistic)
+    else:
+        kw = {"average": "macro", "zero_division": np.nan}
+    assert value["precision"] == pytest.approx(metrics.precision_score(gold, judge, **kw))
+    assert value["recall"] == pytest.approx(metrics.recall_score(gold, judge, **kw))
+    assert value["f1"] == pytest.approx(metrics.f1_score(gold, judge, **kw))
+    low, high = proportion_confint(int((gold == judge).sum()), 300, alpha=0.05, method="wilson")
+    accuracy = result.get("accuracy")
+    assert (accuracy.ci_low, accuracy.ci_high, accuracy.ci_method) == (
+        pytest.approx(low),
+        pytest.approx(high),
+        "wilson",
+    )
+
+
+def test_macro_averages_leave_out_a_class_the_judge_never_used() -> None:
+    gold = np.array([0, 1, 2, 2, 1, 0])
+    judge = np.array([0, 1, 1, 1, 1, 0])  # never says 2: its precision is 0/0
+    result = classification(judge, gold, np.arange(6), n_options=3)
+    expected = metrics.precision_score(gold, judge, average="macro", zero_division=np.nan)
+    assert result.get("precision").value == pytest.approx(expected) == pytest.approx(0.75)
+
+
+def test_the_item_bootstrap_resamples_items_with_all_their_labels() -> None:
+    # Two judges' labels per item: a replicate draws items, so both labels come along.
+    gold = np.repeat(np.array([0, 1] * 20), 2)
+    judge = gold.copy()
+    judge[::7] = 1 - judge[::7]
+    items = np.repeat(np.arange(40), 2)
+    a = classification(judge, gold, items, n_options=2, n_boot=300, seed=1)
+    b = classification(judge, gold, items, n_options=2, n_boot=300, seed=1)
+    kappa = a.get("cohen_kappa")
+    assert kappa.ci_low < kappa.value < kappa.ci_high and a == b
+    assert a.n == 80 and a.n_items == 40
+    stack = np.array([[[3, 1], [2, 4]], [[5, 0], [0, 5]]], dtype=float)
+    assert measures(stack, 0)["accuracy"].tolist() == [0.7, 1.0]
+
+
+def test_fisher_intervals_match_scipy_and_the_published_standard_errors() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=40)
+    y = x + rng.normal(size=40)
+    n, estimates = paired_estimates(x.tolist(), y.tolist())
+    pearson = next(e for e in estimates if e.metric == "pearson")
+    ci = stats.pearsonr(x, y).confidence_interval(0.95)  # scipy: Fisher z
+    assert (pearson.ci_low, pearson.ci_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    rho = stats.spearmanr(x, y).statistic
+    half = stats.norm.ppf(0.975) * math.sqrt(1.06 / (n - 3))
+    assert fisher_interval(rho, n, "spearman", 0.95) == (
+        pytest.approx(math.tanh(math.atanh(rho) - half)),
+        pytest.approx(math.tanh(math.atanh(rho) + half)),
+    )
+    diff = next(e for e in estimates if e.metric == "mean_diff")
+    t = stats.ttest_rel(x, y).confidence_interval(0.95)
+    assert (diff.value, diff.ci_low, diff.ci_high) == (
+        pytest.approx(float((x - y).mean())),
+        pytest.approx(t.low),
+        pytest.approx(t.high),
+    )
+
+
+def test_the_gap_difference_and_its_minimum_side() -> None:
+    judge_pass, people_pass = [4.0, 4.5, 5.0, 4.0, 4.5], [4.0, 4.5, 4.0, 5.0, 4.5]
+    judge_fail, people_fail = [4.0, 4.5, 4.0, 3.5, 4.5], [2.0, 1.5, 2.5, 2.0, 1.0]
+    g = gap_difference(judge_pass, people_pass, judge_fail, people_fail, n_boot=500, seed=0)
+    assert g.judge_gap == pytest.approx(0.3) and g.people_gap == pytest.approx(2.6)
+    assert g.difference == pytest.approx(-2.3) and g.estimable
+    assert g.difference_ci[0] < -2.3 < g.difference_ci[1] < 0
+    one = gap_difference(judge_pass, people_pass, [3.0], [1.0], n_boot=500, seed=0)
+    assert one.difference == pytest.approx((4.4 - 3.0) - (4.4 - 1.0))
+    assert math.isnan(one.difference_ci[0]) and not one.estimable
+    assert one.reason == not_estimable(5, 1, 5)
+    assert one.reason == "not estimable: fewer than 5 poems on a side (n_fail = 1)"
