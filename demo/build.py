@@ -168,7 +168,7 @@ def study_definition() -> dict[str, Any]:
             },
         ],
         "target_per_item": {"A": 3, "B": 3, "C": 3},
-        "settings": {"shuffle_options": True, "attention_max_failures": 0},
+        "settings": {"shuffle_options": True, "attention_max_failures": 0, "listed": True},
     }
 
 

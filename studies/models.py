@@ -34,7 +34,14 @@ class Study(models.Model):
     title = models.CharField(max_length=300)
     description = models.TextField(blank=True)
     consent = models.TextField(blank=True, help_text=_("Shown before the first question."))
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # A loaded study starts as a draft: closed to volunteers (a 404) and unlisted until a
+    # researcher opens it (the admin's "Open" action, or ``load_study --open``).
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    listed = models.BooleanField(
+        _("listed"),
+        default=False,
+        help_text=_("Listed on the public home page while open (otherwise only its link works)."),
+    )
     shuffle_options = models.BooleanField(
         default=False, help_text=_("Shuffle option order per participant (keys are remapped).")
     )

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from studies.loading.finish import load_finish
-from studies.loading.problems import Collector, LoadError, Problem, Summary
+from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
 from studies.loading.progress import ProgressCallback
 from studies.loading.readers import Source, read_document
 from studies.loading.study_parts import (
@@ -29,7 +29,12 @@ SETTINGS = {
     "attention_max_failures": int,
     "exclude_flagged": bool,
     "completion_code": str,
+    "listed": bool,
 }
+DRAFT_NOTE = (
+    "The study is a draft: volunteers cannot open it and the home page does not list it "
+    'until a researcher opens it (the admin\'s action "Open", or load_study --open).'
+)
 KNOWN_KEYS = {
     "slug",
     "groups",
@@ -63,10 +68,13 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     )
     for key in ("description", "consent"):
         fields[key] = parse_text(data.get(key), lines.at(key), "", required=False)
-    status = data.get("status", Study.Status.OPEN)
-    if not isinstance(status, str) or status not in Study.Status.values:
-        lines.at("status").error(None, f"{status!r} is not one of open, draft, closed")
-    fields["status"] = status
+    # Without a status a new study is a draft (closed and unlisted until a researcher
+    # opens it) and a reloaded one keeps the status it has.
+    if "status" in data:
+        status = data["status"]
+        if not isinstance(status, str) or status not in Study.Status.values:
+            lines.at("status").error(None, f"{status!r} is not one of draft, open, closed")
+        fields["status"] = status
     nested = data.get("settings") or {}
     if not isinstance(nested, dict):
         lines.at("settings").error(None, "must be an object of settings")
@@ -218,6 +226,8 @@ def study_write(
     summary = Summary(kind="study", file=source.name, rows=1, dry_run=dry_run)
     with transaction.atomic():
         study = apply_study(spec, summary)
+        if study.status == Study.Status.DRAFT:
+            summary.notes.append(Note("study_draft", DRAFT_NOTE))
         load_finish(
             kind=ImportLog.Kind.STUDY, study=study, source=source, summary=summary, user=user
         )
