@@ -2,7 +2,10 @@
 
 Rows are read from the database in chunks and written as they come, so memory stays
 flat whatever the study's size. Nothing identifying is exported: raters appear by their
-pseudonymous id (humans), model name (models) or rule name (rules).
+pseudonymous id (humans), model name (models) or rule name (rules); ``recruitment``
+holds a recruitment platform's pseudonymous ids for a participant who came through one
+(e.g. ``{"PROLIFIC_PID": …}``), which the researchers need to approve their work there.
+Loading an export back ignores that column.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ COLUMNS = (
     "time_ms",
     "sample",
     "answered_at",
+    "recruitment",
 )
 FORMATS = ("jsonl", "csv", "xlsx")
 _QUERY_FIELDS = (
@@ -46,6 +50,7 @@ _QUERY_FIELDS = (
     "sample",
     "answered_at",
     "created_at",
+    "rater__participant__recruitment",
 )
 
 
@@ -57,6 +62,12 @@ def _value(v: float | None) -> float | int | None:
 
 def _when(answered: datetime | None, created: datetime) -> str:
     return (answered or created).isoformat().replace("+00:00", "Z")
+
+
+def _recruitment(params: dict[str, str] | None) -> str:
+    """A participant's recruitment platform ids (``Participant.recruitment``) as compact
+    JSON text, or "" (most participants, and every model or rule)."""
+    return json.dumps(params, ensure_ascii=False, sort_keys=True) if params else ""
 
 
 def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, ...]]:
@@ -80,6 +91,7 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
         sample,
         at,
         created,
+        recruitment,
     ) in query.iterator(chunk_size=chunk_size):
         yield (
             slug,
@@ -95,6 +107,7 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
             time_ms,
             sample,
             _when(at, created),
+            _recruitment(recruitment),
         )
 
 
