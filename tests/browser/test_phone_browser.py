@@ -433,3 +433,35 @@ def test_each_links_qr_code_reads_as_the_link(browser, demo, live_server) -> Non
     page.emulate_media(media="print")
     assert page.locator("header.site").is_hidden()  # the poster prints without the site bar
     context.close()
+
+
+# The research poem page: rows of character cells per line, each cell's top.
+CELL_ROWS = """() => [...document.querySelectorAll('.pline')].map(line => {
+  const cells = [...line.children].map(c => c.getBoundingClientRect());
+  const first = cells[0];
+  return {n: cells.length, rows: new Set(cells.map(c => Math.round(c.top))).size,
+          indented: cells.filter(c => Math.round(c.top) !== Math.round(first.top))
+                         .every(c => c.left >= first.left + 16)};
+})"""
+
+
+def test_the_poem_page_fits_its_lines_too(browser, demo, live_server) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_superuser("poet", password="poem-pass")
+    item = Item.objects.filter(study=demo, task__slug="rate").order_by("pk").first()
+    item.poem_text = "一二三四五六七八九十百\n千万亿兆京垓秭穰沟涧正载极恒河沙阿僧祇那由他"
+    item.save()
+    context = browser.new_context(**SIZES["360x640"], locale="zh-CN")
+    page = context.new_page()
+    page.goto(f"{live_server.url}/research/poems/{item.pk}/")
+    page.fill("#id_username", "poet")
+    page.fill("#id_password", "poem-pass")
+    with page.expect_navigation():
+        page.click("input[type=submit], button[type=submit]")
+    lines = page.evaluate(CELL_ROWS)
+    assert [line["n"] for line in lines] == [11, 22]
+    assert lines[0]["rows"] == 1  # 11 characters: one row at 360 px
+    assert lines[1]["rows"] == 2 and lines[1]["indented"]  # the rest under an indent
+    page.screenshot(path=str(SCREENSHOTS / "360x640-research-poem.png"), full_page=True)
+    context.close()
