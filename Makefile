@@ -56,6 +56,11 @@ test: $(STAMP)
 	else \
 		echo "Browser tests: SKIPPED - no Chromium (install it with: apt-get install -y chromium)."; \
 	fi
+	@if command -v npm >/dev/null 2>&1; then \
+		test -f tests/browser/node_modules/axe-core/axe.min.js || (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error); \
+	else \
+		echo "Accessibility checks (axe-core): SKIPPED - no npm (install Node.js, then: cd tests/browser && npm ci)."; \
+	fi
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

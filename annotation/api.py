@@ -91,6 +91,12 @@ class EnrolIn(serializers.Serializer):
         child=serializers.IntegerField(), required=False, help_text="question key -> option index"
     )
     language = serializers.CharField(required=False, max_length=10)
+    recruitment = serializers.DictField(
+        child=serializers.CharField(max_length=200, allow_blank=True),
+        required=False,
+        help_text="A recruitment platform's parameters from the entry link (PROLIFIC_PID, "
+        "STUDY_ID, SESSION_ID, pid); others are ignored. Kept for the researchers only.",
+    )
 
 
 class ResumeIn(serializers.Serializer):
@@ -192,6 +198,7 @@ class EnrolView(APIView):
                 invite_token=data.validated_data.get("invite"),
                 entry=Participant.Entry.API,
                 language=data.validated_data.get("language", ""),
+                recruitment=data.validated_data.get("recruitment"),
             )
             if p.group_id is None:
                 answers = data.validated_data.get("screening", {})
@@ -234,7 +241,7 @@ def _next_body(participant_id: int) -> dict[str, Any]:
             "progress": _progress(p),
         }
     progress = {"answered": nxt.progress.answered, "total": nxt.progress.total, "finished": False}
-    item = selectors.item_presentation(a)
+    item = selectors.item_presentation(a, study=p.study)
     return {"done": False, "item": item, "completion_code": None, "progress": progress}
 
 

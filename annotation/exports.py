@@ -5,7 +5,10 @@ flat whatever the study's size (the study's items are read once, for their prove
 option texts). Nothing identifying is exported: raters appear by their pseudonymous id
 (humans), model name (models) or rule name (rules). Every column is described in
 docs/codebook.md; the first thirteen are formats.md §4, the rest follow them, so
-``load_responses`` reads an export back unchanged.
+``load_responses`` reads an export back unchanged. ``recruitment`` holds a recruitment
+platform's pseudonymous ids for a participant who came through one (e.g.
+``{"PROLIFIC_PID": …}``), which the researchers need to approve their work there;
+loading an export back ignores that column.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ COLUMNS = (
     "item_sample",
     "item_form",
     "item_category",
+    "recruitment",
 )
 FORMATS = ("jsonl", "csv", "xlsx")
 _QUERY_FIELDS = (
@@ -60,6 +64,7 @@ _QUERY_FIELDS = (
     "created_at",
     "item_id",
     "rater__participant__group__name",
+    "rater__participant__recruitment",
 )
 # Per item: source, condition, sample, form, category, and field -> option texts.
 ItemFacts = tuple[str | None, str, int | None, str, str, dict[str, list[str]]]
@@ -103,6 +108,10 @@ def _option(options: dict[str, list[str]], fld: str, value: float | None) -> str
         return ""
     index = int(value)
     return texts[index] if 0 <= index < len(texts) else ""
+def _recruitment(params: dict[str, str] | None) -> str:
+    """A participant's recruitment platform ids (``Participant.recruitment``) as compact
+    JSON text, or "" (most participants, and every model or rule)."""
+    return json.dumps(params, ensure_ascii=False, sort_keys=True) if params else ""
 
 
 def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, ...]]:
@@ -129,6 +138,7 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
         created,
         item_id,
         group_name,
+        recruitment,
     ) in query.iterator(chunk_size=chunk_size):
         source, condition, item_sample, form, category, options = facts[item_id]
         yield (
@@ -152,6 +162,7 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
             item_sample,
             form,
             category,
+            _recruitment(recruitment),
         )
 
 

@@ -78,6 +78,9 @@ class Participant(models.Model):
     completion_code = models.CharField(max_length=64, blank=True)
     task_order = models.JSONField(default=list, blank=True)
     language = models.CharField(max_length=10, blank=True)
+    # A recruitment platform's parameters from the entry link (Prolific's PROLIFIC_PID,
+    # STUDY_ID, SESSION_ID; a generic pid): exported for the researchers, shown to nobody.
+    recruitment = models.JSONField(default=dict, blank=True)
     attention_failures = models.PositiveIntegerField(default=0)
     flagged = models.BooleanField(default=False, help_text=_("Failed too many attention checks."))
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,10 +13,12 @@ from typing import Any
 from django.core import signing
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
 from annotation.models import Assignment, Participant
-from studies.kinds import kind_of
+from studies import verse
+from studies.kinds import FieldSpec, kind_of
 from studies.models import Group, Study, Task
 
 TOKEN_SALT = "shiping.participant"
@@ -93,35 +95,99 @@ def participant_by_pk(pk: int) -> Participant | None:
     return Participant.objects.select_related("study").filter(pk=pk).first()
 
 
-def participant_progress(participant: Participant) -> Progress:
-    """Answered items out of all the participant is due (per_participant + checks)."""
-    totals = Task.objects.filter(study_id=participant.study_id).annotate(
+def _due(task: Task) -> int:
+    """Questions a participant answers in ``task`` (annotated with ``n_regular`` and
+    ``n_checks``): ``per_participant`` of its items (or all, if fewer) plus every
+    attention check."""
+    return min(task.per_participant, task.n_regular) + task.n_checks  # type: ignore[attr-defined]
+
+
+def _tasks_with_counts(study_id: int) -> QuerySet[Task]:
+    return Task.objects.filter(study_id=study_id).annotate(
         n_regular=Count("items", filter=Q(items__is_attention_check=False)),
         n_checks=Count("items", filter=Q(items__is_attention_check=True)),
     )
-    total = sum(min(t.per_participant, t.n_regular) + t.n_checks for t in totals)
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the welcome page announces: each task with its number of questions (the
+    same count as the progress bar's, attention checks included), and the time."""
+
+    tasks: list[tuple[Task, int]]
+    minutes: int
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.tasks)
+
+
+SETUP_SECONDS = 60  # consent and the background questions, in the time estimate
+
+
+def study_outline(study: Study) -> Outline:
+    """The study's tasks with their question counts, and the estimated time: the study's
+    ``estimated_minutes``, else every question at its kind's usual pace
+    (``Kind.seconds_per_item``) plus a minute for consent and screening, rounded up."""
+    tasks = [(t, _due(t)) for t in _tasks_with_counts(study.pk).order_by("position", "slug")]
+    if study.estimated_minutes:
+        return Outline(tasks, study.estimated_minutes)
+    seconds = SETUP_SECONDS + sum(n * kind_of(t).seconds_per_item(t) for t, n in tasks)
+    return Outline(tasks, max(1, -(-seconds // 60)))
+
+
+def participant_progress(participant: Participant) -> Progress:
+    """Answered items out of all the participant is due (per_participant + checks)."""
+    total = sum(_due(t) for t in _tasks_with_counts(participant.study_id))
     answered = Assignment.objects.filter(
         participant=participant, status=Assignment.Status.ANSWERED
     ).count()
     return Progress(answered=answered, total=total)
 
 
-def _options(texts: Sequence[Mapping[str, Any]], perm: list[int]) -> list[dict[str, Any]]:
+def _options(
+    texts: Sequence[Mapping[str, Any]], perm: list[int], *, poems_hidden_authors: bool = False
+) -> list[dict[str, Any]]:
     # Only the text: an option's "explanation" may give the answer away.
-    return [{"position": pos, "text": texts[i]["text"]} for pos, i in enumerate(perm)]
+    def shown(text: str) -> str:
+        return verse.without_attribution(text) if poems_hidden_authors else text
+
+    return [{"position": pos, "text": shown(texts[i]["text"])} for pos, i in enumerate(perm)]
 
 
-def item_presentation(assignment: Assignment) -> dict[str, Any]:
-    """What a volunteer sees of an assignment's item: text, shown options, no key."""
+def authors_hidden(study: Study, task: Task) -> bool:
+    """Whether volunteers see no author on ``task``'s items: the study's setting, else
+    the kind's default (hidden where a famous name biases a judgment)."""
+    if study.hide_authors is not None:
+        return study.hide_authors
+    return kind_of(task).display.hide_author
+
+
+def _scale_labels(spec: FieldSpec) -> dict[str, str]:
+    """A scale's point labels (by point, as text), the study file's or by default its
+    ends' "very poor" … "very good" (in the request's language)."""
+    if spec.labels:
+        return {str(point): label for point, label in spec.labels.items()}
+    assert spec.scale is not None
+    return {str(spec.scale[0]): _("very poor"), str(spec.scale[-1]): _("very good")}
+
+
+def item_presentation(assignment: Assignment, *, study: Study) -> dict[str, Any]:
+    """What a volunteer sees of an assignment's item: text, shown options, no key; no
+    author where they are hidden (``authors_hidden``), and never a corpus's homonym
+    number after one."""
     item, task, order = assignment.item, assignment.task, assignment.option_order
+    hidden = authors_hidden(study, task)
+    poems = kind_of(task).display.poems
     fields: list[dict[str, Any]] = []
     for spec in kind_of(task).field_specs(item, task):
         if spec.scale is not None:
             scale = {"description": spec.description, "scale": list(spec.scale)}
-            fields.append({"key": spec.key, "prompt": spec.prompt, **scale})
+            labels = {"labels": _scale_labels(spec)}
+            fields.append({"key": spec.key, "prompt": spec.prompt, **scale, **labels})
         else:
             perm = strategy.shown(order, spec.options_key, len(spec.options))
-            options = _options(spec.options, perm)
+            options = _options(spec.options, perm, poems_hidden_authors=poems and hidden)
             fields.append({"key": spec.key, "prompt": spec.prompt, "options": options})
     return {
         "assignment": assignment.pk,
@@ -140,7 +206,7 @@ def item_presentation(assignment: Assignment) -> dict[str, Any]:
             "stem": item.stem,
             "poem": {
                 "title": item.poem_title,
-                "author": item.poem_author,
+                "author": "" if hidden else verse.display_author(item.poem_author),
                 "text": item.poem_text,
             }
             if item.poem_text

@@ -28,6 +28,7 @@ from annotation.models import Assignment, Participant, Response
 from annotation.ratelimit import wait_seconds
 from studies.kinds import kind_of
 from studies.models import Study
+from studies.recruitment import completion_link
 
 log = logging.getLogger(__name__)
 # The language switch (base.html) names each language in itself: "English" stays
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 LANGUAGE_NAMES = (gettext_noop("English"),)
 COOKIE_SALT = "shiping.volunteer"
 COOKIE_AGE = 60 * 60 * 24 * 90
+REDIRECT_SECONDS = 5  # the finish page shows the code this long, then goes to the platform
 
 
 def _cookie(study: Study) -> str:
@@ -78,7 +80,12 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             p = services.participant_enrol(
-                study=study, consent=True, invite_token=token, language=get_language() or ""
+                study=study,
+                consent=True,
+                invite_token=token,
+                language=get_language() or "",
+                # The form posts to its own address: the entry link's query string.
+                recruitment=request.GET,
             )
         except ValidationError as exc:
             form.add_error(None, exc)
@@ -86,8 +93,21 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
             response = redirect("volunteer:start", slug=slug)
             _remember(response, request, study, p)
             return response
-    context = {"study": study, "tasks": study.tasks.all(), "form": form, "group": group}
+    context = {
+        "study": study,
+        "outline": selectors.study_outline(study),
+        "form": form,
+        "group": group,
+        "wechat": _in_wechat(request),
+    }
     return render(request, "annotation/welcome.html", context, status=400 if form.errors else 200)
+
+
+def _in_wechat(request: HttpRequest) -> bool:
+    """Opened in WeChat's in-app browser (a study's link shared in a chat, or its QR code
+    scanned there): the pages say how to come back, since the in-app browser has no
+    bookmarks and may forget its cookies."""
+    return "MicroMessenger" in request.headers.get("User-Agent", "")
 
 
 @require_http_methods(["GET", "POST"])
@@ -109,7 +129,8 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     study, p = _current(request, slug)
     if p is None:
         return redirect("volunteer:welcome", slug=slug)
-    return render(request, "annotation/start.html", {"study": study, "participant": p})
+    context = {"study": study, "participant": p, "wechat": _in_wechat(request)}
+    return render(request, "annotation/start.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -135,6 +156,9 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
         {"q": q, "selected": request.POST.get(f"q-{q.key}", ""), "errors": errors.get(q.key, [])}
         for q in study.screening.order_by("position")
     ]
+    first = next((entry for entry in questions if entry["errors"]), None)
+    if first is not None:
+        first["first_problem"] = True  # the page opens on it (autofocus)
     context = {"study": study, "questions": questions, "errors": errors.get("", [])}
     return render(request, "annotation/screening.html", context, status=400 if errors else 200)
 
@@ -174,14 +198,21 @@ def _render_question(
     failure: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    q = selectors.item_presentation(a)
+    q = selectors.item_presentation(a, study=study)
     kind = kind_of(a.task)
     errors = errors or {}
     for f in q["fields"]:
         f["legend"] = kind.legend(f["key"], f["prompt"])
         f["selected"] = (selected or {}).get(f["key"], "")
         f["errors"] = errors.get(f["key"], [])
+        if "scale" in f:  # each point with its label (anchor), if it has one
+            f["points"] = [{"value": v, "label": f["labels"].get(str(v), "")} for v in f["scale"]]
+            f["labelled"] = all(point["label"] for point in f["points"])
     keys = {f["key"] for f in q["fields"]}
+    # After a refused answer the page opens on the first problem (autofocus, no script).
+    first = next((f for f in q["fields"] if f["errors"]), None)
+    if first is not None:
+        first["first_problem"] = True
     context: dict[str, Any] = {
         "study": study,
         "participant": p,
@@ -236,7 +267,13 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:welcome", slug=slug)
     if p.status != Participant.Status.FINISHED:
         return redirect("volunteer:question", slug=slug)
-    return render(request, "annotation/finish.html", {"study": study, "participant": p})
+    context: dict[str, Any] = {"study": study, "participant": p}
+    if study.completion_url:  # back to the recruitment platform, with the code
+        context["completion_link"] = completion_link(
+            study.completion_url, code=p.completion_code, params=p.recruitment
+        )
+        context["redirect_seconds"] = REDIRECT_SECONDS
+    return render(request, "annotation/finish.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -31,6 +31,7 @@ AUTHORS = (
     "贺铸",
 )
 SPLIT = re.compile(r"[，。？！、；：,.?!;:]")
+HOMONYM = re.compile(r"(?<=\D)\d+$")
 PER_TASK = 24
 MERGE = {"金缕曲": "贺新郎", "忆江南": "望江南"}  # one tune, two names (data/SOURCES.md §6a)
 
@@ -92,6 +93,7 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
                 continue  # lost characters make poor questions
             poem["cipai"] = MERGE.get(poem["cipai"], poem["cipai"])
             poem["lines"] = [s for s in SPLIT.split(poem["text"]) if s]
+            poem["author"] = HOMONYM.sub("", poem["author"])  # "王炎2": the corpus's number
             poems.append(poem)
     return poems
 
@@ -168,7 +170,7 @@ def study_definition() -> dict[str, Any]:
             },
         ],
         "target_per_item": {"A": 3, "B": 3, "C": 3},
-        "settings": {"shuffle_options": True, "attention_max_failures": 0},
+        "settings": {"shuffle_options": True, "attention_max_failures": 0, "listed": True},
     }
 
 
@@ -320,7 +322,9 @@ def ident_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
 def best3_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
     by_cipai: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for p in poems:
-        if len(p["text"]) <= 70:  # short tunes keep three poems readable on a phone
+        # Short tunes keep three poems readable on a phone; whole poems only (the corpus
+        # has fragments of a line or two, and placeholders such as "（缺词文）").
+        if len(p["text"]) <= 70 and len(p["paragraphs"]) >= 4 and "缺" not in p["text"]:
             by_cipai[p["cipai"]].append(p)
     tunes = sorted(c for c, ps in by_cipai.items() if len(ps) >= 3)
     items = []
@@ -332,8 +336,13 @@ def best3_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
                 "id": f"best3-{n + 1:03d}",
                 "task": "best3",
                 "stem": f"同一词牌《{cipai}》的三首宋词",
-                "options": [f"{poem_text(p)}\n——{p['author']}" for p in three],
-                "meta": {"source_ids": [p["id"] for p in three], "cipai": cipai},
+                # No author beside the poems: a famous name biases the judgment.
+                "options": [poem_text(p) for p in three],
+                "meta": {
+                    "source_ids": [p["id"] for p in three],
+                    "authors": [p["author"] for p in three],
+                    "cipai": cipai,
+                },
             }
         )
     return items

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from research import poems
+from research import poems, recruit
 from research.dashboard import views as dashboard
 
 app_name = "research"
@@ -20,4 +20,9 @@ urlpatterns = [
         name="download-responses",
     ),
     path("poems/<int:item_id>/", poems.poem_detail, name="poem"),
+    path(
+        "studies/<int:study_id>/recruit/<slug:key>/",
+        recruit.recruit_print,
+        name="recruit-print",
+    ),
 ]

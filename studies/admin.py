@@ -13,10 +13,12 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from studies.admin_display import POOL_NOTE, STUDY_NOTE, file_note, json_display
 from studies.admin_forms import TaskForm
 from studies.models import Group, ImportLog, Item, ScreeningQuestion, Study, Task
+from studies.services import studies_open
 
 
 class GroupInline(admin.TabularInline):
@@ -53,8 +55,9 @@ class TaskInline(admin.TabularInline):
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ("slug", "title", "status", "created_at", "updated_at")
-    list_filter = ("status",)
+    list_display = ("slug", "title", "status", "listed", "created_at", "updated_at")
+    list_filter = ("status", "listed")
+    actions = ("open_studies",)
     search_fields = ("slug", "title", "description")
     filter_horizontal = ("researchers",)
     readonly_fields = ("public_token", "created_at", "updated_at")
@@ -66,6 +69,14 @@ class StudyAdmin(admin.ModelAdmin):
             return fieldsets
         (name, options), *rest = fieldsets
         return [(name, {**options, "description": file_note(STUDY_NOTE)}), *rest]
+
+    @admin.action(description=_("Open the selected studies to volunteers"), permissions=["change"])
+    def open_studies(self, request: HttpRequest, queryset: Any) -> None:
+        n = studies_open(studies=queryset)
+        message = ngettext(
+            "%(n)d study opened to volunteers.", "%(n)d studies opened to volunteers.", n
+        )
+        self.message_user(request, message % {"n": n})
 
 
 @admin.register(Group)

@@ -22,6 +22,7 @@ ratings. The answer rule's messages are translated when shown (``studies.values`
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -68,6 +69,7 @@ class FieldSpec:
     options_key: str = ""
     scale: Sequence[int] | None = None
     description: str = ""
+    labels: Mapping[int, str] = field(default_factory=dict)  # a scale's point labels
 
 
 @dataclass(frozen=True)
@@ -84,12 +86,15 @@ class Display:
     """How the question page shows a kind's fields.
 
     ``template`` renders one field's inputs; ``poems``: the options are whole poems,
-    shown once above the fields and named "Poem n" in them; ``css``: an extra class of
-    each field's fieldset."""
+    shown once above the fields (a switcher between them on phones) and named "Poem n"
+    with their first words in them; ``css``: an extra class of each field's fieldset;
+    ``hide_author``: the poem's author is withheld unless the study says otherwise
+    (``Study.hide_authors``), since a famous name biases a judgment of quality."""
 
     template: str = "annotation/fields/options.html"
     poems: bool = False
     css: str = ""
+    hide_author: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,7 @@ class Kind:
     all_parts: ClassVar[bool] = False  # the report adds field "*": every keyed part right
     headline: ClassVar[str | None] = None  # the accuracy field the dashboard charts
     display: ClassVar[Display] = Display()
+    seconds: ClassVar[int] = 20  # a volunteer's usual time on one item (the time estimate)
 
     def field_specs(self, item: Item, task: Task) -> list[FieldSpec]:
         raise NotImplementedError
@@ -117,6 +123,11 @@ class Kind:
     def legend(self, key: str, prompt: str) -> Text:
         """The question page's heading of one field."""
         return prompt
+
+    def seconds_per_item(self, task: Task) -> int:
+        """About how long a volunteer spends on one item of ``task`` (the welcome page's
+        time estimate, when the study does not set one)."""
+        return self.seconds
 
     def option_lists(self, *, n_options: int, parts: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         """The option lists a shuffle permutes: list key -> number of options."""
@@ -218,7 +229,8 @@ class BestWorst(_Question):
     distinct = ("best", "worst")
     all_parts = True
     headline = ALL_PARTS
-    display = Display(poems=True)
+    display = Display(poems=True, hide_author=True)
+    seconds = 90  # three poems read and compared
 
     def field_specs(self, item: Item, task: Task) -> list[FieldSpec]:
         return [FieldSpec(key, options=item.options, options_key=ANSWER) for key in self.distinct]
@@ -259,6 +271,7 @@ class Multi(_Question):
     slug = "multi"
     all_parts = True
     headline = ALL_PARTS
+    seconds = 40
 
     def field_specs(self, item: Item, task: Task) -> list[FieldSpec]:
         return [
@@ -335,7 +348,7 @@ class Rating(Kind):
     payload = "ratings"
     wrong_payload = _("this is a rating item: give 'ratings', not 'answer'")
     scale = True
-    display = Display(template="annotation/fields/scale.html", css="scale")
+    display = Display(template="annotation/fields/scale.html", css="scale", hide_author=True)
 
     def field_specs(self, item: Item, task: Task) -> list[FieldSpec]:
         return [
@@ -344,9 +357,13 @@ class Rating(Kind):
                 prompt=d.get("label", d["key"]),
                 description=d.get("description", ""),
                 scale=range(int(d["min"]), int(d["max"]) + 1),
+                labels=_scale_labels(d),
             )
             for d in task.dimensions
         ]
+
+    def seconds_per_item(self, task: Task) -> int:
+        return 20 + 8 * len(task.dimensions)  # reading the poem, then each dimension
 
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         if data.get("options") or data.get("parts"):
@@ -383,6 +400,19 @@ class Rating(Kind):
                 out.error(key, with_params(message, value=raw, min=dim["min"], max=dim["max"]))
                 continue
             out.values[key] = int(raw)
+
+
+def _scale_labels(dimension: Mapping[str, Any]) -> dict[int, str]:
+    """A dimension's point labels as loaded ({"1": "很差", …}; see
+    ``studies.loading.study_parts.parse_scale_labels``), by point."""
+    raw = dimension.get("labels")
+    if isinstance(raw, list):  # one per point, as a file may give them
+        return {int(dimension["min"]) + i: str(v) for i, v in enumerate(raw) if v}
+    out: dict[int, str] = {}
+    for point, label in raw.items() if isinstance(raw, dict) else ():
+        with suppress(TypeError, ValueError):
+            out[int(point)] = str(label)
+    return out
 
 
 KINDS: dict[str, Kind] = {k.slug: k for k in (Choice(), Multi(), BestWorst(), Rating())}

@@ -10,14 +10,23 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from studies.recruitment import completion_problem
 
 slug_validator = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
     _("Use letters, digits, '-', '_' or '.', starting with a letter or digit."),
 )
+
+
+def validate_completion_url(value: str) -> None:
+    problem = completion_problem(value) if value else None
+    if problem:
+        raise ValidationError(problem)
 
 
 def new_token() -> str:
@@ -34,7 +43,14 @@ class Study(models.Model):
     title = models.CharField(max_length=300)
     description = models.TextField(blank=True)
     consent = models.TextField(blank=True, help_text=_("Shown before the first question."))
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # A loaded study starts as a draft: closed to volunteers (a 404) and unlisted until a
+    # researcher opens it (the admin's "Open" action, or ``load_study --open``).
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    listed = models.BooleanField(
+        _("listed"),
+        default=False,
+        help_text=_("Listed on the public home page while open (otherwise only its link works)."),
+    )
     shuffle_options = models.BooleanField(
         default=False, help_text=_("Shuffle option order per participant (keys are remapped).")
     )
@@ -50,6 +66,35 @@ class Study(models.Model):
         blank=True,
         help_text=_(
             "Fixed completion code for recruitment platforms; blank = one per participant."
+        ),
+    )
+    completion_url = models.CharField(
+        _("completion URL"),
+        max_length=500,
+        blank=True,
+        validators=[validate_completion_url],
+        help_text=_(
+            "Where the finish page sends a volunteer (a recruitment platform's completion "
+            "link); {code} is replaced by the completion code."
+        ),
+    )
+    hide_authors = models.BooleanField(
+        _("hide authors"),
+        null=True,
+        blank=True,
+        default=None,
+        help_text=_(
+            "Hide poems' authors from volunteers. Unset: hidden on best/worst and rating "
+            "tasks (an author's name biases a judgment), shown on the others."
+        ),
+    )
+    estimated_minutes = models.PositiveIntegerField(
+        _("estimated minutes"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The time the welcome page announces. Unset: estimated from the questions each "
+            "volunteer answers."
         ),
     )
     public_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)

@@ -7,5 +7,7 @@ from django.db.models import QuerySet
 from studies.models import Study
 
 
-def open_studies() -> QuerySet[Study]:
-    return Study.objects.filter(status=Study.Status.OPEN).order_by("title")
+def listed_studies() -> QuerySet[Study]:
+    """The studies the public home page lists: open and marked ``listed`` (a study is
+    unlisted by default: its links work, but nobody finds it by browsing)."""
+    return Study.objects.filter(status=Study.Status.OPEN, listed=True).order_by("title")

@@ -9,4 +9,4 @@ from studies import selectors
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "studies/home.html", {"studies": selectors.open_studies()})
+    return render(request, "studies/home.html", {"studies": selectors.listed_studies()})

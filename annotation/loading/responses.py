@@ -8,6 +8,7 @@ counted in the summary (they mean the file and the pool disagree about the key).
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
@@ -27,6 +28,7 @@ from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
 from studies.loading.values import is_count, parse_id
 from studies.models import Group, ImportLog, Item, Study, Task
+from studies.recruitment import recruitment_params
 from studies.values import is_digits
 
 
@@ -56,9 +58,22 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     yield from gathered.values()
 
 
-# The rows to write, the raters they need with each one's group, and how many
-# 'correct' flags disagreed.
-ValidatedResponses = tuple[list[ResponseRow], dict[RaterKey, Group], int]
+# The rows to write, the raters they need with each one's group, how many 'correct'
+# flags disagreed, and the recruitment ids a file gives participants (an export's
+# ``recruitment`` column), kept for participants it creates.
+ValidatedResponses = tuple[list[ResponseRow], dict[RaterKey, Group], int, dict[str, dict[str, str]]]
+
+
+def _recruitment(data: dict[str, Any]) -> dict[str, str]:
+    """A line's ``recruitment`` (an export's column: JSON text; or an object), known
+    parameters only; anything else is passed over (it is never part of an answer)."""
+    raw = data.get("recruitment")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return {}
+    return recruitment_params(raw) if isinstance(raw, dict) else {}
 
 
 def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime | None]:
@@ -115,6 +130,7 @@ def validate_responses(
     raters: dict[RaterKey, Group] = {}
     first_group: dict[str, tuple[str, int]] = {}
     seen: dict[tuple[str, str, str], int] = {}
+    recruited: dict[str, dict[str, str]] = {}
     disagreements = 0
     records = _records(source, collector)
     checking = progress(
@@ -150,6 +166,8 @@ def validate_responses(
             report.error(name, message)
         key: RaterKey = ("human", pid, "")
         raters[key] = group
+        if params := _recruitment(data):
+            recruited.setdefault(pid, params)
         for fld, value in result.values.items():
             correct = item.grade(fld, value)
             dup = seen.setdefault((pid, item_id or "", fld), line)
@@ -175,7 +193,7 @@ def validate_responses(
         collector.add(None, None, "the file holds no responses")
     _check_stored_groups(study, first_group, collector)
     collector.raise_if_any()
-    return rows, raters, disagreements
+    return rows, raters, disagreements, recruited
 
 
 def _check_stored_groups(
@@ -200,9 +218,12 @@ def _check_stored_groups(
                 )
 
 
-def _participants_create(study: Study, groups: dict[int, Group]) -> None:
+def _participants_create(
+    study: Study, groups: dict[int, Group], recruited: dict[int, dict[str, str]]
+) -> None:
     """A participant for each rater id of ``groups`` that has none, placed in its group
-    (a participant stored before keeps its group: ``_check_stored_groups``)."""
+    (a participant stored before keeps its group: ``_check_stored_groups``), with the
+    recruitment ids the file gave it."""
     have = set(
         Participant.objects.filter(rater_id__in=list(groups)).values_list("rater_id", flat=True)
     )
@@ -216,6 +237,7 @@ def _participants_create(study: Study, groups: dict[int, Group]) -> None:
                 rater_id=rid,
                 entry=Participant.Entry.IMPORT,
                 status=Participant.Status.IMPORTED,
+                recruitment=recruited.get(rid, {}),
             )
             for rid in new
         ],
@@ -249,7 +271,7 @@ def responses_write(
     on_progress: ProgressCallback | None = None,
 ) -> Summary:
     """Write validated responses (``validate_responses``) into ``study``, all or nothing."""
-    rows, rater_groups, disagreements = validated
+    rows, rater_groups, disagreements, recruited = validated
     summary = Summary(kind="responses", file=source.name, rows=len(rows), dry_run=dry_run)
     if disagreements:
         # The key in the pool wins; the file's own 'correct' flags are reported, not stored.
@@ -258,7 +280,11 @@ def responses_write(
         )
     with transaction.atomic():
         raters = raters_ensure(study, rater_groups, summary)
-        _participants_create(study, {raters[k].pk: g for k, g in rater_groups.items()})
+        _participants_create(
+            study,
+            {raters[k].pk: g for k, g in rater_groups.items()},
+            {raters[("human", pid, "")].pk: params for pid, params in recruited.items()},
+        )
         responses_upsert(study, rows, raters, summary)
         # Failed attention checks count as in the volunteer flow (flag past the limit).
         flagged = participants_recount_attention(

@@ -21,6 +21,7 @@ from annotation import selectors
 from annotation.models import Participant, Rater, new_resume_code
 from annotation.services._common import require_open, rng
 from studies.models import Group, Study
+from studies.recruitment import recruitment_params
 
 
 @transaction.atomic
@@ -31,11 +32,14 @@ def participant_enrol(
     invite_token: str | None = None,
     entry: str = Participant.Entry.PUBLIC,
     language: str = "",
+    recruitment: Mapping[str, str] | None = None,
 ) -> Participant:
     """A new participant who accepted the study's consent text (recorded with the time).
 
     With a group invitation token the participant is placed in that group and skips
     screening; a study without screening questions places everyone in its first group.
+    ``recruitment``: a recruitment platform's parameters from the entry link (only the
+    known ones are kept: ``studies.recruitment.recruitment_params``).
     """
     require_open(study)
     if not consent:
@@ -56,6 +60,7 @@ def participant_enrol(
         consent_text=study.consent,
         consented_at=timezone.now(),
         language=language[:10],
+        recruitment=recruitment_params(recruitment or {}),
         task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
     )
     participant.rater = Rater.objects.create(

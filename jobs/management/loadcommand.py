@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs.services import command_submit
 from scoring.loads import file_load
-from studies.loading.problems import LoadError
+from studies.loading.problems import LoadError, Summary
 from studies.loading.readers import Source
 from studies.models import Study
 
@@ -59,7 +59,12 @@ class LoadCommand(BaseCommand):
             summary = file_load(kind=self.kind, source=source, **kwargs)
         except LoadError as exc:
             raise CommandError(exc.describe()) from exc
-        self.stdout.write(self.style.SUCCESS(summary.describe()))
+        self.stdout.write(self.style.SUCCESS(self.loaded(source, summary, opts).describe()))
+
+    def loaded(self, source: Source, summary: Summary, opts: dict[str, Any]) -> Summary:
+        """What to do once a file is loaded (a command's own option), before the summary
+        is printed; returns the summary to print."""
+        return summary
 
     def _submit(self, source: Source, study: Study | None, opts: dict[str, Any]) -> None:
         job = command_submit(

@@ -16,6 +16,7 @@ from research.downloads import (
     report_download,
     responses_download,
 )
+from research.recruit import recruit_links
 from scoring.report import TABLES
 from scoring.report.service import report_for
 
@@ -74,6 +75,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "aggregates": AggregateResult.objects.filter(study=study).order_by("task", "model"),
         "report_formats": REPORT_FORMATS,
         "response_formats": RESPONSE_FORMATS,
+        "recruit": recruit_links(request, study),
     }
     return render(request, "research/dashboard.html", context)
 

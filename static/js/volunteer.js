@@ -1,32 +1,64 @@
 /* Progressive enhancement for the volunteer pages; everything works without it.
-   Digits 1-9 choose an option in the current question part (the one holding the focus,
-   else the first unanswered); Enter saves. Fields that must differ (best and worst)
-   cannot name the same option.
-   The save button is disabled after the first click (the server is idempotent anyway). */
+
+   Keyboard: a digit 1-9 chooses that option in the current part (the one holding the
+   focus, else the first unanswered) and moves the focus on to the next unanswered part;
+   Enter saves once every part is answered, otherwise it moves to the first part still
+   missing. Fields that must differ (best and worst) cannot name the same option.
+   Best/worst: the poems become tabs (each named by its first words; arrow keys, or a
+   swipe on a phone, move between them). After a refused answer the first problem gets
+   the focus (the page's autofocus does it without script). The save button is disabled
+   after the first click (the server is idempotent anyway).
+   Plain ES5, nothing an in-app browser (WeChat) may lack. */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+  var slice = Array.prototype.slice;
+
+  poemTabs(document.querySelector(".poem-switch"));
+
   var form = document.querySelector("form.question-form");
   if (!form) return;
   var hint = form.querySelector(".keys-hint");
   if (hint) hint.hidden = false;
-  var fieldsets = Array.prototype.slice.call(form.querySelectorAll("fieldset"));
+  var fieldsets = slice.call(form.querySelectorAll("fieldset"));
 
-  function radios(fs) { return Array.prototype.slice.call(fs.querySelectorAll("input[type=radio]")); }
+  function radios(fs) { return slice.call(fs.querySelectorAll("input[type=radio]")); }
+  function answered(fs) { return !!fs.querySelector("input:checked"); }
+  function firstMissing() {
+    for (var i = 0; i < fieldsets.length; i++) {
+      if (!answered(fieldsets[i])) return fieldsets[i];
+    }
+    return null;
+  }
   function current() {
     var active = document.activeElement;
     for (var i = 0; i < fieldsets.length; i++) {
       if (fieldsets[i].contains(active)) return fieldsets[i];
     }
-    for (var j = 0; j < fieldsets.length; j++) {
-      if (!fieldsets[j].querySelector("input:checked")) return fieldsets[j];
+    return firstMissing() || fieldsets[fieldsets.length - 1];
+  }
+  // The next unanswered part after ``fs`` (then from the top), or null.
+  function nextMissing(fs) {
+    var start = fieldsets.indexOf(fs);
+    for (var k = 1; k <= fieldsets.length; k++) {
+      var candidate = fieldsets[(start + k) % fieldsets.length];
+      if (!answered(candidate)) return candidate;
     }
-    return fieldsets[fieldsets.length - 1];
+    return null;
+  }
+  function focusPart(fs, center) {
+    var target = fs.querySelector("input:checked");
+    if (!target) {
+      target = radios(fs).filter(function (r) { return !r.disabled; })[0];
+    }
+    if (!target) return;
+    target.focus();
+    if (target.scrollIntoView) target.scrollIntoView({ block: center ? "center" : "nearest" });
   }
 
   // Fields that must name different options (data-distinct, e.g. "best worst"): an
   // option chosen in one is disabled in the others.
-  var distinct = (form.dataset.distinct || "").split(" ").filter(Boolean);
+  var distinct = (form.getAttribute("data-distinct") || "").split(" ").filter(Boolean);
   function syncDistinct() {
     if (distinct.length < 2) return;
     var chosen = {};
@@ -42,39 +74,105 @@
       });
     });
   }
-
   form.addEventListener("change", syncDistinct);
   syncDistinct();
 
   document.addEventListener("keydown", function (e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || !fieldsets.length) return;
     var t = e.target;
-    if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type === "text"))) return;
+    if (t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" ||
+              (t.tagName === "INPUT" && t.type === "text"))) return;
     if (/^[1-9]$/.test(e.key)) {
       var fs = current();
       var choice = radios(fs)[parseInt(e.key, 10) - 1];
-      if (choice && !choice.disabled) {
-        choice.checked = true;
-        choice.focus();
-        choice.dispatchEvent(new Event("change", { bubbles: true }));
-        e.preventDefault();
-      }
-    } else if (e.key === "Enter" && t && t.tagName !== "BUTTON" && t.tagName !== "A") {
+      if (!choice || choice.disabled) return;
       e.preventDefault();
-      if (form.requestSubmit) form.requestSubmit(); else form.submit();
+      choice.checked = true;
+      choice.dispatchEvent(new Event("change", { bubbles: true }));
+      var next = nextMissing(fs);
+      if (next) focusPart(next, false); else choice.focus();
+    } else if (e.key === "Enter" && t && t.tagName !== "BUTTON" && t.tagName !== "A" &&
+               t.tagName !== "SUMMARY") {
+      e.preventDefault();
+      var missing = firstMissing();
+      if (missing) {
+        focusPart(missing, true);
+      } else if (form.requestSubmit) {
+        form.requestSubmit();
+      } else {
+        form.submit();
+      }
     }
   });
 
+  // A refused answer: the first problem takes the focus, in view (its error is read out
+  // with it: aria-describedby), or the page's alert when no part is at fault.
+  var invalid = form.querySelector("fieldset.invalid");
+  var problem = document.getElementById("problem");
+  if (invalid) focusPart(invalid, true);
+  else if (problem) problem.focus();
+
   form.addEventListener("submit", function (e) {
-    if (form.dataset.sent) { e.preventDefault(); return; }
-    form.dataset.sent = "1";
+    if (form.getAttribute("data-sent")) { e.preventDefault(); return; }
+    form.setAttribute("data-sent", "1");
     var button = form.querySelector("button[type=submit]");
     if (button) window.setTimeout(function () { button.disabled = true; }, 0);
   });
   // Coming back with the browser's Back button shows the page from cache: allow a resend.
   window.addEventListener("pageshow", function () {
-    delete form.dataset.sent;
+    form.removeAttribute("data-sent");
     var button = form.querySelector("button[type=submit]");
     if (button) button.disabled = false;
   });
+
+  function poemTabs(box) {
+    if (!box) return;
+    var list = box.querySelector("[role=tablist]");
+    var tabs = list ? slice.call(list.querySelectorAll("[role=tab]")) : [];
+    var panels = slice.call(box.querySelectorAll(".poem-panel"));
+    if (tabs.length < 2 || tabs.length !== panels.length) return;
+    var shown = 0;
+    function select(i, focus) {
+      shown = (i + tabs.length) % tabs.length;
+      tabs.forEach(function (tab, j) {
+        var on = j === shown;
+        tab.setAttribute("aria-selected", on ? "true" : "false");
+        tab.tabIndex = on ? 0 : -1;
+        if (on) panels[j].className = panels[j].className.replace(/ ?inactive/g, "");
+        else if (!/inactive/.test(panels[j].className)) panels[j].className += " inactive";
+      });
+      if (focus) tabs[shown].focus();
+    }
+    panels.forEach(function (panel, j) {
+      panel.setAttribute("role", "tabpanel");
+      panel.setAttribute("aria-labelledby", tabs[j].id);
+      panel.tabIndex = 0;
+    });
+    tabs.forEach(function (tab, j) {
+      tab.addEventListener("click", function () { select(j, false); });
+    });
+    list.addEventListener("keydown", function (e) {
+      var moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+      if (e.key in moves) select(shown + moves[e.key], true);
+      else if (e.key === "Home") select(0, true);
+      else if (e.key === "End") select(tabs.length - 1, true);
+      else return;
+      e.preventDefault();
+    });
+    // A horizontal swipe on the poem shows the next (or previous) one.
+    var start = null;
+    box.addEventListener("touchstart", function (e) {
+      start = e.touches.length === 1 ? [e.touches[0].clientX, e.touches[0].clientY] : null;
+    }, { passive: true });
+    box.addEventListener("touchend", function (e) {
+      if (!start || !e.changedTouches.length) return;
+      var dx = e.changedTouches[0].clientX - start[0];
+      var dy = e.changedTouches[0].clientY - start[1];
+      start = null;
+      if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) select(shown + (dx < 0 ? 1 : -1), false);
+    }, { passive: true });
+    list.hidden = false;
+    box.className += " tabbed";
+    select(0, false);
+  }
 })();

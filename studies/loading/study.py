@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from studies.loading.finish import load_finish
-from studies.loading.problems import Collector, LoadError, Problem, Summary
+from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
 from studies.loading.progress import ProgressCallback
 from studies.loading.readers import Source, read_document
 from studies.loading.study_parts import (
@@ -18,18 +18,17 @@ from studies.loading.study_parts import (
     parse_slug,
     parse_tasks,
 )
+from studies.loading.study_settings import SETTINGS, parse_settings
 from studies.loading.values import is_count
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
 from studies.values import parse_text
 
 STUDY_FIELDS = ("title", "description", "consent", "status")
-SETTINGS = {
-    "shuffle_options": bool,
-    "randomize_task_order": bool,
-    "attention_max_failures": int,
-    "exclude_flagged": bool,
-    "completion_code": str,
-}
+
+DRAFT_NOTE = (
+    "The study is a draft: volunteers cannot open it and the home page does not list it "
+    'until a researcher opens it (the admin\'s action "Open", or load_study --open).'
+)
 KNOWN_KEYS = {
     "slug",
     "groups",
@@ -63,28 +62,14 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     )
     for key in ("description", "consent"):
         fields[key] = parse_text(data.get(key), lines.at(key), "", required=False)
-    status = data.get("status", Study.Status.OPEN)
-    if not isinstance(status, str) or status not in Study.Status.values:
-        lines.at("status").error(None, f"{status!r} is not one of open, draft, closed")
-    fields["status"] = status
-    nested = data.get("settings") or {}
-    if not isinstance(nested, dict):
-        lines.at("settings").error(None, "must be an object of settings")
-        nested = {}
-    settings = {**{k: data[k] for k in SETTINGS if k in data}, **nested}
-    for key, value in settings.items():
-        kind = SETTINGS.get(key)
-        path = f"settings.{key}" if key in nested else key
-        if kind is None:
-            lines.at(path).error(None, f"unknown setting (known: {', '.join(SETTINGS)})")
-        elif kind is int and not is_count(value):
-            lines.at(path).error(None, "must be a whole number ≥ 0")
-        elif kind is bool and not isinstance(value, bool):
-            lines.at(path).error(None, "must be true or false")
-        elif kind is str and not (isinstance(value, str) and len(value) <= 64):
-            lines.at(path).error(None, "must be text of at most 64 characters")
-        else:
-            fields[key] = int(value) if kind is int else value
+    # Without a status a new study is a draft (closed and unlisted until a researcher
+    # opens it) and a reloaded one keeps the status it has.
+    if "status" in data:
+        status = data["status"]
+        if not isinstance(status, str) or status not in Study.Status.values:
+            lines.at("status").error(None, f"{status!r} is not one of draft, open, closed")
+        fields["status"] = status
+    fields.update(parse_settings(data, lines))
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     fields["meta"] = extra
     spec = StudySpec(slug=slug or "", fields=fields)
@@ -218,6 +203,8 @@ def study_write(
     summary = Summary(kind="study", file=source.name, rows=1, dry_run=dry_run)
     with transaction.atomic():
         study = apply_study(spec, summary)
+        if study.status == Study.Status.DRAFT:
+            summary.notes.append(Note("study_draft", DRAFT_NOTE))
         load_finish(
             kind=ImportLog.Kind.STUDY, study=study, source=source, summary=summary, user=user
         )

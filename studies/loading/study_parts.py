@@ -155,11 +155,68 @@ def parse_dimensions(raw: Any, kind: Any, lines: Lines, path: str) -> list[dict[
                 "min", f"min and max must be whole numbers with min < max, within ±{MAX_SCALE}"
             )
             lo, hi = 1, 5
-        dim = {"key": key, "label": str(d.get("label") or key), "min": int(lo), "max": int(hi)}
-        for extra in ("description", "labels"):
-            if extra in d:
-                dim[extra] = d[extra]
+        dim: dict[str, Any] = {
+            "key": key,
+            "label": str(d.get("label") or key),
+            "min": int(lo),
+            "max": int(hi),
+        }
+        if "description" in d:
+            dim["description"] = d["description"]
+        labels = parse_scale_labels(d.get("labels"), int(lo), int(hi), lines, f"{dpath}.labels")
+        if labels:
+            dim["labels"] = labels
         out.append(dim)
+    return out
+
+
+MAX_LABEL = 40  # a scale point's label fits under its button on a phone
+
+
+def _point(raw: Any) -> int | None:
+    """A scale point named by an object key: an integer, or its text (JSON keys)."""
+    if is_int(raw):
+        return int(raw)
+    text = raw.strip() if isinstance(raw, str) else ""
+    return int(text) if text.removeprefix("-").isdigit() else None
+
+
+def parse_scale_labels(raw: Any, lo: int, hi: int, lines: Lines, path: str) -> dict[str, str]:
+    """A dimension's point labels (anchors), as {point: label} with the points as text:
+    from a list with one label per point (min to max) or an object naming some points,
+    e.g. the ends ``{"1": "很差", "5": "很好"}``."""
+    if raw is None:
+        return {}
+    if isinstance(raw, list):
+        if len(raw) != hi - lo + 1:
+            lines.at(path).error(
+                None,
+                f"has {len(raw)} labels; give one per point of {lo}–{hi} ({hi - lo + 1}), "
+                "or an object naming some points",
+            )
+            return {}
+        pairs = [(str(lo + i), label, f"{path}[{i}]") for i, label in enumerate(raw)]
+    elif isinstance(raw, dict):
+        pairs = []
+        for point, label in raw.items():
+            value = _point(point)
+            if value is None or not lo <= value <= hi:
+                lines.at(f"{path}.{point}").error(None, f"{point!r} is not a point of {lo}–{hi}")
+                continue
+            pairs.append((str(value), label, f"{path}.{point}"))
+    else:
+        lines.at(path).error(
+            None, "must be a list of one label per point, or an object {point: label}"
+        )
+        return {}
+    out: dict[str, str] = {}
+    for point, label, where in pairs:
+        if not isinstance(label, str) or not label.strip():
+            lines.at(where).error(None, "must be a non-empty text")
+        elif len(label) > MAX_LABEL:
+            lines.at(where).error(None, f"is longer than {MAX_LABEL} characters")
+        else:
+            out[point] = label.strip()
     return out
 
 

@@ -2,6 +2,9 @@
 
 Without /usr/bin/chromium the browser tests are skipped with a reason, unless
 REQUIRE_BROWSER=1, when they fail instead. Screenshots go to test-artifacts/screenshots/.
+axe-core (the accessibility checker, from the npm registry: ``npm ci`` in tests/browser)
+is loaded into the page from tests/browser/node_modules; without it the accessibility
+checks are skipped with a reason, unless REQUIRE_BROWSER=1.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from django.core.management import call_command
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 ARGS = [
     "--no-sandbox",
@@ -68,3 +72,36 @@ def shoot() -> Any:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
     return save
+
+
+class Axe:
+    """Runs axe-core in a page: every rule axe runs by default (WCAG 2.0-2.2 A and AA,
+    and its best practices); ``check`` fails on any violation, naming rule and nodes."""
+
+    available = AXE.exists()
+
+    def violations(self, page: Any) -> list[dict[str, Any]]:
+        if not page.evaluate("() => typeof window.axe === 'object'"):
+            page.add_script_tag(path=str(AXE))
+        return page.evaluate(
+            """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+                .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                            nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}))"""
+        )
+
+    def check(self, page: Any, where: str) -> None:
+        if not self.available:
+            return  # test_axe_core_is_installed says why
+        found = self.violations(page)
+        assert found == [], f"axe-core on {where}: {found}"
+
+
+def axe_missing_reason() -> str | None:
+    if AXE.exists():
+        return None
+    return f"axe-core is not installed ({AXE} missing): run `npm ci` in tests/browser"
+
+
+@pytest.fixture
+def axe() -> Axe:
+    return Axe()

@@ -18,7 +18,7 @@ from studies import kinds
 from studies.kinds import Content, Display, FieldSpec, Kind, Parsed, parse_answer
 from studies.loading.pool import parse_item
 from studies.loading.problems import Collector
-from studies.models import Item, Task
+from studies.models import Item, Study, Task
 from studies.values import Report, in_english, parse_index, parse_options
 
 
@@ -86,7 +86,8 @@ def test_a_new_kind_is_shuffled_and_shown_through_the_same_calls(pair: Task) -> 
     order = strategy.option_order("pair", n_options=2, parts=[], shuffle=True, rng=random.Random(0))
     assert sorted(order["poems"]) == [0, 1]
     assert strategy.to_canonical("pair", order, 0) == order["poems"][0]
-    shown = item_presentation(Assignment(item=item, task=pair, option_order={"poems": [1, 0]}))
+    a = Assignment(item=item, task=pair, option_order={"poems": [1, 0]})
+    shown = item_presentation(a, study=Study())
     assert shown["fields"] == [
         {
             "key": "better",

@@ -101,6 +101,7 @@ def test_export_rows_are_the_responses_and_nothing_identifying(
         "item_sample",
         "item_form",
         "item_category",
+        "recruitment",
     ]
     human = [r for r in rows if r["rater_kind"] == "human"]
     group_c = Study.objects.get(slug="poetry-understanding").groups.get(slug="C").name

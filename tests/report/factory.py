@@ -16,6 +16,7 @@ DIMENSIONS = [
 
 class Builder:
     def __init__(self, slug: str = "known", **study: Any) -> None:
+        study.setdefault("status", Study.Status.OPEN)  # as if a researcher had opened it
         self.study = Study.objects.create(slug=slug, title="已知结果的研究", **study)
         self.groups: dict[str, Group] = {}
         self.tasks: dict[str, Task] = {}

@@ -26,6 +26,7 @@ ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
 def hostile_study(tmp_path) -> Study:  # type: ignore[no-untyped-def]
     study = {
         "slug": "evil",
+        "status": "open",
         "title": "标题" + EVIL,
         "description": "说明" + EVIL,
         "consent": "同意" + EVIL,

@@ -36,7 +36,9 @@ def build_study(
     slug: str = "s",
     **study_fields: Any,
 ) -> Study:
-    """A study with one task per kind, ``n_items`` items each, keyed answers."""
+    """A study with one task per kind, ``n_items`` items each, keyed answers; open
+    unless ``status`` says otherwise."""
+    study_fields.setdefault("status", Study.Status.OPEN)
     study = Study.objects.create(
         slug=slug, title="Test study", consent="Consent text.", **study_fields
     )

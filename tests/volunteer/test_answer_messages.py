@@ -47,7 +47,7 @@ def test_the_page_shows_the_rules_chinese_message_beside_the_field() -> None:
     assert page.status_code == 400 and not Response.objects.exists()
     assert field_error(html, "worst") == "最好和最差必须是不同的选项"
     assert field_error(html, "best") == ""
-    assert 'class="field invalid" data-field="worst"' in html
+    assert 'class="field invalid compact" data-field="worst"' in html
 
 
 def test_a_missing_rating_is_named_on_its_own_field() -> None:
@@ -75,11 +75,12 @@ def test_a_problem_with_no_field_is_said_above_the_question() -> None:
         page = v.client.post(v.url("q/"), {"assignment": assignment, "f-answer": "1"})
     html = page.content.decode()
     assert page.status_code == 400
+    # Said above the question, and the page opens on it (no part is at fault).
     assert (
-        '<p class="error" role="alert">This study is closed and no longer takes answers.</p>'
-        in html
+        '<p class="error" role="alert" id="problem" tabindex="-1" autofocus>'
+        "This study is closed and no longer takes answers.</p>" in html
     )
-    assert "请完成标出的部分。" not in html
+    assert "请完成标出的部分。" not in html and html.count("autofocus") == 1
 
 
 @pytest.mark.parametrize(

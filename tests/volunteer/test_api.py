@@ -67,7 +67,7 @@ def test_the_whole_flow_through_the_api() -> None:
         assert "SECRET" not in body and "correct" not in body
         assert set(nxt["item"]["item"]) == {"id", "stem", "poem"}  # no key travels
         for f in nxt["item"]["fields"]:
-            assert set(f) <= {"key", "prompt", "options", "description", "scale"}
+            assert set(f) <= {"key", "prompt", "options", "description", "scale", "labels"}
             assert all(set(o) == {"position", "text"} for o in f.get("options", []))
         reply = client.post(
             "/api/v1/volunteer/answers/",

@@ -77,6 +77,6 @@ def test_a_task_guide_is_also_folded_above_the_answers_for_phones() -> None:
     v.screen(0)
     html = v.question_page().content.decode()
     inline = html.index('<details class="guide guide-inline">')
-    assert html.index('id="stem"') < inline < html.index('<form method="post"')
+    assert html.index('id="stem"') < inline < html.index("<fieldset")
     assert "Style X" in html[inline : html.index("</details>", inline)]
     assert '<aside class="guide"' in html

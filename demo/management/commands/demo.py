@@ -16,6 +16,7 @@ from demo.build import SLUG, build
 from scoring.loads import file_load
 from studies.loading.readers import Source
 from studies.models import LoadKind, Study
+from studies.services import studies_open
 
 RESEARCHERS = "Researchers"
 
@@ -44,6 +45,7 @@ class Command(BaseCommand):
             )
             self.stdout.write(summary.describe())
         study = Study.objects.get(slug=SLUG)
+        studies_open(studies=[study])  # a loaded study is a draft until opened
         host = opts["host"].rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Volunteer link:   {host}/s/{study.slug}/"))

@@ -1,0 +1,94 @@
+"""A study definition's settings (formats.md §1, "What Shiping accepts"): given under
+``settings`` or at the top level, each read by its own reader, every problem at its line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from studies.loading.study_parts import Lines
+from studies.loading.values import is_count
+from studies.recruitment import completion_problem
+
+
+class _Bad(ValueError):
+    """A setting's value is refused (the message says why)."""
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad("must be true or false")
+    return value
+
+
+def _flag_or_null(value: Any) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise _Bad("must be true, false or null")
+    return value
+
+
+def _count(value: Any) -> int:
+    if not is_count(value):
+        raise _Bad("must be a whole number ≥ 0")
+    return int(value)
+
+
+def _minutes(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not (is_count(value) and value >= 1):
+        raise _Bad("must be a whole number ≥ 1, or null")
+    return int(value)
+
+
+def _code(value: Any) -> str:
+    if not (isinstance(value, str) and len(value) <= 64):
+        raise _Bad("must be text of at most 64 characters")
+    return value
+
+
+def _completion_url(value: Any) -> str:
+    if value in (None, ""):
+        return ""
+    if not isinstance(value, str) or len(value) > 500:
+        raise _Bad("must be text of at most 500 characters")
+    problem = completion_problem(value)
+    if problem:
+        raise _Bad(problem)
+    return value
+
+
+# Each setting's reader: the value to store, or _Bad.
+SETTINGS: dict[str, Callable[[Any], Any]] = {
+    "shuffle_options": _flag,
+    "randomize_task_order": _flag,
+    "attention_max_failures": _count,
+    "exclude_flagged": _flag,
+    "completion_code": _code,
+    "listed": _flag,
+    "hide_authors": _flag_or_null,
+    "estimated_minutes": _minutes,
+    "completion_url": _completion_url,
+}
+
+
+def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
+    """The settings a study file gives (only those: a reload leaves the others as they
+    are), from ``settings`` or the top level."""
+    nested = data.get("settings") or {}
+    if not isinstance(nested, dict):
+        lines.at("settings").error(None, "must be an object of settings")
+        nested = {}
+    given = {**{k: data[k] for k in SETTINGS if k in data}, **nested}
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        reader = SETTINGS.get(key)
+        path = f"settings.{key}" if key in nested else key
+        if reader is None:
+            lines.at(path).error(None, f"unknown setting (known: {', '.join(SETTINGS)})")
+            continue
+        try:
+            out[key] = reader(value)
+        except _Bad as exc:
+            lines.at(path).error(None, str(exc))
+    return out
