@@ -18,7 +18,6 @@ from django.utils.translation import gettext as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import authentication, exceptions, permissions, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -128,8 +127,12 @@ class NextOut(serializers.Serializer):
     progress = ProgressOut()
 
 
+#: A database id is a signed 64-bit integer: a larger one names no assignment.
+MAX_ID = 2**63 - 1
+
+
 class SubmitIn(serializers.Serializer):
-    assignment = serializers.IntegerField()
+    assignment = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     answer = serializers.JSONField(
         required=False,
         help_text='choice: shown position; multi: {part: position}; best_worst: {"best": i, "worst": j}',
@@ -162,8 +165,8 @@ def _progress(p: Participant) -> dict[str, Any]:
 class ParticipantView(APIView):
     authentication_classes = [ParticipantTokenAuthentication]
     permission_classes = [IsParticipant]
-    # JSON in, JSON out: a machine API (the schema and /api/docs/ document it).
-    parser_classes = [JSONParser]
+    # JSON in (the project's parser, settings.REST_FRAMEWORK), JSON out: a machine API
+    # (the schema and /api/docs/ document it).
     renderer_classes = [JSONRenderer]
 
     def participant(self, request: Request) -> Participant:

@@ -201,10 +201,12 @@ def _render_question(
 def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     if wait := wait_seconds(request, "answer", ident=f"p:{p.public_id}"):
         return _too_many(request, study, wait)
+    raw = request.POST.get("assignment", "")
     try:
-        assignment_id = int(request.POST.get("assignment", ""))
-        a = Assignment.objects.select_related("item", "task").get(pk=assignment_id, participant=p)
-    except (ValueError, Assignment.DoesNotExist):
+        if not (raw.isascii() and raw.isdigit() and services.is_db_id(int(raw))):
+            raise Assignment.DoesNotExist  # not an id at all (or past a 64-bit id)
+        a = Assignment.objects.select_related("item", "task").get(pk=int(raw), participant=p)
+    except Assignment.DoesNotExist:
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)
     kind = kind_of(a.task)

@@ -199,7 +199,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # JSON only (the API's bodies are JSON), nested at most config.api.MAX_JSON_DEPTH deep.
+    "DEFAULT_PARSER_CLASSES": ["config.api.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 100,
     # Client addresses for rate limits: REMOTE_ADDR unless NUM_PROXIES trusted proxies
     # (e.g. 1 behind nginx) put the client's address in X-Forwarded-For.
@@ -219,6 +221,8 @@ RATE_LIMITS = {
     "resume": _rate("resume", "10/min"),
     "answer": _rate("answer", "60/min"),
 }
+# The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Shiping API",
     "DESCRIPTION": _(
