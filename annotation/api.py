@@ -25,7 +25,8 @@ from rest_framework.views import APIView
 
 from annotation import selectors, services
 from annotation.models import Participant
-from annotation.ratelimit import AnswerThrottle, EnrolThrottle, ResumeThrottle
+from annotation.ratelimit import AnswerThrottle, wait_seconds
+from studies.models import Study
 
 KEYWORD = "Participant"
 NEXT_PARAM = OpenApiParameter(
@@ -177,15 +178,21 @@ class ParticipantView(APIView):
         return p
 
 
+def _limit(request: Request, scope: str, study: Study) -> None:
+    """The pages' enrolment and resume limits (``annotation.ratelimit``): 429 past them."""
+    if wait := wait_seconds(request, scope, study):
+        raise exceptions.Throttled(wait=wait)
+
+
 class EnrolView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [EnrolThrottle]
 
     @extend_schema(request=EnrolIn, responses={201: ParticipantOut}, tags=["volunteer"])
     def post(self, request: Request, slug: str) -> Response:
         """Take part: accept the consent, then be placed by invitation or screening."""
         study = selectors.study_for_volunteers(slug)
+        _limit(request, "enrol", study)
         data = EnrolIn(data=request.data)
         data.is_valid(raise_exception=True)
         with transaction.atomic():
@@ -205,12 +212,12 @@ class EnrolView(APIView):
 class ResumeView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [ResumeThrottle]
 
     @extend_schema(request=ResumeIn, responses={200: ParticipantOut}, tags=["volunteer"])
     def post(self, request: Request, slug: str) -> Response:
         """Exchange a resume code for a participant token."""
         study = selectors.study_for_volunteers(slug)
+        _limit(request, "resume", study)
         data = ResumeIn(data=request.data)
         data.is_valid(raise_exception=True)
         p = selectors.participant_by_resume_code(study, data.validated_data["code"])

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant, Response
-from annotation.ratelimit import wait_seconds
+from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
 from studies.kinds import kind_of
 from studies.models import Study
 
@@ -73,7 +73,7 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
     if _participant(request, study) is not None:
         return redirect("volunteer:question", slug=slug)
     form = ConsentForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and (wait := wait_seconds(request, "enrol")):
+    if request.method == "POST" and (wait := wait_seconds(request, "enrol", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():
         try:
@@ -92,12 +92,16 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def welcome(request: HttpRequest, slug: str) -> HttpResponse:
-    return _enter(request, slug, None)
+    response = _enter(request, slug, None)
+    remember_browser(request, response)  # tells classmates behind one address apart
+    return response
 
 
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
-    return _enter(request, slug, token)
+    response = _enter(request, slug, token)
+    remember_browser(request, response)
+    return response
 
 
 def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
@@ -199,7 +203,7 @@ def _render_question(
 
 
 def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
-    if wait := wait_seconds(request, "answer", ident=f"p:{p.public_id}"):
+    if wait := answer_wait(p.pk):
         return _too_many(request, study, wait)
     raw = request.POST.get("assignment", "")
     try:
@@ -245,7 +249,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
 def resume(request: HttpRequest, slug: str) -> HttpResponse:
     study = selectors.study_for_volunteers(slug)
     form = ResumeForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and (wait := wait_seconds(request, "resume")):
+    if request.method == "POST" and (wait := wait_seconds(request, "resume", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():
         p = selectors.participant_by_resume_code(study, form.cleaned_data["code"])
@@ -255,7 +259,9 @@ def resume(request: HttpRequest, slug: str) -> HttpResponse:
             return response
         form.add_error("code", _("No participation matches this code. Please check it."))
     status = 400 if form.errors else 200
-    return render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
+    page = render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
+    remember_browser(request, page)
+    return page
 
 
 @csrf_exempt

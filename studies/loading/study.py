@@ -14,6 +14,7 @@ from studies.loading.progress import ProgressCallback
 from studies.loading.readers import Source, read_document
 from studies.loading.study_parts import (
     Lines,
+    parse_rate_limits,
     parse_screening,
     parse_slug,
     parse_tasks,
@@ -37,6 +38,7 @@ KNOWN_KEYS = {
     "tasks",
     "target_per_item",
     "settings",
+    "rate_limits",
     *STUDY_FIELDS,
     *SETTINGS,
 }
@@ -85,6 +87,7 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
             lines.at(path).error(None, "must be text of at most 64 characters")
         else:
             fields[key] = int(value) if kind is int else value
+    fields["rate_limits"] = parse_rate_limits(data.get("rate_limits"), lines)
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     fields["meta"] = extra
     spec = StudySpec(slug=slug or "", fields=fields)
