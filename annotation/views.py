@@ -224,9 +224,11 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     except ValidationError as exc:
         # The answer rule's own messages, per field, in the volunteer's language.
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
-        return _render_question(
-            request, study, p, a, selected=given.selected, errors=errors, status=400
-        )
+        selected: dict[str, str] | None = given.selected
+        if getattr(exc, "code", None) == "changed":  # shown afresh: nothing chosen yet
+            a.refresh_from_db(fields=["option_order"])
+            selected = None
+        return _render_question(request, study, p, a, selected=selected, errors=errors, status=400)
     except DatabaseError:
         log.exception("saving an answer failed (assignment %s)", a.pk)
         failure = _("Your answer could not be saved. Nothing is lost: please try again.")

@@ -13,7 +13,6 @@ from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 #: Nothing the API takes is nested deeper than a few levels (an answer is at most
 #: ``{"answer": {"part": 1}}``); deeper documents are refused before anything reads them.
@@ -24,6 +23,10 @@ MAX_DB_INT = 2**63 - 1
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Turn a service's Django ``ValidationError`` into a 400 with its messages."""
+    # Imported here: rest_framework.views reads DEFAULT_PARSER_CLASSES, which names this
+    # module's parser, when it is first imported.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "error_dict"):
             detail: Any = {k: [str(m) for m in v] for k, v in exc.message_dict.items()}

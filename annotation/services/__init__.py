@@ -24,7 +24,13 @@ from annotation.services.answers import (
     is_db_id,
     response_submit,
 )
-from annotation.services.claims import NextItem, assignment_next, assignment_serve, next_item
+from annotation.services.claims import (
+    NextItem,
+    assignment_next,
+    assignment_serve,
+    claims_release,
+    next_item,
+)
 from annotation.services.participants import (
     participant_enrol,
     participant_finish,
@@ -38,6 +44,7 @@ __all__ = [
     "SubmitResult",
     "assignment_next",
     "assignment_serve",
+    "claims_release",
     "is_db_id",
     "next_item",
     "participant_enrol",

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from annotation import assignment as strategy
 from annotation import hotpath
 from annotation.models import Assignment, Participant, Response
-from annotation.services._common import require_open
+from annotation.services._common import require_open, rng
 from studies.kinds import parse_answer
 from studies.models import Item, Study, Task
 from studies.values import Text
@@ -58,6 +58,8 @@ def response_submit(
         raise ValidationError(_("This question is not one of yours."), "not_yours")
     study = a.task.study
     item, task = a.item, a.task
+    if a.status != Assignment.Status.ANSWERED:
+        _require_fitting_order(a)
     canonical = strategy.to_canonical(task.kind, a.option_order, answer)
     parsed = parse_answer(item, task, answer=canonical, ratings=ratings)
     if a.status != Assignment.Status.ANSWERED:
@@ -77,6 +79,22 @@ def response_submit(
         return SubmitResult(a, stored, duplicate=True)
     raise AlreadyAnswered(
         _("This question was already answered; your first answer is kept."), "answered"
+    )
+
+
+def _require_fitting_order(a: Assignment) -> None:
+    """Never map an answer through a shuffle drawn for other options: if the item's option
+    lists changed size since it was claimed (a reload), the claim gets a shuffle of the
+    options as they are now and the answer is refused, to be given again as now shown."""
+    item, kind = a.item, a.task.kind
+    shape = {"n_options": len(item.options), "parts": item.parts}
+    if strategy.order_fits(kind, a.option_order, **shape):
+        return
+    a.option_order = strategy.refit_order(kind, a.option_order, rng=rng, **shape)
+    Assignment.objects.filter(pk=a.pk).update(option_order=a.option_order)
+    raise ValidationError(
+        _("This question changed after it was shown to you; please look at it again and answer."),
+        "changed",
     )
 
 
