@@ -186,6 +186,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_SECONDS", 6 * 3600)
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A running job's runner gives a sign of life this often; after JOB_MISSED_BEATS missed
+# ones (its request or worker died) the job is shown failed, with the reason.
+JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
+JOB_MISSED_BEATS = env_int("JOB_MISSED_BEATS", 8)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG and not TESTING)
