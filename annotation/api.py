@@ -18,7 +18,6 @@ from django.utils.translation import gettext as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import authentication, exceptions, permissions, serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,7 +25,8 @@ from rest_framework.views import APIView
 
 from annotation import selectors, services
 from annotation.models import Participant
-from annotation.ratelimit import AnswerThrottle, EnrolThrottle, ResumeThrottle
+from annotation.ratelimit import AnswerThrottle, wait_seconds
+from studies.models import Study
 
 KEYWORD = "Participant"
 NEXT_PARAM = OpenApiParameter(
@@ -134,8 +134,12 @@ class NextOut(serializers.Serializer):
     progress = ProgressOut()
 
 
+#: A database id is a signed 64-bit integer: a larger one names no assignment.
+MAX_ID = 2**63 - 1
+
+
 class SubmitIn(serializers.Serializer):
-    assignment = serializers.IntegerField()
+    assignment = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     answer = serializers.JSONField(
         required=False,
         help_text='choice: shown position; multi: {part: position}; best_worst: {"best": i, "worst": j}',
@@ -168,8 +172,8 @@ def _progress(p: Participant) -> dict[str, Any]:
 class ParticipantView(APIView):
     authentication_classes = [ParticipantTokenAuthentication]
     permission_classes = [IsParticipant]
-    # JSON in, JSON out: a machine API (the schema and /api/docs/ document it).
-    parser_classes = [JSONParser]
+    # JSON in (the project's parser, settings.REST_FRAMEWORK), JSON out: a machine API
+    # (the schema and /api/docs/ document it).
     renderer_classes = [JSONRenderer]
 
     def participant(self, request: Request) -> Participant:
@@ -180,15 +184,21 @@ class ParticipantView(APIView):
         return p
 
 
+def _limit(request: Request, scope: str, study: Study) -> None:
+    """The pages' enrolment and resume limits (``annotation.ratelimit``): 429 past them."""
+    if wait := wait_seconds(request, scope, study):
+        raise exceptions.Throttled(wait=wait)
+
+
 class EnrolView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [EnrolThrottle]
 
     @extend_schema(request=EnrolIn, responses={201: ParticipantOut}, tags=["volunteer"])
     def post(self, request: Request, slug: str) -> Response:
         """Take part: accept the consent, then be placed by invitation or screening."""
         study = selectors.study_for_volunteers(slug)
+        _limit(request, "enrol", study)
         data = EnrolIn(data=request.data)
         data.is_valid(raise_exception=True)
         with transaction.atomic():
@@ -209,12 +219,12 @@ class EnrolView(APIView):
 class ResumeView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [ResumeThrottle]
 
     @extend_schema(request=ResumeIn, responses={200: ParticipantOut}, tags=["volunteer"])
     def post(self, request: Request, slug: str) -> Response:
         """Exchange a resume code for a participant token."""
         study = selectors.study_for_volunteers(slug)
+        _limit(request, "resume", study)
         data = ResumeIn(data=request.data)
         data.is_valid(raise_exception=True)
         p = selectors.participant_by_resume_code(study, data.validated_data["code"])

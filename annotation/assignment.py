@@ -78,6 +78,38 @@ def option_order(
     return {key: rng.sample(range(n), n) for key, n in lists.items()}
 
 
+def order_fits(
+    kind: str,
+    order: Mapping[str, Sequence[int]],
+    *,
+    n_options: int,
+    parts: Sequence[Mapping[str, Any]],
+) -> bool:
+    """Whether a claim's shuffle still fits the item: each shuffled list has as many
+    options as the item has now (a reload can change that: ``studies.loading.reshape``)."""
+    lists = KINDS[kind].option_lists(n_options=n_options, parts=parts)
+    return all(lists.get(key) == len(perm) for key, perm in order.items())
+
+
+def refit_order(
+    kind: str,
+    order: Mapping[str, Sequence[int]],
+    *,
+    n_options: int,
+    parts: Sequence[Mapping[str, Any]],
+    rng: random.Random,
+) -> dict[str, list[int]]:
+    """A shuffle for the item as it is now: lists that still fit keep their order, the
+    others are shuffled afresh (an unshuffled claim stays unshuffled)."""
+    if not order:
+        return {}
+    lists = KINDS[kind].option_lists(n_options=n_options, parts=parts)
+    return {
+        key: list(order[key]) if len(order.get(key) or ()) == n else rng.sample(range(n), n)
+        for key, n in lists.items()
+    }
+
+
 def shown(order: Mapping[str, list[int]], key: str, n: int) -> list[int]:
     """Canonical indices in display order for one option list."""
     perm = order.get(key)

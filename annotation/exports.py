@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import IO, Any
 
 from annotation.models import Response
+from annotation.spreadsheet import csv_cell, xlsx_row
 from studies.kinds import KINDS
 from studies.models import Item, Study
 from studies.provenance import source_label
@@ -108,6 +109,8 @@ def _option(options: dict[str, list[str]], fld: str, value: float | None) -> str
         return ""
     index = int(value)
     return texts[index] if 0 <= index < len(texts) else ""
+
+
 def _recruitment(params: dict[str, str] | None) -> str:
     """A participant's recruitment platform ids (``Participant.recruitment``) as compact
     JSON text, or "" (most participants, and every model or rule)."""
@@ -167,8 +170,10 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
 
 
 def _cells(row: tuple[Any, ...]) -> list[Any]:
+    """A CSV row: empty for None, true/false, and text safe to open in a spreadsheet."""
     return [
-        "" if v is None else ("true" if v is True else "false" if v is False else v) for v in row
+        "" if v is None else ("true" if v is True else "false" if v is False else csv_cell(v))
+        for v in row
     ]
 
 
@@ -218,7 +223,7 @@ def _write_xlsx(rows: Iterable[tuple[Any, ...]], out: IO[bytes]) -> None:
     sheet = book.create_sheet("responses")
     sheet.append(list(COLUMNS))
     for row in rows:
-        sheet.append(list(row))
+        sheet.append(xlsx_row(sheet, row))  # text as text: never a formula
     book.save(out)
 
 

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant, Response
-from annotation.ratelimit import wait_seconds
+from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
 from studies.kinds import kind_of
 from studies.models import Study
 from studies.recruitment import completion_link
@@ -75,7 +75,7 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
     if _participant(request, study) is not None:
         return redirect("volunteer:question", slug=slug)
     form = ConsentForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and (wait := wait_seconds(request, "enrol")):
+    if request.method == "POST" and (wait := wait_seconds(request, "enrol", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():
         try:
@@ -112,12 +112,16 @@ def _in_wechat(request: HttpRequest) -> bool:
 
 @require_http_methods(["GET", "POST"])
 def welcome(request: HttpRequest, slug: str) -> HttpResponse:
-    return _enter(request, slug, None)
+    response = _enter(request, slug, None)
+    remember_browser(request, response)  # tells classmates behind one address apart
+    return response
 
 
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
-    return _enter(request, slug, token)
+    response = _enter(request, slug, token)
+    remember_browser(request, response)
+    return response
 
 
 def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
@@ -230,12 +234,14 @@ def _render_question(
 
 
 def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
-    if wait := wait_seconds(request, "answer", ident=f"p:{p.public_id}"):
+    if wait := answer_wait(p.pk):
         return _too_many(request, study, wait)
+    raw = request.POST.get("assignment", "")
     try:
-        assignment_id = int(request.POST.get("assignment", ""))
-        a = Assignment.objects.select_related("item", "task").get(pk=assignment_id, participant=p)
-    except (ValueError, Assignment.DoesNotExist):
+        if not (raw.isascii() and raw.isdigit() and services.is_db_id(int(raw))):
+            raise Assignment.DoesNotExist  # not an id at all (or past a 64-bit id)
+        a = Assignment.objects.select_related("item", "task").get(pk=int(raw), participant=p)
+    except Assignment.DoesNotExist:
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)
     kind = kind_of(a.task)
@@ -249,9 +255,11 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     except ValidationError as exc:
         # The answer rule's own messages, per field, in the volunteer's language.
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
-        return _render_question(
-            request, study, p, a, selected=given.selected, errors=errors, status=400
-        )
+        selected: dict[str, str] | None = given.selected
+        if getattr(exc, "code", None) == "changed":  # shown afresh: nothing chosen yet
+            a.refresh_from_db(fields=["option_order"])
+            selected = None
+        return _render_question(request, study, p, a, selected=selected, errors=errors, status=400)
     except DatabaseError:
         log.exception("saving an answer failed (assignment %s)", a.pk)
         failure = _("Your answer could not be saved. Nothing is lost: please try again.")
@@ -280,7 +288,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
 def resume(request: HttpRequest, slug: str) -> HttpResponse:
     study = selectors.study_for_volunteers(slug)
     form = ResumeForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and (wait := wait_seconds(request, "resume")):
+    if request.method == "POST" and (wait := wait_seconds(request, "resume", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():
         p = selectors.participant_by_resume_code(study, form.cleaned_data["code"])
@@ -290,7 +298,9 @@ def resume(request: HttpRequest, slug: str) -> HttpResponse:
             return response
         form.add_error("code", _("No participation matches this code. Please check it."))
     status = 400 if form.errors else 200
-    return render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
+    page = render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
+    remember_browser(request, page)
+    return page
 
 
 @csrf_exempt

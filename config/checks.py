@@ -63,3 +63,20 @@ def jobs_have_a_broker(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
             id="shiping.W003",
         )
     ]
+
+
+@register(deploy=True)
+def client_addresses_behind_the_proxy(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    """Behind a proxy (BEHIND_PROXY) every client would have the proxy's address unless
+    NUM_PROXIES says how many proxies to look through: one rate-limit bucket per site."""
+    if settings.DEBUG or settings.SECURE_PROXY_SSL_HEADER is None or settings.NUM_PROXIES > 0:
+        return []
+    return [
+        Warning(
+            "BEHIND_PROXY is on but NUM_PROXIES is 0: every client has the proxy's address, "
+            "so rate limits and the login throttle count the whole site as one client.",
+            hint="Set NUM_PROXIES to the number of proxies in front of gunicorn (1 behind "
+            "nginx; docs/deploy.md).",
+            id="shiping.W004",
+        )
+    ]

@@ -7,6 +7,7 @@ See docs/deploy.md for every variable.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -48,6 +49,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "axes",  # the admin login's throttle (AXES_* below)
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "studies",
@@ -69,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: it turns a locked-out login into its page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -120,6 +123,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# django-axes first: it refuses a locked-out login before a password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -177,6 +186,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_SECONDS", 6 * 3600)
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A running job's runner gives a sign of life this often; after JOB_MISSED_BEATS missed
+# ones (its request or worker died) the job is shown failed, with the reason.
+JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
+JOB_MISSED_BEATS = env_int("JOB_MISSED_BEATS", 8)
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG and not TESTING)
@@ -199,26 +212,55 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "EXCEPTION_HANDLER": "config.api.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # JSON only (the API's bodies are JSON), nested at most config.api.MAX_JSON_DEPTH deep.
+    "DEFAULT_PARSER_CLASSES": ["config.api.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "config.api.Pagination",
     "PAGE_SIZE": 100,
-    # Client addresses for rate limits: REMOTE_ADDR unless NUM_PROXIES trusted proxies
-    # (e.g. 1 behind nginx) put the client's address in X-Forwarded-For.
-    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
+    "NUM_PROXIES": None,  # unused: the volunteer API counts with annotation/ratelimit.py
 }
+
+# Client addresses (rate limits, the login throttle): REMOTE_ADDR, or behind NUM_PROXIES
+# trusted proxies (1 behind nginx, docs/deploy.md) the address the nearest one saw, from
+# X-Forwarded-For. Set it to exactly the number of proxies: more lets clients forge it.
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
 
 
 def _rate(name: str, default: str) -> str | None:
-    value = env_str(f"RATE_LIMIT_{name.upper()}", default)
-    return None if value.lower() in {"", "off", "none"} else value
+    from studies.ratelimits import parse_rate  # plain Python: no app needs to be ready
+
+    variable = f"RATE_LIMIT_{name.upper()}"
+    value = env_str(variable, default)
+    try:
+        return None if parse_rate(value) is None else value
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{variable}: {exc}") from None
 
 
-# Volunteer-flow rate limits (annotation/ratelimit.py), on the shared cache: enrolments
-# and resume-code guesses per client address, answers per participant.
+# Volunteer-flow rate limits (annotation/ratelimit.py), on the shared cache, per study:
+# enrolments and resume-code guesses per browser, under a much higher ceiling per client
+# address (a class behind one school NAT address); answers per participant. A study file
+# may set its own (``rate_limits``). "off" turns one off.
 RATE_LIMITS = {
-    "enrol": _rate("enrol", "30/min"),
+    "enrol": _rate("enrol", "10/min"),
+    "enrol_address": _rate("enrol_address", "300/min"),
     "resume": _rate("resume", "10/min"),
+    "resume_address": _rate("resume_address", "100/min"),
     "answer": _rate("answer", "60/min"),
 }
+
+# The admin login's throttle (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for
+# one user name from one client address, that pair is locked out for LOGIN_COOLOFF_MINUTES
+# (each further try restarts the wait); a successful login clears the count. Failures
+# are rows in the database, shared by every worker.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.client_address"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
+AXES_VERBOSE = False
+# The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Shiping API",
     "DESCRIPTION": _(

@@ -10,16 +10,19 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
 from jobs.models import Job
-from jobs.progress import live_progress
+from jobs.progress import last_sign_of_life, live_progress
+from jobs.services import RUNNER_LOST, job_fail_if_runner_gone
 
 FIELDS = (
     "kind",
     "study",
     "status",
     "progress_bar",
+    "sign_of_life",
     "message_block",
     "problems_table",
     "result_link",
@@ -40,6 +43,7 @@ class JobAdmin(admin.ModelAdmin):
         "study",
         "status",
         "progress_bar",
+        "sign_of_life",
         "short_message",
         "created_by",
         "created_at",
@@ -79,6 +83,16 @@ class JobAdmin(admin.ModelAdmin):
             p["stage"],
             count,
         )
+
+    @admin.display(description=_("sign of life"))
+    def sign_of_life(self, job: Job) -> str:
+        """A running job's last heartbeat; a job whose runner died is marked failed here
+        (``jobs.services.job_fail_if_runner_gone``) and says so."""
+        job_fail_if_runner_gone(job)
+        if (job.summary or {}).get("error") == RUNNER_LOST:
+            return str(_("runner gone: failed"))
+        last = last_sign_of_life(job) if job.status == Job.Status.RUNNING else None
+        return str(_("%(time)s ago") % {"time": timesince(last)}) if last else "—"
 
     @admin.display(description=_("message"))
     def short_message(self, job: Job) -> str:

@@ -44,6 +44,7 @@ class Job(models.Model):
     summary = models.JSONField(
         default=dict, blank=True, help_text=_("What the job did, or the problems found.")
     )
+    # Relative to DATA_DIR (which job workers may mount elsewhere): exports/…, reports/….
     result_file = models.CharField(max_length=500, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -51,6 +52,9 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("The last sign of life of the job's runner.")
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

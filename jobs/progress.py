@@ -9,19 +9,91 @@ by every process) at once, and to the row only outside a transaction; readers us
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import DatabaseError, connection, connections
+from django.utils import timezone
 
 from jobs.models import Job
+
+logger = logging.getLogger(__name__)
 
 CACHE_SECONDS = 24 * 3600
 
 
 def cache_key(job_id: int) -> str:
     return f"shiping:job:{job_id}:progress"
+
+
+def beat_key(job_id: int) -> str:
+    return f"shiping:job:{job_id}:beat"
+
+
+class Heartbeat:
+    """While a job runs, a thread gives a sign of life every ``JOB_HEARTBEAT_SECONDS``:
+    to the shared cache always, and to the row's ``heartbeat_at`` (its own database
+    connection, so a loader's long transaction does not hide it; on SQLite that write
+    may have to wait for the loader's, and is then skipped). When the process running the
+    job dies (a killed web request running it in-process, a killed worker) the beats
+    stop, and :func:`runner_gone` tells so."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"job-{job_id}-heartbeat")
+        self._thread.daemon = True
+
+    def __enter__(self) -> Heartbeat:
+        self.beat()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def beat(self) -> None:
+        now = timezone.now()
+        cache.set(beat_key(self.job_id), now.timestamp(), CACHE_SECONDS)
+        try:
+            Job.objects.filter(pk=self.job_id).update(heartbeat_at=now)
+        except DatabaseError:  # the cache has the beat; the row catches up next time
+            logger.debug("job %s: heartbeat not written to its row", self.job_id)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(settings.JOB_HEARTBEAT_SECONDS):
+                self.beat()
+        finally:
+            connections.close_all()  # this thread's own connection
+
+
+def last_sign_of_life(job: Job) -> datetime | None:
+    """The latest heartbeat of a job's runner (row or cache), else when it started."""
+    signs = [t for t in (job.heartbeat_at, job.started_at, job.created_at) if t is not None]
+    cached = cache.get(beat_key(job.pk))
+    if cached is not None:
+        signs.append(datetime.fromtimestamp(float(cached), tz=timezone.get_current_timezone()))
+    return max(signs, default=None)
+
+
+def silence_allowed() -> timedelta:
+    return timedelta(seconds=settings.JOB_HEARTBEAT_SECONDS * settings.JOB_MISSED_BEATS)
+
+
+def runner_gone(job: Job, now: datetime | None = None) -> bool:
+    """Whether a running job's runner has given no sign of life for ``JOB_MISSED_BEATS``
+    heartbeats: the process running it died (or it never started one)."""
+    if job.status != Job.Status.RUNNING:
+        return False
+    last = last_sign_of_life(job)
+    return last is None or (now or timezone.now()) - last > silence_allowed()
 
 
 class JobProgress:

@@ -76,10 +76,17 @@ def rule_scores_run(job: Job, on_progress: ProgressCallback) -> Outcome:
 
 
 def result_path(folder: str, job: Job, suffix: str) -> Path:
+    """Where a job writes its result: ``DATA_DIR/<folder>/<study>-job<id>.<suffix>``."""
     slug = job.study.slug if job.study is not None else "all"
     path = Path(settings.DATA_DIR) / folder / f"{slug}-job{job.pk}.{suffix}"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def stored_name(path: Path) -> str:
+    """A result file as the Job row names it: relative to DATA_DIR, which a web server
+    and a job worker may mount at different places (``jobs.views.result_file``)."""
+    return str(path.relative_to(Path(settings.DATA_DIR)))
 
 
 def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
@@ -100,7 +107,9 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             n = export_write(rows, fmt, fh)
     os.replace(partial, path)
     message = f"{n} rows exported to {path.name}"
-    return Outcome(summary={"rows": n, "format": fmt}, message=message, result_file=str(path))
+    return Outcome(
+        summary={"rows": n, "format": fmt}, message=message, result_file=stored_name(path)
+    )
 
 
 def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
@@ -129,7 +138,7 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             "tables": {k: len(v) for k, v in report.tables.items()},
         },
         message=f"report written to {path.name}",
-        result_file=str(path),
+        result_file=stored_name(path),
     )
 
 

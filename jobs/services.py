@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import Job
-from jobs.progress import JobProgress, cache_key
+from jobs.progress import Heartbeat, JobProgress, cache_key, runner_gone, silence_allowed
 from jobs.runners import RUNNERS
 from jobs.tasks import TRANSIENT_DB_ERRORS, drop_broken_connection, run_job
 from studies.loading.problems import LoadError
@@ -25,6 +25,7 @@ from studies.models import Study
 
 logger = logging.getLogger(__name__)
 MAX_PROBLEMS = 1000  # kept on a failed job's row; the count says how many there were
+RUNNER_LOST = "runner_lost"  # summary["error"] of a job whose runner died
 
 
 def upload_save(name: str, content: bytes) -> str:
@@ -86,13 +87,15 @@ def job_run(job_id: int) -> Job | None:
     written at the first try.
     """
     job = Job.objects.select_related("study", "created_by").filter(pk=job_id).first()
-    if job is None or job.finished:
-        return job
+    if job is None or (job.finished and (job.summary or {}).get("error") != RUNNER_LOST):
+        return job  # (a job failed for a lost runner is run again when it is delivered again)
     job.status, job.started_at, job.message = Job.Status.RUNNING, timezone.now(), ""
-    job.save(update_fields=["status", "started_at", "message"])
+    job.finished_at, job.summary = None, {}
+    job.save(update_fields=["status", "started_at", "message", "finished_at", "summary"])
     reporter = JobProgress(job.pk)
     try:
-        outcome = RUNNERS[job.kind](job, reporter)
+        with Heartbeat(job.pk):
+            outcome = RUNNERS[job.kind](job, reporter)
     except LoadError as exc:
         job.status = Job.Status.FAILED
         job.message = exc.describe(limit=5)
@@ -133,6 +136,37 @@ def _save_outcome(job: Job, attempts: int = 8) -> None:
                 raise
             drop_broken_connection()
             time.sleep(min(0.1 * 2**attempt, 5.0))
+
+
+def job_fail_if_runner_gone(job: Job) -> bool:
+    """Mark a running job failed, saying why, when its runner has given no sign of life
+    for a while (``jobs.progress.runner_gone``): without a broker a job runs inside the
+    request that submitted it, and a request that dies takes it along. Called when a job
+    is read (the status view, the admin); True when it did so. A runner that was only
+    slow and finishes after all still records its outcome."""
+    if not runner_gone(job):
+        return False
+    now = timezone.now()
+    seconds = int(silence_allowed().total_seconds())
+    message = (
+        f"The job stopped without finishing: its runner gave no sign of life for {seconds} s "
+        "(the web request or worker running it died). Nothing of it was written "
+        "(loads are all or nothing); submit it again."
+    )
+    summary = {"error": RUNNER_LOST}
+    updated = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+        status=Job.Status.FAILED, finished_at=now, message=message, summary=summary
+    )
+    if updated:
+        job.status, job.finished_at, job.message, job.summary = (
+            Job.Status.FAILED,
+            now,
+            message,
+            summary,
+        )
+        cache.delete(cache_key(job.pk))
+        logger.warning("job %s (%s): runner gone, marked failed", job.pk, job.kind)
+    return bool(updated)
 
 
 def job_give_up(job_id: int, error: BaseException) -> None:

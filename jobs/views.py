@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from jobs.models import Job
 from jobs.progress import live_progress
+from jobs.services import job_fail_if_runner_gone
 from research.access import visible_studies
 
 
@@ -47,15 +49,29 @@ def job_json(job: Job) -> dict[str, Any]:
     }
 
 
+def result_file(job: Job) -> Path | None:
+    """The job's result file under this process's DATA_DIR (the row names it relative to
+    DATA_DIR), or None when there is none there."""
+    if not job.result_file:
+        return None
+    root = Path(settings.DATA_DIR).resolve()
+    path = (root / job.result_file).resolve()
+    if not path.is_relative_to(root) or not path.is_file():
+        return None
+    return path
+
+
 @require_GET
 def job_status(request: HttpRequest, job_id: int) -> JsonResponse:
-    return JsonResponse(job_json(job_for(request.user, job_id)))
+    job = job_for(request.user, job_id)
+    job_fail_if_runner_gone(job)
+    return JsonResponse(job_json(job))
 
 
 @require_GET
 def job_download(request: HttpRequest, job_id: int) -> FileResponse:
     job = job_for(request.user, job_id)
-    path = Path(job.result_file) if job.result_file else None
-    if job.status != Job.Status.DONE or path is None or not path.is_file():
+    path = result_file(job)
+    if job.status != Job.Status.DONE or path is None:
         raise Http404("No result file")
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)

@@ -8,7 +8,9 @@ run, calls as plain calls:
 
 1. ``annotation.services.grading.responses_regrade`` for items whose answer key changed,
    so stored ``correct`` values never go stale;
-2. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
+2. ``annotation.services.claims_release`` for items whose number of options changed, so
+   no answer is ever mapped through a shuffle drawn for the old options;
+3. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
    their rule scores (or the summary's notes say why not yet).
 
 Any problem in the file raises ``LoadError`` before anything is written.
@@ -24,10 +26,11 @@ from django.db import transaction
 
 from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
 from annotation.loading.responses import responses_write, validate_responses
+from annotation.services.claims import claims_release
 from annotation.services.grading import responses_regrade
 from scoring.rules import rule_scores_after_load
 from studies.loading.pool import pool_write, validate_pool
-from studies.loading.problems import Summary
+from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
 from studies.loading.readers import Source
 from studies.loading.study import study_write, validate_study
@@ -83,9 +86,18 @@ def file_load(
 
 
 def derived_update(*, study: Study, summary: Summary) -> None:
-    """What a load's written items imply: regrade rekeyed items, score changed poems."""
+    """What a load's written items imply: regrade rekeyed items, release the open claims
+    on reshaped ones (their shuffles no longer fit), score changed poems."""
     if summary.items.rekeyed:
         responses_regrade(item_ids=summary.items.rekeyed)
+    if summary.items.reshaped and (released := claims_release(item_ids=summary.items.reshaped)):
+        summary.notes.append(
+            Note(
+                "claims_released",
+                f"{released} open claim(s) on items whose number of options changed were "
+                "released; those volunteers are given a fresh question.",
+            )
+        )
     note = rule_scores_after_load(study=study, item_ids=summary.items.changed)
     if note is not None:
         summary.notes.append(note)

@@ -98,6 +98,14 @@ class Study(models.Model):
         ),
     )
     public_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    rate_limits = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_(
+            'This study\'s own rate limits, e.g. {"enrol": "20/min"}; the others are the '
+            "site's (docs/deploy.md)."
+        ),
+    )
     researchers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies"
     )

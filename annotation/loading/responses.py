@@ -21,6 +21,7 @@ from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, res
 from annotation.models import Participant
 from annotation.services.answers import participants_recount_attention
 from annotation.services.participants import participants_place
+from annotation.spreadsheet import csv_restore
 from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
@@ -49,6 +50,8 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
             yield record.line, record.data
             continue
         row: dict[str, Any] = {k: v for k, v in record.data.items() if v != "" and v is not None}
+        if csv:  # the export's cells made safe for spreadsheets ('=x) are read as written (=x)
+            row = {k: csv_restore(v) if isinstance(v, str) else v for k, v in row.items()}
         if row.get("rater_kind", "human") != "human":
             continue
         row.setdefault("participant", row.get("rater"))

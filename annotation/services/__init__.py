@@ -18,8 +18,19 @@ behaviour. Rules written here and nowhere else:
   item, field, sample) decides which of two simultaneous copies is stored.
 """
 
-from annotation.services.answers import AlreadyAnswered, SubmitResult, response_submit
-from annotation.services.claims import NextItem, assignment_next, assignment_serve, next_item
+from annotation.services.answers import (
+    AlreadyAnswered,
+    SubmitResult,
+    is_db_id,
+    response_submit,
+)
+from annotation.services.claims import (
+    NextItem,
+    assignment_next,
+    assignment_serve,
+    claims_release,
+    next_item,
+)
 from annotation.services.participants import (
     participant_enrol,
     participant_finish,
@@ -33,6 +44,8 @@ __all__ = [
     "SubmitResult",
     "assignment_next",
     "assignment_serve",
+    "claims_release",
+    "is_db_id",
     "next_item",
     "participant_enrol",
     "participant_finish",

@@ -13,10 +13,12 @@ from django.utils.translation import gettext as _
 from annotation import assignment as strategy
 from annotation import hotpath
 from annotation.models import Assignment, Participant, Response
-from annotation.services._common import require_open
+from annotation.services._common import require_open, rng
 from studies.kinds import parse_answer
-from studies.models import Study
+from studies.models import Item, Study, Task
 from studies.values import Text
+
+MAX_DB_ID = 2**63 - 1
 
 
 class AlreadyAnswered(ValidationError):
@@ -49,23 +51,21 @@ def response_submit(
     INSERT guarded by the Response unique constraint, then one UPDATE (``_store``).
     """
     now = now or timezone.now()
-    try:
-        a = hotpath.assignment_for_answer(assignment_id, participant.pk)
-    except (ValueError, TypeError):
-        a = None
+    a = None
+    if is_db_id(assignment_id):
+        a = hotpath.assignment_for_answer(int(assignment_id), participant.pk)
     if a is None:
         raise ValidationError(_("This question is not one of yours."), "not_yours")
     study = a.task.study
     item, task = a.item, a.task
+    if a.status != Assignment.Status.ANSWERED:
+        _require_fitting_order(a)
     canonical = strategy.to_canonical(task.kind, a.option_order, answer)
     parsed = parse_answer(item, task, answer=canonical, ratings=ratings)
     if a.status != Assignment.Status.ANSWERED:
         require_open(study)
         if parsed.errors:
-            errors: dict[str, list[Text]] = {}
-            for name, message in parsed.errors:
-                errors.setdefault(name, []).append(message)
-            raise ValidationError(errors)
+            raise ValidationError(_errors_as_given(item, task, answer, ratings))
         if _store(participant, a, parsed.values, now):
             return SubmitResult(a, parsed.values, duplicate=False)
     stored = {
@@ -80,6 +80,40 @@ def response_submit(
     raise AlreadyAnswered(
         _("This question was already answered; your first answer is kept."), "answered"
     )
+
+
+def _require_fitting_order(a: Assignment) -> None:
+    """Never map an answer through a shuffle drawn for other options: if the item's option
+    lists changed size since it was claimed (a reload), the claim gets a shuffle of the
+    options as they are now and the answer is refused, to be given again as now shown."""
+    item, kind = a.item, a.task.kind
+    shape = {"n_options": len(item.options), "parts": item.parts}
+    if strategy.order_fits(kind, a.option_order, **shape):
+        return
+    a.option_order = strategy.refit_order(kind, a.option_order, rng=rng, **shape)
+    Assignment.objects.filter(pk=a.pk).update(option_order=a.option_order)
+    raise ValidationError(
+        _("This question changed after it was shown to you; please look at it again and answer."),
+        "changed",
+    )
+
+
+def is_db_id(value: object) -> bool:
+    """Whether ``value`` can name a row: a whole number within a 64-bit database id."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_DB_ID
+
+
+def _errors_as_given(
+    item: Item, task: Task, answer: object, ratings: object
+) -> dict[str, list[Text]]:
+    """The answer rule's messages about the answer *as the volunteer gave it* (shown
+    positions). The shuffle maps valid positions one to one, so the same answer is refused
+    either way; read canonically, a message would quote canonical indices and so reveal
+    the hidden order (e.g. ``{"a": 0, "b": 1}`` echoed back as ``{"a": 3, "b": 0}``)."""
+    errors: dict[str, list[Text]] = {}
+    for name, message in parse_answer(item, task, answer=answer, ratings=ratings).errors:
+        errors.setdefault(name, []).append(message)
+    return errors
 
 
 def _store(

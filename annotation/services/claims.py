@@ -167,3 +167,17 @@ def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignmen
             served_at=now if serve else None,
         )
     return None
+
+
+def claims_release(*, item_ids: list[int]) -> int:
+    """Release the open (unanswered) claims on items whose option lists changed size,
+    with their now stale shuffles: whoever held one is given a fresh question (an answer
+    sent for it is "not one of yours", never mapped through the old order). Called by
+    ``scoring.loads`` inside the load's transaction. Returns how many were released."""
+    released = 0
+    for start in range(0, len(item_ids), 500):
+        open_claims = Assignment.objects.filter(item_id__in=item_ids[start : start + 500]).exclude(
+            status=Assignment.Status.ANSWERED
+        )
+        released += open_claims.delete()[0]
+    return released

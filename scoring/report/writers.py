@@ -2,7 +2,8 @@
 
 CSV and XLSX columns are the union of the table's row keys in first-seen order; an empty
 table still gets its header row when its columns are known. Missing values (None, NaN)
-are empty cells.
+are empty cells. Text is never a formula (``annotation.spreadsheet``): a CSV text cell
+starting with ``=``, ``+``, ``-``, ``@`` gets a leading apostrophe; XLSX text is a string.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from annotation.spreadsheet import csv_cell, xlsx_row
 from scoring.report import agreement
 from scoring.report.build import TABLES, Report
 
@@ -241,9 +243,9 @@ def _cell(v: Any) -> Any:
 def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str], by: Iterable[str] = ()) -> None:
     cols = columns(name, rows, by)
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(cols)
+    writer.writerow([csv_cell(c) for c in cols])
     for row in rows:
-        writer.writerow([_cell(row.get(c)) for c in cols])
+        writer.writerow([csv_cell(_cell(row.get(c))) for c in cols])
 
 
 def table_csv_text(name: str, rows: list[dict[str, Any]], by: Iterable[str] = ()) -> str:
@@ -261,17 +263,18 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
 
     book = Workbook(write_only=True)
     about = book.create_sheet("report")
-    about.append(["study", report.study])
-    about.append(["generated_at", report.generated_at])
+    about.append(xlsx_row(about, ["study", report.study]))
+    about.append(xlsx_row(about, ["generated_at", report.generated_at]))
     for key, value in report.settings.as_json().items():
-        about.append([key, ",".join(value) if isinstance(value, list) else value])
+        shown = ",".join(value) if isinstance(value, list) else value
+        about.append(xlsx_row(about, [key, shown]))
     for name in tables:
         rows = report.tables[name]
         cols = columns(name, rows, report.settings.by)
         sheet = book.create_sheet(name[:31])
-        sheet.append(cols)
+        sheet.append(xlsx_row(sheet, cols))
         for row in rows:
-            sheet.append([_cell(row.get(c)) for c in cols])
+            sheet.append(xlsx_row(sheet, [_cell(row.get(c)) for c in cols]))
     book.save(out)
 
 

@@ -1,9 +1,11 @@
 """Question pools (formats.md §2), JSONL or CSV: validate every line, then upsert by id.
 
 Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
-a changed one is updated. The summary lists the items created or changed, and those whose
-answer key changed, for ``scoring.loads`` to regrade and rule-score in the same
-transaction. Items absent from the file are kept: a pool may be loaded in several files.
+a changed one is updated. The summary lists the items created or changed, those whose
+answer key changed and those whose option lists changed size, for ``scoring.loads`` to
+regrade, rule-score and release stale claims in the same transaction (a reload that
+changes an answered item's number of options is refused: ``studies.loading.reshape``). Items absent from the file are kept: a pool may be
+loaded in several files.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Record, Source, read_records
+from studies.loading.reshape import check_reshaped
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
@@ -51,6 +54,7 @@ class ItemSpec:
     line: int
     external_id: str
     values: dict[str, Any]
+    reshaped: bool = False  # an option list changes size (studies.loading.reshape)
 
     @property
     def content_hash(self) -> str:
@@ -134,6 +138,7 @@ def validate_pool(
     if not specs and not collector.problems:
         collector.add(None, None, "the file holds no items")
     check_task_moves(study, specs, collector)
+    check_reshaped(study, specs, collector)
     collector.raise_if_any()
     return specs
 
@@ -194,7 +199,10 @@ def pool_write(
     ``scoring.loads.file_load``, inside the transaction that also regrades and scores."""
     summary = Summary(kind="pool", file=source.name, rows=len(specs), dry_run=dry_run)
     with transaction.atomic():
-        apply_items(study, specs, summary, show_progress=show_progress, on_progress=on_progress)
+        ids = apply_items(
+            study, specs, summary, show_progress=show_progress, on_progress=on_progress
+        )
+        summary.items.reshaped.extend(ids[s.external_id] for s in specs if s.reshaped)
         load_finish(
             kind=ImportLog.Kind.POOL, study=study, source=source, summary=summary, user=user
         )

@@ -97,10 +97,12 @@ class ItemChanges:
 
     changed: list[int] = field(default_factory=list)  # created or updated
     rekeyed: list[int] = field(default_factory=list)  # updated with another answer key
+    reshaped: list[int] = field(default_factory=list)  # an option list changed size
 
     def extend(self, other: ItemChanges) -> None:
         self.changed.extend(other.changed)
         self.rekeyed.extend(other.rekeyed)
+        self.reshaped.extend(other.reshaped)
 
 
 @dataclass

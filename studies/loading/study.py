@@ -14,6 +14,7 @@ from studies.loading.progress import ProgressCallback
 from studies.loading.readers import Source, read_document
 from studies.loading.study_parts import (
     Lines,
+    parse_rate_limits,
     parse_screening,
     parse_slug,
     parse_tasks,
@@ -36,6 +37,7 @@ KNOWN_KEYS = {
     "tasks",
     "target_per_item",
     "settings",
+    "rate_limits",
     *STUDY_FIELDS,
     *SETTINGS,
 }
@@ -70,6 +72,7 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
             lines.at("status").error(None, f"{status!r} is not one of draft, open, closed")
         fields["status"] = status
     fields.update(parse_settings(data, lines))
+    fields["rate_limits"] = parse_rate_limits(data.get("rate_limits"), lines)
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     fields["meta"] = extra
     spec = StudySpec(slug=slug or "", fields=fields)

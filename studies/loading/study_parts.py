@@ -9,6 +9,7 @@ from studies.kinds import KINDS
 from studies.loading.problems import Collector, Reporter
 from studies.loading.values import is_count
 from studies.models import slug_validator
+from studies.ratelimits import STUDY_SCOPES, parse_rate
 from studies.values import is_int, parse_text
 
 TASK_KEYS = {"slug", "title", "kind", "per_participant", "instructions", "dimensions", "guide"}
@@ -232,4 +233,29 @@ def parse_guide(raw: Any, lines: Lines, path: str) -> list[dict[str, str]]:
             lines.at(f"{path}.guide[{j}]").error(None, "must have a 'label' (and a 'description')")
             continue
         out.append({"label": g["label"], "description": str(g.get("description", ""))})
+    return out
+
+
+def parse_rate_limits(raw: Any, lines: Lines) -> dict[str, str]:
+    """The study's own rate limits: scope -> ``"<count>/<period>"`` or ``"off"``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        lines.at("rate_limits").error(
+            None,
+            f'must be an object of limits, e.g. {{"enrol": "20/min"}} ({", ".join(STUDY_SCOPES)})',
+        )
+        return {}
+    out: dict[str, str] = {}
+    for scope, value in raw.items():
+        report = lines.at(f"rate_limits.{scope}")
+        if scope not in STUDY_SCOPES:
+            report.error(None, f"unknown limit (known: {', '.join(STUDY_SCOPES)})")
+            continue
+        try:
+            parse_rate(value)
+        except ValueError as exc:
+            report.error(None, str(exc))
+            continue
+        out[scope] = value.strip().lower() if isinstance(value, str) else "off"
     return out

@@ -50,3 +50,36 @@ def test_no_operation_answers_a_researcher_with_a_server_error(case, world) -> N
 @HYPOTHESIS
 def test_no_operation_answers_a_volunteer_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
     _check(case, {"Authorization": world.clients["volunteer"]._credentials["HTTP_AUTHORIZATION"]})
+
+
+HOSTILE_INT = 2**63  # one past the largest database id
+NESTED = "[" * 50_000 + "]" * 50_000
+
+
+def _operations() -> list:  # type: ignore[type-arg]
+    return [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.parametrize("operation", _operations(), ids=lambda op: op.label)
+def test_no_operation_fails_on_huge_integers_or_deep_nesting(operation, world) -> None:  # type: ignore[no-untyped-def]
+    """Beyond what the generator tries: every integer parameter one past a 64-bit id,
+    every limit and offset likewise, and (for operations with a body) a JSON document
+    nested far deeper than any parser's stack."""
+    path = {p.name: HOSTILE_INT for p in operation.path_parameters}
+    query = {p.name: HOSTILE_INT for p in operation.query}
+    query.update({"limit": HOSTILE_INT, "offset": HOSTILE_INT})
+    tokens = [
+        {"Authorization": f"Token {world.researcher_token}"},
+        {"Authorization": world.clients["volunteer"]._credentials["HTTP_AUTHORIZATION"]},
+    ]
+    for headers in tokens:
+        slugged = {k: (world.own.study.slug if k == "slug" else v) for k, v in path.items()}
+        for params in (path, slugged):
+            _check(operation.Case(path_parameters=params, query=query), headers)
+        if operation.body:
+            case = operation.Case(path_parameters=slugged, media_type="application/json")
+            response = case.call(
+                headers={**headers, "Content-Type": "application/json"}, data=NESTED
+            )
+            # Refused as malformed, or first as not this caller's operation: never a 5xx.
+            assert response.status_code in (400, 401, 403), (operation.label, response.text[:300])

@@ -19,6 +19,7 @@ PRODUCTION = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/1",
     "BEHIND_PROXY": "1",
+    "NUM_PROXIES": "1",
     "SECURE_SSL_REDIRECT": "1",
     "SECURE_HSTS_SECONDS": "31536000",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1",
@@ -55,7 +56,7 @@ def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker
     bare = {
         k: v
         for k, v in PRODUCTION.items()
-        if k not in {"REDIS_URL", "DATABASE_URL", "CELERY_BROKER_URL"}
+        if k not in {"REDIS_URL", "DATABASE_URL", "CELERY_BROKER_URL", "NUM_PROXIES"}
     }
     bare["SECURE_HSTS_SECONDS"] = "0"
     production, single, careless = check_deploy(PRODUCTION, one_worker, bare, tmp_path=tmp_path)
@@ -67,6 +68,7 @@ def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker
         "shiping.W001",  # a per-process cache with 4 workers
         "shiping.W002",  # SQLite with 4 workers
         "shiping.W003",  # background jobs inside web requests
+        "shiping.W004",  # behind a proxy without NUM_PROXIES: one rate-limit bucket
         "security.W004",  # no HSTS
     ):
         assert warning in careless[1]

@@ -69,7 +69,7 @@ def test_prosody_command_scores_or_refuses_any_csv(tmp_path_factory, content: by
 def test_rating_table_reader_reads_or_refuses_any_file(
     tmp_path_factory, content: bytes, level: str
 ) -> None:  # type: ignore[no-untyped-def]
-    from scoring.report.ratings_file import RatingFileError, read_rating_file
+    from scoring.agreement.ratings_file import RatingFileError, read_rating_file
 
     path = write(tmp_path_factory, "ratings.csv", content)
     try:

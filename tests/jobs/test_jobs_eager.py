@@ -130,7 +130,8 @@ def test_export_job_writes_the_file_under_data_dir_and_serves_it(
     job = Job.objects.get()
     n = Response.objects.filter(study=example_study).count()
     assert job.status == "done" and job.summary == {"rows": n, "format": "csv"}
-    assert job.result_file.startswith(str(data_dir / "exports"))
+    assert job.result_file == f"exports/{example_study.slug}-job{job.pk}.csv"
+    assert (data_dir / job.result_file).is_file()
     download = staff_client.get(reverse("jobs:job-download", args=[job.pk]))
     body = b"".join(download.streaming_content).decode()
     assert body.startswith("study,task,item,rater_kind") and body.count("\n") == n + 1

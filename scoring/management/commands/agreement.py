@@ -1,86 +1,28 @@
-"""``manage.py agreement FILE [--level ...] [--json]``: agreement of any rating table."""
+"""``manage.py agreement FILE [--level ...] [--json]``: agreement of any rating table.
+
+The tool itself is plain Python (``scoring.agreement.cli``, also installed as
+``shiping-agreement``); ``manage.py`` runs it without loading the project's settings,
+and this command makes it callable as ``call_command("agreement", ...)`` too.
+"""
 
 from __future__ import annotations
 
-import json
-import math
-from pathlib import Path
+import argparse
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scoring.agreement import LEVELS, compute_all
-from scoring.report.ratings_file import RatingFileError, parse_domain, read_rating_file
-
-
-def _fmt(v: object) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "—"
-    return f"{v:.4f}" if isinstance(v, float) else str(v)
+from scoring.agreement.cli import DESCRIPTION, ToolError, add_arguments, run
 
 
 class Command(BaseCommand):
-    help = (
-        "Every applicable agreement coefficient, with bootstrap CIs, for a rating table: "
-        "long CSV (unit,rater,value) or wide CSV (one column per rater). See docs/report.md."
-    )
+    help = DESCRIPTION
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("file", type=Path)
-        parser.add_argument("--level", choices=LEVELS, default="nominal")
-        parser.add_argument("--domain", help="declared scale: 1..5 or 1,2,3 (ordinal order)")
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
-        parser.add_argument("--n-boot", type=int, default=1000)
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--confidence", type=float, default=0.95)
+        add_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        path: Path = opts["file"]
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file")
-        if opts["n_boot"] < 0 or not 0 < opts["confidence"] < 1:
-            raise CommandError("--n-boot must be >= 0 and --confidence between 0 and 1")
-        if opts["seed"] < 0:
-            raise CommandError("--seed must be a non-negative integer")
         try:
-            domain = parse_domain(opts.get("domain"))
-            parsed = read_rating_file(path, level=opts["level"], domain=domain)
-        except RatingFileError as exc:
-            message = str(exc)
-            if not message.startswith(str(path)):
-                message = f"{path}: {message}"
-            raise CommandError(message) from exc
-        table = parsed.table
-        results = compute_all(
-            table, n_boot=opts["n_boot"], seed=opts["seed"], confidence=opts["confidence"]
-        )
-        if opts["json"]:
-            doc = {
-                "file": str(path),
-                "shape": parsed.shape,
-                "level": table.level,
-                "n_units": table.n_units,
-                "n_raters": table.n_raters,
-                "n_ratings": table.n_ratings,
-                "domain": list(table.domain),
-                "n_boot": opts["n_boot"],
-                "seed": opts["seed"],
-                "confidence": opts["confidence"],
-                "results": [r.as_row(nan_as_none=True) for r in results],
-            }
-            self.stdout.write(json.dumps(doc, ensure_ascii=False, indent=1, default=str))
-            return
-        self.stdout.write(
-            f"{path} ({parsed.shape}): {table.n_units} units, {table.n_raters} raters, "
-            f"{table.n_ratings} ratings; level {table.level}; "
-            f"{opts['confidence'] * 100:g}% CI from {opts['n_boot']} bootstrap resamples"
-        )
-        self.stdout.write(
-            f"{'metric':<28}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}{'units':>7}  note"
-        )
-        for r in results:
-            name = r.metric + (f" ({r.weights})" if r.weights and r.weights != "none" else "")
-            self.stdout.write(
-                f"{name:<28}{r.level:<10}{_fmt(r.value):>9}{_fmt(r.ci_low):>9}"
-                f"{_fmt(r.ci_high):>9}{r.n_units:>7}  {r.reason or ''}"
-            )
+            run(argparse.Namespace(**opts), self.stdout.write)
+        except ToolError as exc:
+            raise CommandError(str(exc)) from exc

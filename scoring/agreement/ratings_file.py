@@ -20,7 +20,8 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.agreement import RatingTable, parse_cell
+from .coding import parse_cell
+from .table import RatingTable
 
 LONG = ("unit", "rater", "value")
 UNIT_COLUMNS = ("unit", "item", "id")

@@ -1,0 +1,64 @@
+"""The admin login is throttled (django-axes): after a few wrong passwords for one user
+name from one address even the right password is refused for a while; other addresses
+and other users are not affected, and the client address is read behind the proxy."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+pytestmark = pytest.mark.django_db
+LOGIN = "/admin/login/?next=/admin/"
+
+
+@pytest.fixture
+def boss(db):  # type: ignore[no-untyped-def]
+    return get_user_model().objects.create_superuser("boss", "boss@example.org", "right-pw-1")
+
+
+def _login(client, password: str, **meta: str):  # type: ignore[no-untyped-def]
+    return client.post(LOGIN, {"username": "boss", "password": password}, **meta)
+
+
+def test_sixty_wrong_passwords_then_the_right_one_is_refused(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+    codes = [_login(client, f"guess-{i}").status_code for i in range(60)]
+    assert codes[: settings.AXES_FAILURE_LIMIT - 1] == [200] * (settings.AXES_FAILURE_LIMIT - 1)
+    assert set(codes[settings.AXES_FAILURE_LIMIT :]) == {429}
+    refused = _login(client, "right-pw-1")
+    assert refused.status_code == 429 and 'id="locked-out"' in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert client.get("/admin/").status_code == 302  # still not logged in
+
+
+def test_the_lock_is_per_user_name_and_address(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, f"guess-{i}", REMOTE_ADDR="198.51.100.7")
+    assert _login(client, "right-pw-1", REMOTE_ADDR="198.51.100.7").status_code == 429
+    other = _login(client, "right-pw-1", REMOTE_ADDR="198.51.100.8")
+    assert other.status_code == 302 and client.session["_auth_user_id"] == str(boss.pk)
+
+
+def test_behind_the_proxy_the_lock_follows_the_forwarded_address(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.NUM_PROXIES = 1
+    proxy = {"REMOTE_ADDR": "127.0.0.1"}
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        _login(client, f"guess-{i}", HTTP_X_FORWARDED_FOR="203.0.113.9", **proxy)
+    assert (
+        _login(client, "right-pw-1", HTTP_X_FORWARDED_FOR="203.0.113.9", **proxy).status_code == 429
+    )
+    # A forged left-hand entry changes nothing: the proxy's own entry (the last) counts.
+    forged = _login(client, "right-pw-1", HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.9", **proxy)
+    assert forged.status_code == 429
+    # Another client behind the same proxy is not locked out.
+    fine = _login(client, "right-pw-1", HTTP_X_FORWARDED_FOR="203.0.113.10", **proxy)
+    assert fine.status_code == 302
+
+
+def test_a_successful_login_clears_the_count(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+    for i in range(settings.AXES_FAILURE_LIMIT - 1):
+        _login(client, f"guess-{i}")
+    assert _login(client, "right-pw-1").status_code == 302
+    client.logout()
+    for i in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert _login(client, f"again-{i}").status_code == 200
+    assert _login(client, "right-pw-1").status_code == 302
