@@ -1,5 +1,6 @@
 """Jobs in the admin: a list with progress bars, filters by status and kind, and a
-read-only page per job with its summary or its file's problems (refreshed while it runs)."""
+read-only page per job with its summary or its file's problems (refreshed while it runs).
+Anyone but a superuser sees the jobs of the studies shared with them and their own."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from jobs.models import Job
 from jobs.progress import live_progress
+from studies.admin_scope import StudyScoped, scoped_filters
 
 FIELDS = (
     "kind",
@@ -33,7 +35,8 @@ FIELDS = (
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(StudyScoped, admin.ModelAdmin):
+    own_path = "created_by"
     list_display = (
         "pk",
         "kind",
@@ -46,7 +49,7 @@ class JobAdmin(admin.ModelAdmin):
         "finished_at",
     )
     list_display_links = ("pk", "kind")
-    list_filter = ("status", "kind", "study")
+    list_filter = ("status", "kind", *scoped_filters("study"))
     search_fields = ("message",)
     list_select_related = ("study", "created_by")
     fields = FIELDS
@@ -56,7 +59,8 @@ class JobAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
         """The list refreshes itself while any job is queued or running."""
-        busy = Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists()
+        jobs = self.get_queryset(request)
+        busy = jobs.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists()
         return super().changelist_view(request, {**(extra_context or {}), "refresh": busy})
 
     def has_add_permission(self, request: HttpRequest) -> bool:
