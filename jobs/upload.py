@@ -3,6 +3,9 @@
 Loaded now, the page shows the summary or every problem; in the background, the file
 is saved under DATA_DIR/uploads, a Job is created, and the page redirects to the job's
 admin page (which shows its progress, then its summary or its file's problems).
+
+Each kind of file needs the permissions of what it writes, and goes only into a study
+the user may see (``annotation.upload_rights``); staff with no such right get a 403.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -18,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.forms import UploadForm
+from annotation.upload_rights import upload_kinds
 from jobs.services import load_submit
 from scoring.loads import file_load
 from studies.loading.problems import LoadError
@@ -36,9 +41,11 @@ class JobUploadForm(UploadForm):
 
 def upload_view(request: HttpRequest) -> HttpResponse:
     """Upload a study, pool, LLM outputs or responses file through the same loaders."""
-    if not request.user.is_staff or not request.user.has_perm("studies.add_item"):
+    if not request.user.is_staff:
         return redirect("admin:login")
-    form = JobUploadForm(request.POST or None, request.FILES or None)
+    if not upload_kinds(request.user):
+        raise PermissionDenied
+    form = JobUploadForm(request.POST or None, request.FILES or None, user=request.user)
     problems = None
     summary = None
     if request.method == "POST" and form.is_valid():

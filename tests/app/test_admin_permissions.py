@@ -149,6 +149,7 @@ def test_a_researcher_reads_their_studys_data_and_nothing_else(
     client.user = world.users["researcher"]  # type: ignore[attr-defined]
     viewable = set(RESEARCHER_PERMISSIONS)
     assert check_pages(world, "researcher", client, viewable, admin.site._registry) == []
+    assert client.get(reverse("admin:upload")).status_code == 403
     assert client.get(reverse("admin:jobs_job_changelist")).status_code == 403
 
 
@@ -169,6 +170,7 @@ def test_staff_with_one_model_permission_see_that_model_of_their_studies_only(
         if got != "403":
             wrong.append(f"staff with {label(model)}: {other._meta.label} list {got}")
     assert wrong == []
+    assert client.get(reverse("admin:upload")).status_code == 403
 
 
 def test_job_state_is_served_to_the_studys_researchers_only(world: World, client: Client) -> None:
