@@ -27,7 +27,7 @@ if admin.site.is_registered(TokenProxy):
 @admin.register(TokenProxy)
 class TokenAdmin(SecretFields, RestTokenAdmin):
     secret_fields = ("key",)
-    key_hidden = secret_display("key", _("key"))
+    key_hidden = secret_display("key", _("API token"))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         tokens = super().get_queryset(request)
