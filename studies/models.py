@@ -118,8 +118,9 @@ class Group(models.Model):
     position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
 
     class Meta:
-        verbose_name = _("group")
-        verbose_name_plural = _("groups")
+        # Not "group", whose translation names Django's groups of users in the admin too.
+        verbose_name = _("participant group")
+        verbose_name_plural = _("participant groups")
         ordering = ["study", "position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["study", "slug"], name="group_unique_slug"),

@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AlterModelOptions(
             name='group',
-            options={'ordering': ['study', 'position', 'slug'], 'verbose_name': 'group', 'verbose_name_plural': 'groups'},
+            options={'ordering': ['study', 'position', 'slug'], 'verbose_name': 'participant group', 'verbose_name_plural': 'participant groups'},
         ),
         migrations.AlterModelOptions(
             name='importlog',
