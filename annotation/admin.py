@@ -1,4 +1,7 @@
-"""Admin for who answered what (the upload page is in jobs.upload: it creates jobs)."""
+"""Admin for who answered what (the upload page is in jobs.upload: it creates jobs).
+
+Each list and page holds only the studies shared with the user, and a volunteer's resume
+code is shown to superusers only (``studies.admin_scope``)."""
 
 from __future__ import annotations
 
@@ -6,13 +9,14 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import AggregateResult, Assignment, Participant, Rater, Response
+from studies.admin_scope import StudyScoped, scoped_filters, secret_display
 from studies.models import Group
 
 
 @admin.register(Rater)
-class RaterAdmin(admin.ModelAdmin):
+class RaterAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("name", "kind", "run", "group", "study")
-    list_filter = ("study", "kind", "participant__group")
+    list_filter = (*scoped_filters("study"), "kind", *scoped_filters("participant__group"))
     search_fields = ("name", "run")
     list_select_related = ("study", "participant__group")
 
@@ -24,7 +28,7 @@ class RaterAdmin(admin.ModelAdmin):
 
 
 @admin.register(Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(StudyScoped, admin.ModelAdmin):
     list_display = (
         "public_id",
         "study",
@@ -35,8 +39,11 @@ class ParticipantAdmin(admin.ModelAdmin):
         "created_at",
         "finished_at",
     )
-    list_filter = ("study", "group", "status", "entry", "flagged")
+    list_filter = (*scoped_filters("study", "group"), "status", "entry", "flagged")
     search_fields = ("public_id", "resume_code", "completion_code")
+    # A resume code is the volunteer's credential: with it one answers in their name.
+    secret_fields = ("resume_code",)
+    resume_code_hidden = secret_display("resume_code", _("resume code"))
     # The group is placed by invitation, screening or import (participants_place) and
     # keeps the responses' group in every table: not edited here.
     readonly_fields = (
@@ -51,18 +58,25 @@ class ParticipantAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(StudyScoped, admin.ModelAdmin):
+    study_path = "task__study"
     list_display = ("participant", "item", "task", "group", "status", "claimed_at", "answered_at")
-    list_filter = ("task__study", "task", "group", "status")
+    list_filter = (*scoped_filters("task__study", "task", "group"), "status")
     search_fields = ("participant__public_id", "item__external_id")
     raw_id_fields = ("participant", "item")
     list_select_related = ("participant", "item", "task", "group")
 
 
 @admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
+class ResponseAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("item", "rater", "field", "value", "correct", "time_ms", "sample", "created_at")
-    list_filter = ("study", "task", "rater__kind", "rater__participant__group", "field", "correct")
+    list_filter = (
+        *scoped_filters("study", "task"),
+        "rater__kind",
+        *scoped_filters("rater__participant__group"),
+        "field",
+        "correct",
+    )
     search_fields = ("item__external_id", "rater__name", "field")
     raw_id_fields = ("item", "rater")
     list_select_related = ("item", "rater")
@@ -70,7 +84,7 @@ class ResponseAdmin(admin.ModelAdmin):
 
 
 @admin.register(AggregateResult)
-class AggregateResultAdmin(admin.ModelAdmin):
+class AggregateResultAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("model", "task", "metric", "value", "n", "run", "study")
-    list_filter = ("study", "task", "metric")
+    list_filter = (*scoped_filters("study"), "task", "metric")
     search_fields = ("model", "task", "source")

@@ -32,15 +32,19 @@ class Rater(models.Model):
         MODEL = "model", _("Model")
         RULE = "rule", _("Rule")
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="raters")
-    kind = models.CharField(max_length=5, choices=Kind.choices)
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="raters", verbose_name=_("study")
+    )
+    kind = models.CharField(max_length=5, choices=Kind.choices, verbose_name=_("kind"))
     # Participant id for humans, model name for models, rule name for rules.
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, verbose_name=_("name"))
     # A run or prompt-condition label (models), or the rules' version (rules).
-    run = models.CharField(max_length=100, blank=True, default="")
-    meta = models.JSONField(default=dict, blank=True)
+    run = models.CharField(max_length=100, blank=True, default="", verbose_name=_("run"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
 
     class Meta:
+        verbose_name = _("rater")
+        verbose_name_plural = _("raters")
         ordering = ["study", "kind", "name", "run"]
         constraints = [
             models.UniqueConstraint(fields=["study", "kind", "name", "run"], name="rater_unique"),
@@ -63,30 +67,52 @@ class Participant(models.Model):
         IMPORT = "import", _("Imported responses")
         API = "api", _("API")
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
-    public_id = models.CharField(max_length=40, unique=True, default=new_public_id)
-    rater = models.OneToOneField(Rater, on_delete=models.CASCADE, related_name="participant")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="participants", verbose_name=_("study")
+    )
+    public_id = models.CharField(
+        max_length=40, unique=True, default=new_public_id, verbose_name=_("participant id")
+    )
+    rater = models.OneToOneField(
+        Rater, on_delete=models.CASCADE, related_name="participant", verbose_name=_("rater")
+    )
     # The one record of a volunteer's group (a human rater's group is its participant's);
     # written only by ``annotation.services.participants_place``.
-    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL)
-    entry = models.CharField(max_length=10, choices=Entry.choices, default=Entry.PUBLIC)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.CONSENTED)
-    consent_text = models.TextField(blank=True)
-    consented_at = models.DateTimeField(null=True, blank=True)
-    screening_answers = models.JSONField(default=dict, blank=True)
-    resume_code = models.CharField(max_length=16, unique=True, default=new_resume_code)
-    completion_code = models.CharField(max_length=64, blank=True)
-    task_order = models.JSONField(default=list, blank=True)
-    language = models.CharField(max_length=10, blank=True)
+    group = models.ForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("group")
+    )
+    entry = models.CharField(
+        max_length=10, choices=Entry.choices, default=Entry.PUBLIC, verbose_name=_("entry")
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.CONSENTED, verbose_name=_("status")
+    )
+    consent_text = models.TextField(blank=True, verbose_name=_("consent text"))
+    consented_at = models.DateTimeField(null=True, blank=True, verbose_name=_("consented at"))
+    screening_answers = models.JSONField(
+        default=dict, blank=True, verbose_name=_("screening answers")
+    )
+    resume_code = models.CharField(
+        max_length=16, unique=True, default=new_resume_code, verbose_name=_("resume code")
+    )
+    completion_code = models.CharField(max_length=64, blank=True, verbose_name=_("completion code"))
+    task_order = models.JSONField(default=list, blank=True, verbose_name=_("task order"))
+    language = models.CharField(max_length=10, blank=True, verbose_name=_("language"))
     # A recruitment platform's parameters from the entry link (Prolific's PROLIFIC_PID,
     # STUDY_ID, SESSION_ID; a generic pid): exported for the researchers, shown to nobody.
     recruitment = models.JSONField(default=dict, blank=True)
-    attention_failures = models.PositiveIntegerField(default=0)
-    flagged = models.BooleanField(default=False, help_text=_("Failed too many attention checks."))
-    created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    attention_failures = models.PositiveIntegerField(
+        default=0, verbose_name=_("failed attention checks")
+    )
+    flagged = models.BooleanField(
+        default=False, help_text=_("Failed too many attention checks."), verbose_name=_("flagged")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
+        verbose_name = _("participant")
+        verbose_name_plural = _("participants")
         ordering = ["study", "created_at"]
         indexes = [models.Index(fields=["study", "group", "status"], name="participant_progress")]
 
@@ -107,23 +133,37 @@ class Assignment(models.Model):
     # row's status (an indexed column, so not a HOT update): each index less is one
     # index write less on the answer path.
     participant = models.ForeignKey(
-        Participant, on_delete=models.CASCADE, related_name="assignments", db_index=False
+        Participant,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
+        verbose_name=_("participant"),
     )
     item = models.ForeignKey(
-        Item, on_delete=models.CASCADE, related_name="assignments", db_index=False
+        Item,
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_index=False,
+        verbose_name=_("item"),
     )
-    task = models.ForeignKey(Task, on_delete=models.CASCADE)
-    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL)
-    position = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.CLAIMED)
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, verbose_name=_("task"))
+    group = models.ForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("group")
+    )
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.CLAIMED, verbose_name=_("status")
+    )
     # Per field, the order options are shown in: shown index -> canonical index.
-    option_order = models.JSONField(default=dict, blank=True)
-    claimed_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField(null=True, blank=True)
-    served_at = models.DateTimeField(null=True, blank=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
+    option_order = models.JSONField(default=dict, blank=True, verbose_name=_("option order"))
+    claimed_at = models.DateTimeField(auto_now_add=True, verbose_name=_("claimed at"))
+    expires_at = models.DateTimeField(null=True, blank=True, verbose_name=_("expires at"))
+    served_at = models.DateTimeField(null=True, blank=True, verbose_name=_("served at"))
+    answered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("answered at"))
 
     class Meta:
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
         ordering = ["participant", "position"]
         constraints = [
             models.UniqueConstraint(fields=["participant", "item"], name="assignment_unique"),
@@ -134,29 +174,39 @@ class Assignment(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.participant_id}→{self.item_id} ({self.status})"
+        return f"{self.participant_id}→{self.item_id} ({self.get_status_display()})"
 
 
 class Response(models.Model):
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="responses")
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="responses")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
-    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="responses")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="responses", verbose_name=_("study")
+    )
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="responses", verbose_name=_("task")
+    )
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="responses", verbose_name=_("item")
+    )
+    rater = models.ForeignKey(
+        Rater, on_delete=models.CASCADE, related_name="responses", verbose_name=_("rater")
+    )
     # "answer" for choice items, the part key for multi, "best"/"worst", the dimension key
     # for ratings, the metric name for rules.
-    field = models.CharField(max_length=64)
+    field = models.CharField(max_length=64, verbose_name=_("field"))
     # Option index (canonical order), rating, or rule score.
-    value = models.FloatField(null=True)
-    correct = models.BooleanField(null=True)
-    time_ms = models.PositiveIntegerField(null=True, blank=True)
+    value = models.FloatField(null=True, verbose_name=_("value"))
+    correct = models.BooleanField(null=True, verbose_name=_("correct"))
+    time_ms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("time (ms)"))
     # Sample number when a model was sampled several times for one item.
-    sample = models.PositiveIntegerField(default=0)
-    raw = models.TextField(blank=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    sample = models.PositiveIntegerField(default=0, verbose_name=_("sample"))
+    raw = models.TextField(blank=True, verbose_name=_("raw text"))
+    answered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("answered at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("response")
+        verbose_name_plural = _("responses")
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -175,17 +225,23 @@ class Response(models.Model):
 class AggregateResult(models.Model):
     """A model's result on a task measured elsewhere (never mixed into item-level stats)."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="aggregates")
-    model = models.CharField(max_length=200)
-    task = models.CharField(max_length=100, help_text=_("Task slug or benchmark task name."))
-    metric = models.CharField(max_length=50, default="accuracy")
-    value = models.FloatField()
-    n = models.PositiveIntegerField(null=True, blank=True)
-    run = models.CharField(max_length=100, blank=True, default="")
-    source = models.TextField(blank=True)
-    meta = models.JSONField(default=dict, blank=True)
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="aggregates", verbose_name=_("study")
+    )
+    model = models.CharField(max_length=200, verbose_name=_("model"))
+    task = models.CharField(
+        max_length=100, help_text=_("Task slug or benchmark task name."), verbose_name=_("task")
+    )
+    metric = models.CharField(max_length=50, default="accuracy", verbose_name=_("metric"))
+    value = models.FloatField(verbose_name=_("value"))
+    n = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("n"))
+    run = models.CharField(max_length=100, blank=True, default="", verbose_name=_("run"))
+    source = models.TextField(blank=True, verbose_name=_("source"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
 
     class Meta:
+        verbose_name = _("aggregate result")
+        verbose_name_plural = _("aggregate results")
         ordering = ["study", "task", "model"]
         constraints = [
             models.UniqueConstraint(

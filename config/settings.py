@@ -286,3 +286,6 @@ ASSIGNMENT_CLAIM_SECONDS = env_int("ASSIGNMENT_CLAIM_SECONDS", 30 * 60)
 # Loads changing more items than SCORE_ON_LOAD_MAX_ITEMS leave scoring to `score_poems`.
 SCORE_ON_LOAD = env_bool("SCORE_ON_LOAD", True)
 SCORE_ON_LOAD_MAX_ITEMS = env_int("SCORE_ON_LOAD_MAX_ITEMS", 5000)
+# The admin's upload page loads a file of more lines than this as a background job, whose
+# page shows its progress (a smaller file is loaded while the page waits).
+UPLOAD_BACKGROUND_LINES = env_int("UPLOAD_BACKGROUND_LINES", 2000)

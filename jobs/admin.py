@@ -1,5 +1,6 @@
 """Jobs in the admin: a list with progress bars, filters by status and kind, and a
-read-only page per job with its summary or its file's problems (refreshed while it runs)."""
+read-only page per job with its summary or its file's problems (refreshed while it runs).
+Anyone but a superuser sees the jobs of the studies shared with them and their own."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
 from jobs.models import Job
+from jobs.presenting import is_load_summary, outcome_text, stage_label, stage_labels, summary_table
 from jobs.progress import last_sign_of_life, live_progress
 from jobs.services import RUNNER_LOST, job_fail_if_runner_gone
+from studies.admin_display import pretty_json
+from studies.admin_scope import StudyScoped, scoped_filters
 
 FIELDS = (
     "kind",
@@ -23,11 +27,11 @@ FIELDS = (
     "status",
     "progress_bar",
     "sign_of_life",
-    "message_block",
+    "outcome",
     "problems_table",
     "result_link",
-    "summary",
-    "params",
+    "summary_block",
+    "params_block",
     "created_by",
     "created_at",
     "started_at",
@@ -36,9 +40,10 @@ FIELDS = (
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(StudyScoped, admin.ModelAdmin):
+    own_path = "created_by"
     list_display = (
-        "pk",
+        "number",
         "kind",
         "study",
         "status",
@@ -49,8 +54,8 @@ class JobAdmin(admin.ModelAdmin):
         "created_at",
         "finished_at",
     )
-    list_display_links = ("pk", "kind")
-    list_filter = ("status", "kind", "study")
+    list_display_links = ("number", "kind")
+    list_filter = ("status", "kind", *scoped_filters("study"))
     search_fields = ("message",)
     list_select_related = ("study", "created_by")
     fields = FIELDS
@@ -60,7 +65,8 @@ class JobAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
         """The list refreshes itself while any job is queued or running."""
-        busy = Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists()
+        jobs = self.get_queryset(request)
+        busy = jobs.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists()
         return super().changelist_view(request, {**(extra_context or {}), "refresh": busy})
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -69,19 +75,41 @@ class JobAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # a job's record is what happened: read-only
 
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> Any:
+        """The page follows a running job: its script polls the job's state (jobs.views),
+        a meta refresh does without JavaScript."""
+        context = {**(extra_context or {}), "stage_labels": stage_labels()}
+        return super().change_view(request, object_id, form_url, context)
+
+    @admin.display(description=_("No."), ordering="pk")
+    def number(self, job: Job) -> int:
+        return job.pk
+
     @admin.display(description=_("progress"))
     def progress_bar(self, job: Job) -> SafeString:
         p = live_progress(job)
+        stage = stage_label(p["stage"])
         count = f"{p['done']}/{p['total']}" if p["total"] else str(p["done"] or "")
+        url = reverse("jobs:job", args=[job.pk])
         if p["percent"] is None:
-            return format_html("<progress></progress> <span>{} {}</span>", p["stage"], count)
+            bar = format_html('<progress aria-label="{}"></progress>', _("progress"))
+            text = f"{stage} {count}"
+        else:
+            bar = format_html(
+                '<progress max="100" value="{}" aria-label="{}">{}%</progress>',
+                p["percent"],
+                _("progress"),
+                p["percent"],
+            )
+            text = f"{p['percent']}% {stage} {count}"
         return format_html(
-            '<progress max="100" value="{}">{}%</progress> <span>{}% {} {}</span>',
-            p["percent"],
-            p["percent"],
-            p["percent"],
-            p["stage"],
-            count,
+            '<span class="job-progress" data-url="{}">{} <span class="job-progress-text" '
+            'role="status">{}</span></span>',
+            url,
+            bar,
+            text.strip(),
         )
 
     @admin.display(description=_("sign of life"))
@@ -96,12 +124,23 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("message"))
     def short_message(self, job: Job) -> str:
-        first = job.message.splitlines()[0] if job.message else ""
+        first = outcome_text(job) if job.finished else ""
         return first[:120]
 
-    @admin.display(description=_("message"))
-    def message_block(self, job: Job) -> SafeString:
-        return format_html('<pre style="white-space: pre-wrap">{}</pre>', job.message)
+    @admin.display(description=_("outcome"))
+    def outcome(self, job: Job) -> str:
+        return outcome_text(job) or "—"
+
+    @admin.display(description=_("summary"))
+    def summary_block(self, job: Job) -> SafeString | str:
+        summary = job.summary or {}
+        if summary.get("problems") or summary.get("error"):
+            return "—"  # the problems table, or the outcome, says it
+        return summary_table(summary) if is_load_summary(summary) else pretty_json(summary)
+
+    @admin.display(description=_("parameters"))
+    def params_block(self, job: Job) -> SafeString | str:
+        return pretty_json(job.params)
 
     @admin.display(description=_("problems"))
     def problems_table(self, job: Job) -> SafeString | str:

@@ -29,39 +29,66 @@ class Job(models.Model):
         DONE = "done", _("Done")
         FAILED = "failed", _("Failed")
 
-    kind = models.CharField(max_length=20, choices=[*LoadKind.choices, *Kind.choices])
+    kind = models.CharField(
+        max_length=20, choices=[*LoadKind.choices, *Kind.choices], verbose_name=_("kind")
+    )
     study = models.ForeignKey(
-        Study, null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+        Study,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="jobs",
+        verbose_name=_("study"),
     )
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+        max_length=10,
+        choices=Status.choices,
+        default=Status.QUEUED,
+        db_index=True,
+        verbose_name=_("status"),
     )
-    params = models.JSONField(default=dict, blank=True, help_text=_("What the job was asked."))
-    stage = models.CharField(max_length=40, blank=True, help_text=_("e.g. validating, writing"))
-    done = models.PositiveIntegerField(default=0)
-    total = models.PositiveIntegerField(null=True, blank=True)
-    message = models.TextField(blank=True)
+    params = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_("What the job was asked."),
+        verbose_name=_("parameters"),
+    )
+    stage = models.CharField(
+        max_length=40, blank=True, help_text=_("e.g. validating, writing"), verbose_name=_("stage")
+    )
+    done = models.PositiveIntegerField(default=0, verbose_name=_("done"))
+    total = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("total"))
+    message = models.TextField(blank=True, verbose_name=_("message"))
     summary = models.JSONField(
-        default=dict, blank=True, help_text=_("What the job did, or the problems found.")
+        default=dict,
+        blank=True,
+        help_text=_("What the job did, or the problems found."),
+        verbose_name=_("summary"),
     )
     # Relative to DATA_DIR (which job workers may mount elsewhere): exports/…, reports/….
-    result_file = models.CharField(max_length=500, blank=True)
+    result_file = models.CharField(max_length=500, blank=True, verbose_name=_("result file"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     heartbeat_at = models.DateTimeField(
         null=True, blank=True, help_text=_("The last sign of life of the job's runner.")
     )
 
     class Meta:
+        verbose_name = _("job")
+        verbose_name_plural = _("jobs")
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["kind", "status"], name="job_kind_status")]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+        return f"{self.get_kind_display()} #{self.pk} ({self.get_status_display()})"
 
     @property
     def finished(self) -> bool:

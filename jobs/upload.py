@@ -3,6 +3,9 @@
 Loaded now, the page shows the summary or every problem; in the background, the file
 is saved under DATA_DIR/uploads, a Job is created, and the page redirects to the job's
 admin page (which shows its progress, then its summary or its file's problems).
+
+Each kind of file needs the permissions of what it writes, and goes only into a study
+the user may see (``annotation.upload_rights``); staff with no such right get a 403.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -18,6 +23,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.forms import UploadForm
+from annotation.upload_rights import upload_kinds
+from jobs.presenting import summary_table
 from jobs.services import load_submit
 from scoring.loads import file_load
 from studies.loading.problems import LoadError
@@ -35,30 +42,42 @@ class JobUploadForm(UploadForm):
 
 
 def upload_view(request: HttpRequest) -> HttpResponse:
-    """Upload a study, pool, LLM outputs or responses file through the same loaders."""
-    if not request.user.is_staff or not request.user.has_perm("studies.add_item"):
+    """Upload a study, pool, LLM outputs or responses file through the same loaders. A
+    file of more than ``UPLOAD_BACKGROUND_LINES`` lines always runs as a job, whose page
+    shows its progress."""
+    if not request.user.is_staff:
         return redirect("admin:login")
-    form = JobUploadForm(request.POST or None, request.FILES or None)
+    if not upload_kinds(request.user):
+        raise PermissionDenied
+    form = JobUploadForm(request.POST or None, request.FILES or None, user=request.user)
     problems = None
     summary = None
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         upload = data["file"]
-        if data["background"]:
+        source = Source.from_upload(upload.name, upload)
+        large = source.line_count > settings.UPLOAD_BACKGROUND_LINES
+        if data["background"] or large:
             job = load_submit(
                 kind=data["kind"],
-                name=upload.name,
-                content=upload.read(),
+                name=source.name,
+                content=source.content,
                 study=data.get("study"),
                 dry_run=data["dry_run"],
                 user=request.user,
             )
             messages.info(request, _("Job %(id)d created.") % {"id": job.pk})
+            if large and not data["background"]:
+                messages.info(
+                    request,
+                    _("This file has %(n)d lines: it is loaded in the background.")
+                    % {"n": source.line_count},
+                )
             return redirect("admin:jobs_job_change", job.pk)
         try:
-            summary = file_load(
+            loaded = file_load(
                 kind=data["kind"],
-                source=Source.from_upload(upload.name, upload),
+                source=source,
                 study=data.get("study"),
                 dry_run=data["dry_run"],
                 user=request.user,
@@ -69,12 +88,19 @@ def upload_view(request: HttpRequest) -> HttpResponse:
                 request, _("%(n)d problem(s) found; nothing was loaded.") % {"n": len(problems)}
             )
         else:
-            messages.success(request, summary.describe())
+            summary = summary_table(loaded.as_dict())
+            done = (
+                _("Dry run: the file is valid; nothing was written.")
+                if loaded.dry_run
+                else _("File loaded.")
+            )
+            messages.success(request, done)
     context: dict[str, Any] = {
         **admin.site.each_context(request),
         "title": _("Upload a file"),
         "form": form,
         "problems": problems,
         "summary": summary,
+        "background_lines": settings.UPLOAD_BACKGROUND_LINES,
     }
     return TemplateResponse(request, "admin/upload.html", context)

@@ -1,23 +1,17 @@
-"""Who may see which study's research pages: staff see all, researchers their shared studies."""
+"""Who may see which study's research pages: superusers all, researchers their shared
+studies (the rule itself is ``studies.access``, shared with the admin)."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
 from django.http import Http404
 
+from studies.access import User, visible_studies
 from studies.models import Study
 
-
-def visible_studies(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Study]:
-    if not user.is_authenticated:
-        return Study.objects.none()
-    if getattr(user, "is_superuser", False):
-        return Study.objects.all()
-    return Study.objects.filter(researchers__pk=user.pk)
+__all__ = ["study_for", "visible_studies"]
 
 
-def study_for(user: AbstractBaseUser | AnonymousUser, study_id: int) -> Study:
+def study_for(user: User, study_id: int) -> Study:
     """The study if ``user`` may see it; a 404 otherwise (no hint that it exists)."""
     study = visible_studies(user).filter(pk=study_id).first()
     if study is None:

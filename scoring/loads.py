@@ -13,7 +13,8 @@ run, calls as plain calls:
 3. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
    their rule scores (or the summary's notes say why not yet).
 
-Any problem in the file raises ``LoadError`` before anything is written.
+Any problem in the file raises ``LoadError`` before anything is written. A study added by
+a user who is not a superuser is shared with them (else they could not see it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from annotation.loading.responses import responses_write, validate_responses
 from annotation.services.claims import claims_release
 from annotation.services.grading import responses_regrade
 from scoring.rules import rule_scores_after_load
+from studies.access import is_superuser
 from studies.loading.pool import pool_write, validate_pool
 from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
@@ -68,7 +70,13 @@ def file_load(
         if on_progress is not None:
             on_progress("validating", 0, 1)
         spec = validate_study(source)
-        return study_write(spec, source=source, dry_run=dry_run, user=user, on_progress=on_progress)
+        summary = study_write(
+            spec, source=source, dry_run=dry_run, user=user, on_progress=on_progress
+        )
+        created = summary.details.get("study created") and not summary.dry_run
+        if created and getattr(user, "is_authenticated", False) and not is_superuser(user):
+            Study.objects.get(slug=spec.slug).researchers.add(user)
+        return summary
     loader = INTO_STUDY.get(kind)
     if loader is None:
         raise ValueError(f"unknown kind of file {kind!r}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from scoring.prosody import RULES_VERSION, score_poem
@@ -78,22 +79,47 @@ def rule_scores_compute(
     return summary
 
 
+def poem_items(item_ids: list[int]) -> list[int]:
+    """Those of ``item_ids`` that hold a poem (the only items rule scores apply to)."""
+    found: list[int] = []
+    for start in range(0, len(item_ids), CHUNK):
+        chunk = item_ids[start : start + CHUNK]
+        found += (
+            Item.objects.filter(pk__in=chunk).exclude(poem_text="").values_list("pk", flat=True)
+        )
+    return found
+
+
 def rule_scores_after_load(*, study: Study, item_ids: list[int]) -> Note | None:
     """Score the poems a load created or changed, inside the load's transaction, unless
     there are too many for one transaction: a load changing more than
-    ``SCORE_ON_LOAD_MAX_ITEMS`` items leaves scoring to ``score_poems`` (or a job) so that
-    loading stays fast, and says so in the returned note."""
-    if not settings.SCORE_ON_LOAD or not item_ids:
+    ``SCORE_ON_LOAD_MAX_ITEMS`` poems leaves scoring to ``score_poems`` (or a job) so that
+    loading stays fast, and says so in the returned note. Items without a poem (choice,
+    multi-part and best/worst questions) need no rule score and never count."""
+    if not item_ids:
         return None
+    poems = poem_items(item_ids)
+    if not poems:
+        return None
+    if not settings.SCORE_ON_LOAD:
+        return Note(
+            code="rule_scores_off",
+            message=_(
+                "%(n)d poems changed; rule scores are not computed during loads "
+                "(SCORE_ON_LOAD is off): run `manage.py score_poems %(study)s`."
+            )
+            % {"n": len(poems), "study": study.slug},
+        )
     limit = settings.SCORE_ON_LOAD_MAX_ITEMS
-    if len(item_ids) > limit:
+    if len(poems) > limit:
         return Note(
             code="rule_scores_deferred",
-            message=(
-                f"{len(item_ids)} items changed: rule scores were not computed during the load "
-                f"(limit SCORE_ON_LOAD_MAX_ITEMS={limit}); "
-                f"run `manage.py score_poems {study.slug}`."
-            ),
+            message=_(
+                "%(n)d poems changed: rule scores were not computed during the load "
+                "(limit SCORE_ON_LOAD_MAX_ITEMS=%(limit)d); "
+                "run `manage.py score_poems %(study)s`."
+            )
+            % {"n": len(poems), "limit": limit, "study": study.slug},
         )
-    rule_scores_compute(study=study, item_ids=item_ids)
+    rule_scores_compute(study=study, item_ids=poems)
     return None

@@ -1,7 +1,8 @@
 """Admin for studies: every model browsable, searchable and filterable.
 
 What a loaded file sets (answer keys, options, stems, poems, task kinds and scales,
-screening options, slugs) is read-only here: see ``studies.admin_display``.
+screening options, slugs) is read-only here: see ``studies.admin_display``. Everyone but
+a superuser sees only the studies shared with them, and no token: ``studies.admin_scope``.
 """
 
 from __future__ import annotations
@@ -15,17 +16,21 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from studies.access import is_superuser
 from studies.admin_display import POOL_NOTE, STUDY_NOTE, file_note, json_display
 from studies.admin_forms import TaskForm
+from studies.admin_scope import SecretFields, StudyScoped, scoped_filters, secret_display
 from studies.models import Group, ImportLog, Item, ScreeningQuestion, Study, Task
 from studies.services import studies_open
 
 
-class GroupInline(admin.TabularInline):
+class GroupInline(SecretFields, admin.TabularInline):
     model = Group
     extra = 0
     fields = ("slug", "name", "target_per_item", "position", "invite_token")
     readonly_fields = ("slug", "invite_token")  # screening options and files name it
+    secret_fields = ("invite_token",)
+    invite_token_hidden = secret_display("invite_token", _("invitation token"))
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # groups come with the study file (or the group admin's add page)
@@ -54,7 +59,8 @@ class TaskInline(admin.TabularInline):
 
 
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(StudyScoped, admin.ModelAdmin):
+    study_path = ""
     list_display = ("slug", "title", "status", "listed", "created_at", "updated_at")
     list_filter = ("status", "listed")
     actions = ("open_studies",)
@@ -62,6 +68,18 @@ class StudyAdmin(admin.ModelAdmin):
     filter_horizontal = ("researchers",)
     readonly_fields = ("public_token", "created_at", "updated_at")
     inlines = (GroupInline, ScreeningInline, TaskInline)
+    secret_fields = ("public_token",)
+    public_token_hidden = secret_display("public_token", _("public token"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = super().get_readonly_fields(request, obj)
+        # Only superusers share a study: the list of users is not everyone's to see.
+        return fields if is_superuser(request.user) else [*fields, "researchers"]
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        if not change and not is_superuser(request.user):
+            form.instance.researchers.add(request.user)  # who adds a study may see it
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
         fieldsets = super().get_fieldsets(request, obj)
@@ -80,25 +98,29 @@ class StudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
+class GroupAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("study", "slug", "name", "target_per_item")
-    list_filter = ("study",)
+    list_filter = scoped_filters("study")
     search_fields = ("slug", "name")
+    fields = ("study", "slug", "name", "target_per_item", "position", "invite_token")
+    secret_fields = ("invite_token",)
+    invite_token_hidden = secret_display("invite_token", _("invitation token"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # Screening options, invitations' pages and files name a group by its slug.
-        return ("invite_token",) if obj is None else ("study", "slug", "invite_token")
+        fixed = ["invite_token"] if obj is None else ["study", "slug", "invite_token"]
+        return list(dict.fromkeys([*super().get_readonly_fields(request, obj), *fixed]))
 
     def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = ("study", "slug", "name", "target_per_item", "position", "invite_token")
+        (name, options), *rest = super().get_fieldsets(request, obj)
         note = {"description": file_note(STUDY_NOTE)} if obj is not None else {}
-        return [(None, {"fields": fields, **note})]
+        return [(name, {**options, **note}), *rest]
 
 
 @admin.register(Task)
-class TaskAdmin(admin.ModelAdmin):
+class TaskAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("study", "slug", "title", "kind", "per_participant")
-    list_filter = ("study", "kind")
+    list_filter = (*scoped_filters("study"), "kind")
     search_fields = ("slug", "title", "instructions")
     form = TaskForm
     readonly_fields = ("study", "slug", "kind", "dimensions_json")
@@ -122,9 +144,9 @@ class TaskAdmin(admin.ModelAdmin):
 
 
 @admin.register(ScreeningQuestion)
-class ScreeningQuestionAdmin(admin.ModelAdmin):
+class ScreeningQuestionAdmin(StudyScoped, admin.ModelAdmin):
     list_display = ("study", "key", "prompt")
-    list_filter = ("study",)
+    list_filter = scoped_filters("study")
     search_fields = ("key", "prompt")
     # The options place volunteers in groups, and the recorded answers are option
     # indices: only the prompt's wording is edited here.
@@ -175,7 +197,7 @@ ITEM_READ_ONLY = tuple(f for f in (*ITEM_MAIN, *ITEM_POEM, *ITEM_DATA) if f != "
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(StudyScoped, admin.ModelAdmin):
     list_display = (
         "external_id",
         "task",
@@ -185,8 +207,7 @@ class ItemAdmin(admin.ModelAdmin):
         "is_attention_check",
     )
     list_filter = (
-        "study",
-        "task",
+        *scoped_filters("study", "task"),
         "task__kind",
         "source_kind",
         "poem_source",
@@ -248,7 +269,8 @@ class ItemAdmin(admin.ModelAdmin):
 
 
 @admin.register(ImportLog)
-class ImportLogAdmin(admin.ModelAdmin):
+class ImportLogAdmin(StudyScoped, admin.ModelAdmin):
+    own_path = "user"
     list_display = (
         "at",
         "kind",
@@ -260,7 +282,7 @@ class ImportLogAdmin(admin.ModelAdmin):
         "unchanged",
         "user",
     )
-    list_filter = ("kind", "study")
+    list_filter = ("kind", *scoped_filters("study"))
     search_fields = ("filename", "sha256")
     readonly_fields = [f.name for f in ImportLog._meta.fields]
 

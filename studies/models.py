@@ -23,14 +23,14 @@ slug_validator = RegexValidator(
 )
 
 
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
 def validate_completion_url(value: str) -> None:
     problem = completion_problem(value) if value else None
     if problem:
         raise ValidationError(problem)
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(18)
 
 
 class Study(models.Model):
@@ -39,27 +39,39 @@ class Study(models.Model):
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
 
-    slug = models.CharField(max_length=100, unique=True, validators=[slug_validator])
-    title = models.CharField(max_length=300)
-    description = models.TextField(blank=True)
-    consent = models.TextField(blank=True, help_text=_("Shown before the first question."))
-    # A loaded study starts as a draft: closed to volunteers (a 404) and unlisted until a
-    # researcher opens it (the admin's "Open" action, or ``load_study --open``).
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    slug = models.CharField(
+        max_length=100, unique=True, validators=[slug_validator], verbose_name=_("slug")
+    )
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    consent = models.TextField(
+        blank=True, help_text=_("Shown before the first question."), verbose_name=_("consent text")
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.DRAFT, verbose_name=_("status")
+    )
     listed = models.BooleanField(
         _("listed"),
         default=False,
         help_text=_("Listed on the public home page while open (otherwise only its link works)."),
     )
     shuffle_options = models.BooleanField(
-        default=False, help_text=_("Shuffle option order per participant (keys are remapped).")
+        default=False,
+        help_text=_("Shuffle option order per participant (keys are remapped)."),
+        verbose_name=_("shuffle options"),
     )
-    randomize_task_order = models.BooleanField(default=False)
+    randomize_task_order = models.BooleanField(
+        default=False, verbose_name=_("randomize task order")
+    )
     attention_max_failures = models.PositiveIntegerField(
-        default=0, help_text=_("A participant failing more attention checks than this is flagged.")
+        default=0,
+        help_text=_("A participant failing more attention checks than this is flagged."),
+        verbose_name=_("attention check failures allowed"),
     )
     exclude_flagged = models.BooleanField(
-        default=True, help_text=_("Leave flagged participants out of statistics (reported).")
+        default=True,
+        help_text=_("Leave flagged participants out of statistics (reported)."),
+        verbose_name=_("exclude flagged participants"),
     )
     completion_code = models.CharField(
         max_length=64,
@@ -67,6 +79,7 @@ class Study(models.Model):
         help_text=_(
             "Fixed completion code for recruitment platforms; blank = one per participant."
         ),
+        verbose_name=_("completion code"),
     )
     completion_url = models.CharField(
         _("completion URL"),
@@ -97,7 +110,13 @@ class Study(models.Model):
             "volunteer answers."
         ),
     )
-    public_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
+    public_token = models.CharField(
+        max_length=40,
+        unique=True,
+        default=new_token,
+        editable=False,
+        verbose_name=_("public token"),
+    )
     rate_limits = models.JSONField(
         default=dict,
         blank=True,
@@ -107,13 +126,17 @@ class Study(models.Model):
         ),
     )
     researchers = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies"
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="shared_studies",
+        verbose_name=_("researchers"),
     )
-    meta = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("study")
         ordering = ["slug"]
         verbose_name_plural = _("studies")
 
@@ -126,16 +149,29 @@ class Study(models.Model):
 
 
 class Group(models.Model):
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="groups")
-    slug = models.CharField(max_length=50, validators=[slug_validator])
-    name = models.CharField(max_length=200)
-    target_per_item = models.PositiveIntegerField(
-        default=1, help_text=_("Answers per item this group should collect.")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="groups", verbose_name=_("study")
     )
-    invite_token = models.CharField(max_length=40, unique=True, default=new_token, editable=False)
-    position = models.PositiveIntegerField(default=0)
+    slug = models.CharField(max_length=50, validators=[slug_validator], verbose_name=_("slug"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    target_per_item = models.PositiveIntegerField(
+        default=1,
+        help_text=_("Answers per item this group should collect."),
+        verbose_name=_("target answers per item"),
+    )
+    invite_token = models.CharField(
+        max_length=40,
+        unique=True,
+        default=new_token,
+        editable=False,
+        verbose_name=_("invitation token"),
+    )
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
 
     class Meta:
+        # Not "group", whose translation names Django's groups of users in the admin too.
+        verbose_name = _("participant group")
+        verbose_name_plural = _("participant groups")
         ordering = ["study", "position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["study", "slug"], name="group_unique_slug"),
@@ -146,14 +182,18 @@ class Group(models.Model):
 
 
 class ScreeningQuestion(models.Model):
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="screening")
-    key = models.CharField(max_length=50, validators=[slug_validator])
-    prompt = models.TextField()
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="screening", verbose_name=_("study")
+    )
+    key = models.CharField(max_length=50, validators=[slug_validator], verbose_name=_("key"))
+    prompt = models.TextField(verbose_name=_("prompt"))
     # [{"label": str, "group": slug | null}, ...]
-    options = models.JSONField(default=list)
-    position = models.PositiveIntegerField(default=0)
+    options = models.JSONField(default=list, verbose_name=_("options"))
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
 
     class Meta:
+        verbose_name = _("screening question")
+        verbose_name_plural = _("screening questions")
         ordering = ["study", "position"]
         constraints = [
             models.UniqueConstraint(fields=["study", "key"], name="screening_unique_key"),
@@ -171,21 +211,27 @@ class Task(models.Model):
         BEST_WORST = "best_worst", _("Best and worst")
         RATING = "rating", _("Rating")
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="tasks")
-    slug = models.CharField(max_length=50, validators=[slug_validator])
-    title = models.CharField(max_length=300)
-    kind = models.CharField(max_length=12, choices=Kind.choices)
-    per_participant = models.PositiveIntegerField(default=10)
-    instructions = models.TextField(blank=True)
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="tasks", verbose_name=_("study")
+    )
+    slug = models.CharField(max_length=50, validators=[slug_validator], verbose_name=_("slug"))
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    kind = models.CharField(max_length=12, choices=Kind.choices, verbose_name=_("kind"))
+    per_participant = models.PositiveIntegerField(
+        default=10, verbose_name=_("items per participant")
+    )
+    instructions = models.TextField(blank=True, verbose_name=_("instructions"))
     # Rating tasks: [{"key": str, "label": str, "min": int, "max": int, "description"?: str}]
-    dimensions = models.JSONField(default=list, blank=True)
+    dimensions = models.JSONField(default=list, blank=True, verbose_name=_("rating dimensions"))
     # Reference shown beside each question, e.g. the eight style descriptions:
     # [{"label": str, "description": str}]
-    guide = models.JSONField(default=list, blank=True)
-    position = models.PositiveIntegerField(default=0)
-    meta = models.JSONField(default=dict, blank=True)
+    guide = models.JSONField(default=list, blank=True, verbose_name=_("guide"))
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
 
     class Meta:
+        verbose_name = _("task")
+        verbose_name_plural = _("tasks")
         ordering = ["study", "position", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["study", "slug"], name="task_unique_slug"),
@@ -196,23 +242,32 @@ class Task(models.Model):
 
 
 class Item(models.Model):
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="items")
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="items", verbose_name=_("study")
+    )
+    task = models.ForeignKey(
+        Task, on_delete=models.CASCADE, related_name="items", verbose_name=_("task")
+    )
     external_id = models.CharField(max_length=200, verbose_name=_("id"))
-    stem = models.TextField(blank=True)
+    stem = models.TextField(blank=True, verbose_name=_("stem"))
     # [{"text": str, "explanation"?: str}]
-    options = models.JSONField(default=list, blank=True)
+    options = models.JSONField(default=list, blank=True, verbose_name=_("options"))
     # multi: [{"key": str, "prompt": str, "options": [{"text": ...}, ...]}]
-    parts = models.JSONField(default=list, blank=True)
+    parts = models.JSONField(default=list, blank=True, verbose_name=_("parts"))
     # field -> correct value; null for opinion items (never sent to the browser)
-    answer = models.JSONField(null=True, blank=True)
-    poem_title = models.CharField(max_length=300, blank=True)
-    poem_author = models.CharField(max_length=200, blank=True)
-    poem_form = models.CharField(max_length=60, blank=True, db_index=True)
-    poem_text = models.TextField(blank=True)
-    poem_source = models.CharField(max_length=200, blank=True, db_index=True)
-    # The prompt condition (a generation's run) the poem was written under.
-    poem_condition = models.CharField(max_length=100, blank=True, db_index=True)
+    answer = models.JSONField(null=True, blank=True, verbose_name=_("answer key"))
+    poem_title = models.CharField(max_length=300, blank=True, verbose_name=_("poem title"))
+    poem_author = models.CharField(max_length=200, blank=True, verbose_name=_("poem author"))
+    poem_form = models.CharField(
+        max_length=60, blank=True, db_index=True, verbose_name=_("poem form")
+    )
+    poem_text = models.TextField(blank=True, verbose_name=_("poem text"))
+    poem_source = models.CharField(
+        max_length=200, blank=True, db_index=True, verbose_name=_("poem source")
+    )
+    poem_condition = models.CharField(
+        max_length=100, blank=True, db_index=True, verbose_name=_("generation condition")
+    )
     # Provenance derived from poem_source and meta by studies.provenance (the loaders set
     # it; the report splits by it): who wrote the poem, which generation sample, which
     # category.
@@ -225,14 +280,16 @@ class Item(models.Model):
     source_model = models.CharField(max_length=200, blank=True, db_index=True)
     sample = models.PositiveIntegerField(null=True, blank=True, db_index=True)
     category = models.CharField(max_length=100, blank=True, db_index=True)
-    is_attention_check = models.BooleanField(default=False)
-    meta = models.JSONField(default=dict, blank=True)
-    content_hash = models.CharField(max_length=64, editable=False)
-    position = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    is_attention_check = models.BooleanField(default=False, verbose_name=_("attention check"))
+    meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
+    content_hash = models.CharField(max_length=64, editable=False, verbose_name=_("content hash"))
+    position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("item")
+        verbose_name_plural = _("items")
         ordering = ["study", "task", "position"]
         constraints = [
             models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_id"),
@@ -263,20 +320,28 @@ class ImportLog(models.Model):
 
     Kind = LoadKind
 
-    kind = models.CharField(max_length=20, choices=LoadKind.choices)
-    study = models.ForeignKey(Study, null=True, blank=True, on_delete=models.SET_NULL)
-    filename = models.CharField(max_length=500)
-    sha256 = models.CharField(max_length=64)
-    rows = models.PositiveIntegerField(default=0)
-    created = models.PositiveIntegerField(default=0)
-    updated = models.PositiveIntegerField(default=0)
-    unchanged = models.PositiveIntegerField(default=0)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    kind = models.CharField(max_length=20, choices=LoadKind.choices, verbose_name=_("kind"))
+    study = models.ForeignKey(
+        Study, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("study")
     )
-    at = models.DateTimeField(auto_now_add=True)
+    filename = models.CharField(max_length=500, verbose_name=_("file name"))
+    sha256 = models.CharField(max_length=64, verbose_name=_("SHA-256"))
+    rows = models.PositiveIntegerField(default=0, verbose_name=_("rows"))
+    created = models.PositiveIntegerField(default=0, verbose_name=_("created"))
+    updated = models.PositiveIntegerField(default=0, verbose_name=_("updated"))
+    unchanged = models.PositiveIntegerField(default=0, verbose_name=_("unchanged"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("user"),
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("loaded at"))
 
     class Meta:
+        verbose_name = _("import log")
+        verbose_name_plural = _("import logs")
         ordering = ["-at"]
 
     def __str__(self) -> str:

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
-from annotation.models import Participant
+from annotation.models import Participant, Response
 from annotation.services.answers import participants_recount_attention
 from annotation.services.participants import participants_place
 from annotation.spreadsheet import csv_restore
@@ -195,6 +195,7 @@ def validate_responses(
     if not rows and not collector.problems:
         collector.add(None, None, "the file holds no responses")
     _check_stored_groups(study, first_group, collector)
+    _check_in_app_answers(study, rows, items, seen, collector)
     collector.raise_if_any()
     return rows, raters, disagreements, recruited
 
@@ -218,6 +219,47 @@ def _check_stored_groups(
                     line,
                     "group",
                     f"participant {name!r} is already stored in group {slug!r}, not {given!r}",
+                )
+
+
+def _check_in_app_answers(
+    study: Study,
+    rows: list[ResponseRow],
+    items: dict[str, Item],
+    lines: dict[tuple[str, str, str], int],
+    collector: Collector,
+) -> None:
+    """An import never overwrites an answer a volunteer gave in the app: a row for a
+    participant id of the app (not an imported one) that would change a stored answer
+    (its value or its time) is refused at its line and field. Rows equal to the stored
+    answer (an export loaded back) change nothing and pass."""
+    by_key = {(r.rater[1], r.item_id, r.field): r for r in rows if r.sample == 0}
+    external = {item.pk: external_id for external_id, item in items.items()}
+    names = sorted({name for name, _, _ in by_key})
+    for start in range(0, len(names), 500):
+        stored = (
+            Response.objects.filter(
+                study=study,
+                rater__kind="human",
+                rater__run="",
+                rater__name__in=names[start : start + 500],
+                sample=0,
+            )
+            .exclude(rater__participant__entry=Participant.Entry.IMPORT)
+            .values_list("rater__name", "item_id", "field", "value", "time_ms", "answered_at")
+        )
+        for name, item_id, fld, value, time_ms, at in stored:
+            row = by_key.get((name, item_id, fld))
+            if row is None:
+                continue
+            moved = row.answered_at is not None and at is not None and row.answered_at != at
+            if row.value != value or row.time_ms != time_ms or moved:
+                item = external[item_id]
+                collector.add(
+                    lines[(name, item, fld)],
+                    fld,
+                    f"participant {name!r} answered {item!r} ({fld}) in the app; "
+                    "an import never overwrites an answer given in the app",
                 )
 
 

@@ -46,7 +46,8 @@ def test_upload_page_loads_a_file_and_reports_problems_without_writing(
     page = staff_client.post(
         url, {"kind": "llm_outputs", "study": example_study.pk, "file": good}, follow=True
     )
-    assert "1 created" in page.content.decode() or "created" in page.content.decode()
+    html = page.content.decode()
+    assert "文件已导入。" in html and '<th scope="row">新建</th><td>2</td>' in html
     before = snapshot()
     bad = SimpleUploadedFile(
         "bad.jsonl",

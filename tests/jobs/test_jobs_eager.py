@@ -45,7 +45,8 @@ def test_background_upload_creates_a_job_that_loads_the_file_and_records_its_sum
     assert job.done == job.total == 2 and job.percent == 100
     assert Item.objects.filter(external_id__in=["ck-900", "ck-901"]).count() == 2
     page = staff_client.get(response["Location"]).content.decode()
-    assert "2 created" in page and 'value="100"' in page
+    assert '<th scope="row">新建</th><td>2</td>' in page and 'value="100"' in page
+    assert "文件已导入。" in page  # the outcome, in the admin's language
 
 
 def test_background_upload_of_a_bad_file_fails_with_every_problem_and_changes_nothing(
@@ -70,7 +71,8 @@ def test_upload_without_background_still_loads_at_once(staff_client, example_stu
     url = reverse("admin:upload")
     file = SimpleUploadedFile("pool.jsonl", GOOD_POOL)
     page = staff_client.post(url, {"kind": "pool", "study": example_study.pk, "file": file})
-    assert page.status_code == 200 and "2 created" in page.content.decode()
+    html = page.content.decode()
+    assert page.status_code == 200 and '<th scope="row">新建</th><td>2</td>' in html
     assert not Job.objects.exists()
 
 

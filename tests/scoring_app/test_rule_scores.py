@@ -175,7 +175,48 @@ def test_a_load_larger_than_the_limit_leaves_scoring_to_score_poems(
     )
     capsys.readouterr()
     call_command("load_pool", str(path), *STUDY)
-    assert "run `manage.py score_poems poetry-understanding`" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 poems changed" in out or "2 首诗有改动" in out
+    assert "`manage.py score_poems poetry-understanding`" in out
     assert scores("rm-1") == {}
     call_command("score_poems", "poetry-understanding")
     assert scores("rm-1")["structural"] == 1.0
+
+
+def choice_line(pid: str) -> dict:  # type: ignore[type-arg]
+    return {"id": pid, "task": "ck", "stem": "问？", "options": ["甲", "乙"], "answer": 0}
+
+
+def pool_load(study, tmp_path, rows):  # type: ignore[no-untyped-def]
+    from scoring.loads import file_load
+    from studies.loading.readers import Source
+
+    path = write_jsonl(tmp_path / "p.jsonl", rows)
+    return file_load(kind="pool", source=Source.from_path(path), study=study)
+
+
+def test_a_large_pool_without_poems_asks_for_no_rule_scoring(
+    example_study, tmp_path, settings
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 2
+    summary = pool_load(example_study, tmp_path, [choice_line(f"q-{i}") for i in range(5)])
+    assert summary.created == 5 and summary.notes == []
+    assert "score_poems" not in summary.describe()
+
+
+def test_only_poems_count_toward_the_scoring_limit(example_study, tmp_path, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 2
+    rows = [*(choice_line(f"q-{i}") for i in range(5)), poem_line("rm-1", RUMENGLING)]
+    summary = pool_load(example_study, tmp_path, [*rows, poem_line("rm-2", RUMENGLING_BAD)])
+    assert summary.notes == []  # 7 items, 2 poems: scored during the load
+    assert scores("rm-1")["structural"] == 1.0 and scores("rm-2")["structural"] == 0.0
+
+
+def test_with_scoring_on_load_off_a_pool_of_poems_says_how_to_score_them(
+    example_study, tmp_path, settings
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORE_ON_LOAD = False
+    [note] = pool_load(example_study, tmp_path, [poem_line("rm-1", RUMENGLING)]).notes
+    assert note.code == "rule_scores_off" and "score_poems poetry-understanding" in note.message
+    assert scores("rm-1") == {}
+    assert pool_load(example_study, tmp_path, [choice_line("q-1")]).notes == []

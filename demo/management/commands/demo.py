@@ -8,24 +8,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group as UserGroup
-from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand, CommandParser
 
 from demo.build import SLUG, build
+from research.roles import researcher_role
 from scoring.loads import file_load
 from studies.loading.readers import Source
 from studies.models import LoadKind, Study
 from studies.services import studies_open
-
-RESEARCHERS = "Researchers"
-
-
-def researcher_role() -> UserGroup:
-    """The researcher role: may view everything in the admin, change nothing."""
-    role, _ = UserGroup.objects.get_or_create(name=RESEARCHERS)
-    role.permissions.set(Permission.objects.filter(codename__startswith="view_"))
-    return role
 
 
 class Command(BaseCommand):
