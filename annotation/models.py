@@ -100,7 +100,7 @@ class Participant(models.Model):
     language = models.CharField(max_length=10, blank=True, verbose_name=_("language"))
     # A recruitment platform's parameters from the entry link (Prolific's PROLIFIC_PID,
     # STUDY_ID, SESSION_ID; a generic pid): exported for the researchers, shown to nobody.
-    recruitment = models.JSONField(default=dict, blank=True)
+    recruitment = models.JSONField(default=dict, blank=True, verbose_name=_("recruitment ids"))
     attention_failures = models.PositiveIntegerField(
         default=0, verbose_name=_("failed attention checks")
     )

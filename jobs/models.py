@@ -78,7 +78,10 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
     heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text=_("The last sign of life of the job's runner.")
+        null=True,
+        blank=True,
+        help_text=_("The last sign of life of the job's runner."),
+        verbose_name=_("last sign of life"),
     )
 
     class Meta:

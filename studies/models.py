@@ -124,6 +124,7 @@ class Study(models.Model):
             'This study\'s own rate limits, e.g. {"enrol": "20/min"}; the others are the '
             "site's (docs/deploy.md)."
         ),
+        verbose_name=_("rate limits"),
     )
     researchers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -276,10 +277,17 @@ class Item(models.Model):
         blank=True,
         db_index=True,
         choices=[("human", _("Human")), ("model", _("Model"))],
+        verbose_name=_("source kind"),
     )
-    source_model = models.CharField(max_length=200, blank=True, db_index=True)
-    sample = models.PositiveIntegerField(null=True, blank=True, db_index=True)
-    category = models.CharField(max_length=100, blank=True, db_index=True)
+    source_model = models.CharField(
+        max_length=200, blank=True, db_index=True, verbose_name=_("source model")
+    )
+    sample = models.PositiveIntegerField(
+        null=True, blank=True, db_index=True, verbose_name=_("sample")
+    )
+    category = models.CharField(
+        max_length=100, blank=True, db_index=True, verbose_name=_("category")
+    )
     is_attention_check = models.BooleanField(default=False, verbose_name=_("attention check"))
     meta = models.JSONField(default=dict, blank=True, verbose_name=_("meta"))
     content_hash = models.CharField(max_length=64, editable=False, verbose_name=_("content hash"))

@@ -50,6 +50,8 @@ def study_load(slug: str) -> Study:
     an item (so an assignment and a resume code exist) and a job."""
     file_load(kind="study", source=Source("study.json", file_bytes("study", slug), "json"))
     study = Study.objects.get(slug=slug)
+    study.status = Study.Status.OPEN  # studies load as drafts; volunteers need it open
+    study.save(update_fields=["status"])
     for kind in ("pool", "llm_outputs", "responses"):
         source = Source(FILES[kind], file_bytes(kind), "jsonl")
         file_load(kind=kind, source=source, study=study)
