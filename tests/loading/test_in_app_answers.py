@@ -23,6 +23,8 @@ AT = datetime(2026, 11, 20, 10, 15, tzinfo=UTC)
 @pytest.fixture
 def volunteer(example_study: Study) -> Participant:
     """A volunteer of group C who answered ck-001 with option 0 (the key) in the app."""
+    example_study.status = Study.Status.OPEN  # studies load as drafts
+    example_study.save(update_fields=["status"])
     group = example_study.groups.get(slug="C")
     participant = services.participant_enrol(
         study=example_study, consent=True, invite_token=group.invite_token
