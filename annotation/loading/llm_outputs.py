@@ -17,7 +17,8 @@ from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, res
 from annotation.models import Rater
 from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
-from studies.loading.pool import ItemSpec, apply_items, check_task_moves, parse_item
+from studies.loading.items_write import apply_items
+from studies.loading.pool import ItemSpec, check_task_moves, parse_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records

@@ -10,19 +10,21 @@ loaded in several files.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import transaction
 
 from studies.kinds import kind_of
 from studies.loading.finish import load_finish
+from studies.loading.items_write import apply_items
 from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Record, Source, read_records
-from studies.loading.reshape import check_reshaped
+from studies.loading.reshape import check_reshaped, shape
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
@@ -30,37 +32,45 @@ from studies.values import parse_text
 
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
 CSV_POEM = ("title", "author", "form", "text", "source", "condition")
-ITEM_FIELDS = (
-    "task_id",
-    "stem",
-    "options",
-    "parts",
-    "answer",
-    "poem_title",
-    "poem_author",
-    "poem_form",
-    "poem_text",
-    "poem_source",
-    "poem_condition",
-    *DERIVED,
-    "is_attention_check",
-    "meta",
-    "position",
-)
 
 
 @dataclass
 class ItemSpec:
+    """One parsed item: its line, id and the model fields it sets."""
+
     line: int
     external_id: str
     values: dict[str, Any]
     reshaped: bool = False  # an option list changes size (studies.loading.reshape)
 
     @property
+    def task_id(self) -> int:
+        return int(self.values["task_id"])
+
+    @property
     def content_hash(self) -> str:
         # Provenance (DERIVED) follows from poem_source and meta, which the hash covers.
         skip = {"position", *DERIVED}
         return canonical_hash({k: v for k, v in self.values.items() if k not in skip})
+
+
+@dataclass(slots=True)
+class PlannedItem:
+    """What validation keeps of an item: enough for the checks across the file and the
+    stored items, not its content. The writer reads the file again for that, so a pool
+    of any length is validated and written in flat memory (issue 11, defect 15)."""
+
+    line: int
+    external_id: str
+    task_id: int
+    content_hash: str
+    shape: dict[str, int]  # option list -> size, as the shuffle sees it
+    reshaped: bool = False
+
+
+@dataclass
+class PoolPlan:
+    items: list[PlannedItem]
 
 
 def parse_item(
@@ -112,10 +122,13 @@ def validate_pool(
     *,
     show_progress: bool = False,
     on_progress: ProgressCallback | None = None,
-) -> list[ItemSpec]:
+) -> PoolPlan:
+    """Check every line of ``source`` and the file against the stored items; raise
+    ``LoadError`` naming each problem's line and field. Keeps no item's content."""
     collector = Collector(source.name)
     tasks = {t.slug: t for t in study.tasks.all()}
-    specs: list[ItemSpec] = []
+    kinds = {t.pk: t.kind for t in tasks.values()}
+    planned: list[PlannedItem] = []
     first_line: dict[str, int] = {}
     records: Any = read_records(source, collector)
     checking = progress(
@@ -133,18 +146,34 @@ def validate_pool(
             )
             continue
         first_line[spec.external_id] = record.line
-        spec.values["position"] = len(specs)
-        specs.append(spec)
-    if not specs and not collector.problems:
+        values = spec.values
+        planned.append(
+            PlannedItem(
+                line=spec.line,
+                external_id=spec.external_id,
+                task_id=spec.task_id,
+                content_hash=spec.content_hash,
+                shape=shape(kinds[spec.task_id], values["options"], values["parts"]),
+            )
+        )
+    if not planned and not collector.problems:
         collector.add(None, None, "the file holds no items")
-    check_task_moves(study, specs, collector)
-    check_reshaped(study, specs, collector)
+    check_task_moves(study, planned, collector)
+    check_reshaped(study, planned, collector)
     collector.raise_if_any()
-    return specs
+    return PoolPlan(planned)
+
+
+class Moving(Protocol):
+    line: int
+    external_id: str
+
+    @property
+    def task_id(self) -> int: ...
 
 
 def check_task_moves(
-    study: Study, specs: list[ItemSpec], collector: Collector, field: str = "task"
+    study: Study, specs: Sequence[Moving], collector: Collector, field: str = "task"
 ) -> None:
     """An item that has responses cannot move to another task: its responses belong to
     the old task (their fields, values and grading follow its kind)."""
@@ -152,8 +181,8 @@ def check_task_moves(
     stored = Item.objects.filter(study=study).values_list("external_id", "pk", "task_id")
     moved = {
         pk: wanted[ext]
-        for ext, pk, task_id in stored.iterator()
-        if ext in wanted and wanted[ext].values["task_id"] != task_id
+        for ext, pk, task_id in stored.iterator(chunk_size=2000)
+        if ext in wanted and wanted[ext].task_id != task_id
     }
     if not moved:
         return
@@ -185,8 +214,26 @@ def _validate_record(
     return ItemSpec(record.line, external_id, values)
 
 
+def _specs_again(plan: PoolPlan, source: Source, study: Study) -> Iterator[ItemSpec]:
+    """The validated items' content, read again from the file, in the plan's order."""
+    collector = Collector(source.name)
+    tasks = {t.slug: t for t in study.tasks.all()}
+    planned = iter(enumerate(plan.items))
+    for record in read_records(source, collector):
+        spec = _validate_record(record, source, tasks, collector)
+        if spec is None:
+            continue
+        position, want = next(planned, (-1, None))
+        if want is None or (want.line, want.external_id) != (spec.line, spec.external_id):
+            raise RuntimeError(f"{source.name}: the file changed after it was validated")
+        spec.values["position"] = position
+        spec.reshaped = want.reshaped
+        yield spec
+    collector.raise_if_any()
+
+
 def pool_write(
-    specs: list[ItemSpec],
+    plan: PoolPlan,
     *,
     source: Source,
     study: Study,
@@ -197,63 +244,18 @@ def pool_write(
 ) -> Summary:
     """Write a validated pool (``validate_pool``) into ``study``, all or nothing. Called by
     ``scoring.loads.file_load``, inside the transaction that also regrades and scores."""
-    summary = Summary(kind="pool", file=source.name, rows=len(specs), dry_run=dry_run)
+    summary = Summary(kind="pool", file=source.name, rows=len(plan.items), dry_run=dry_run)
     with transaction.atomic():
         ids = apply_items(
-            study, specs, summary, show_progress=show_progress, on_progress=on_progress
+            study,
+            _specs_again(plan, source, study),
+            summary,
+            total=len(plan.items),
+            show_progress=show_progress,
+            on_progress=on_progress,
         )
-        summary.items.reshaped.extend(ids[s.external_id] for s in specs if s.reshaped)
+        summary.items.reshaped.extend(ids[p.external_id] for p in plan.items if p.reshaped)
         load_finish(
             kind=ImportLog.Kind.POOL, study=study, source=source, summary=summary, user=user
         )
     return summary
-
-
-def apply_items(
-    study: Study,
-    specs: list[ItemSpec],
-    summary: Summary,
-    *,
-    show_progress: bool = False,
-    on_progress: ProgressCallback | None = None,
-) -> dict[str, int]:
-    """Create or update items; returns external id -> primary key for every spec."""
-    existing = {
-        ext: (pk, digest, answer)
-        for ext, pk, digest, answer in Item.objects.filter(study=study).values_list(
-            "external_id", "pk", "content_hash", "answer"
-        )
-    }
-    to_create: list[Item] = []
-    to_update: list[Item] = []
-    rekeyed: list[int] = []
-    for spec in progress(specs, show_progress, "writing", callback=on_progress):
-        digest = spec.content_hash
-        found = existing.get(spec.external_id)
-        if found is None:
-            to_create.append(
-                Item(study=study, external_id=spec.external_id, content_hash=digest, **spec.values)
-            )
-        elif found[1] != digest:
-            to_update.append(
-                Item(
-                    pk=found[0],
-                    study=study,
-                    external_id=spec.external_id,
-                    content_hash=digest,
-                    **spec.values,
-                )
-            )
-            if found[2] != spec.values["answer"]:
-                rekeyed.append(found[0])
-        else:
-            summary.count("unchanged")
-    Item.objects.bulk_create(to_create, batch_size=1000)
-    Item.objects.bulk_update(to_update, [*ITEM_FIELDS, "content_hash"], batch_size=500)
-    summary.count("created", len(to_create))
-    summary.count("updated", len(to_update))
-    ids = dict(Item.objects.filter(study=study).values_list("external_id", "pk"))
-    changed = {s.external_id for s in to_create} | {s.external_id for s in to_update}
-    summary.items.changed.extend(ids[e] for e in sorted(changed))
-    summary.items.rekeyed.extend(rekeyed)
-    return {spec.external_id: ids[spec.external_id] for spec in specs}

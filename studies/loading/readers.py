@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -81,21 +82,44 @@ def decode(source: Source, problems: Collector) -> str | None:
 
 
 def read_records(source: Source, problems: Collector) -> Iterator[Record]:
-    """Yield one record per JSONL line or CSV row; problems go to ``problems``."""
+    """Yield one record per JSONL line or CSV row; problems go to ``problems``.
+
+    JSONL is read a line at a time from the bytes, so memory does not grow with the file
+    beyond the bytes themselves (a 150,000-line pool is read as it is validated)."""
+    if source.format == "jsonl":
+        yield from _read_jsonl(source.content, problems)
+        return
     text = decode(source, problems)
     if text is None:
         return
     if source.format == "csv":
         yield from _read_csv(text, problems)
-    elif source.format == "jsonl":
-        yield from _read_jsonl(text, problems)
     else:
         problems.add(None, None, f"unsupported format {source.format!r}: use JSONL or CSV")
 
 
-def _read_jsonl(text: str, problems: Collector) -> Iterator[Record]:
-    # Lines end at \n only: U+2028 and friends may appear raw inside JSON strings.
-    for number, raw in enumerate(text.split("\n"), start=1):
+def _jsonl_lines(content: bytes, problems: Collector) -> Iterator[tuple[int, str]]:
+    """(line number, text) for each line; lines end at \n only (U+2028 and friends may
+    appear raw inside JSON strings). A line that is not UTF-8 is reported, not yielded."""
+    pos = 3 if content.startswith(codecs.BOM_UTF8) else 0
+    size, number = len(content), 1
+    while pos <= size:
+        end = content.find(b"\n", pos)
+        if end == -1:
+            end = size
+        try:
+            yield number, content[pos:end].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.add(
+                number,
+                None,
+                f"not valid UTF-8 (byte {pos + exc.start}): save the file as UTF-8",
+            )
+        pos, number = end + 1, number + 1
+
+
+def _read_jsonl(content: bytes, problems: Collector) -> Iterator[Record]:
+    for number, raw in _jsonl_lines(content, problems):
         if not raw.strip():
             continue
         try:

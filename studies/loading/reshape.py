@@ -35,7 +35,9 @@ def shape(kind: str, options: Sequence[Any], parts: Sequence[Mapping[str, Any]])
 
 
 def check_reshaped(study: Study, specs: Sequence[Any], collector: Collector) -> None:
-    """Mark specs whose item's option lists change size; refuse those with answers."""
+    """Mark specs whose item's option lists change size; refuse those with answers.
+    A spec has ``line``, ``external_id``, ``content_hash``, ``shape`` and ``reshaped``
+    (``studies.loading.pool.PlannedItem``)."""
     wanted = {spec.external_id: spec for spec in specs}
     kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
     stored = Item.objects.filter(study=study).values_list("external_id", "pk", "content_hash")
@@ -49,9 +51,8 @@ def check_reshaped(study: Study, specs: Sequence[Any], collector: Collector) -> 
         reshaped: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
         rows = Item.objects.filter(pk__in=batch).values_list("pk", "options", "parts", "task_id")
         for pk, options, parts, task_id in rows:
-            values = batch[pk].values
             before = shape(kinds[task_id], options or [], parts or [])
-            after = shape(kinds[values["task_id"]], values["options"], values["parts"])
+            after = batch[pk].shape
             if before != after:
                 reshaped[pk] = (before, after)
         answered = set(
