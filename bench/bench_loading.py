@@ -1,10 +1,12 @@
 """Loading and export benchmarks (issue 2).
 
-- ``load_pool`` of N generated items (default 100,000) through the real command, against a
+- ``load_pool`` of N generated items (default 150,000) through the real command, against a
   floor: a bare ``bulk_create`` of the same items with no parsing or validation, in the
   same run on the same database. Target: under 20 s on 2 cores. One item in five is a
   poem; with 20,000 changed poems the load is over SCORE_ON_LOAD_MAX_ITEMS, so rule
   scoring is left to ``score_poems`` / a background job (see bench_prosody for its speed).
+  Its peak memory is recorded beside a pool a tenth its size (memory should not grow with
+  the file: issue 11, defect 15) and beside the figure before the streaming load.
 - ``export_responses`` of M generated responses (default 1,000,000) through the real
   command, against a floor: one raw SQL cursor reading the same joined rows and writing
   them with the csv module. Targets: under 20 s, peak memory under 300 MB.
@@ -190,15 +192,22 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10,000 items and 100,000 responses")
     parser.add_argument("--database-url", help="default: a fresh SQLite file")
     args = parser.parse_args()
-    n_items, n_responses = (10_000, 100_000) if args.quick else (100_000, 1_000_000)
+    n_items, n_responses = (10_000, 100_000) if args.quick else (150_000, 1_000_000)
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         env = bench_env(tmpdir, args.database_url)
         manage(env, "migrate", "--noinput")
         (tmpdir / "study.json").write_text(json.dumps(STUDY), encoding="utf-8")
         manage(env, "load_study", str(tmpdir / "study.json"))
+        small_study = {**STUDY, "slug": "small"}
+        (tmpdir / "small.json").write_text(json.dumps(small_study), encoding="utf-8")
+        manage(env, "load_study", str(tmpdir / "small.json"))
+        small_pool = tmpdir / "small.jsonl"
+        write_pool(small_pool, n_items // 10)
+        load_small = manage(env, "load_pool", str(small_pool), "--study", "small")
         pool = tmpdir / "pool.jsonl"
         write_pool(pool, n_items)
+        pool_mb = pool.stat().st_size / 2**20
         setup_django(env)
         floor_load = floor_bulk_create(pool)
         load = manage(env, "load_pool", str(pool), "--study", "bench")
@@ -234,6 +243,16 @@ def main() -> None:
             "meets_target": load["seconds"] < 20 or args.quick,
         },
         "load_pool_again_unchanged": reload,
+        "load_pool_memory": {
+            "items": n_items,
+            "peak_rss_mb": load["peak_rss_mb"],
+            "file_mb": pool_mb,
+            "tenth_items": n_items // 10,
+            "tenth_peak_rss_mb": load_small["peak_rss_mb"],
+            "ratio_to_tenth": load["peak_rss_mb"] / load_small["peak_rss_mb"],
+            # Before the streaming load (commit c42b7f2, 2026-11-25): the content held whole.
+            "previous": {"items": 100_000, "peak_rss_mb": 639.8},
+        },
         "export_csv": {
             **export_csv,
             "floor_raw_cursor_seconds": floor_csv,

@@ -55,6 +55,26 @@ def loading(r: dict[str, Any]) -> list[Figure]:
         out.append(Figure("loading", f"load_pool, {rows}", pool["seconds"], "s",
                           "bulk_create of the same items", floor, _ratio(pool["seconds"], floor),
                           "batch", "< 20 s", pool.get("meets_target")))  # fmt: skip
+    memory = r.get("load_pool_memory") or {}
+    if "peak_rss_mb" in memory:
+        tenth = memory.get("tenth_peak_rss_mb")
+        before = memory.get("previous") or {}
+        out.append(
+            Figure(
+                "loading",
+                f"load_pool, {rows}: peak memory ({memory.get('file_mb', 0):.0f} MB file; "
+                f"before streaming: {before.get('peak_rss_mb', '?')} MB at "
+                f"{before.get('items', '?')} items)",
+                memory["peak_rss_mb"],
+                "MB",
+                f"the same load of {memory.get('tenth_items', '?')} items",
+                tenth,
+                _ratio(memory["peak_rss_mb"], tenth),
+                "batch",
+                "flat: < 1.5 × a tenth of the file",
+                tenth is not None and memory["peak_rss_mb"] < 1.5 * tenth,
+            )
+        )
     floor = csv.get("floor_raw_cursor_seconds")
     for name, part in (("export CSV", csv), ("export JSONL", jsonl or {})):
         if "seconds" in part:
