@@ -124,6 +124,7 @@ def _rhyme(
     t: CiTemplate, reading: Reading, system: ToneSystem
 ) -> tuple[float | None, dict[str, Any]]:
     simp = "".join(reading.simplified)
+    text = "".join(reading.lines)
     pys = reading.pinyin_flat()
     sets = []
     for group in t.rhyme_groups:
@@ -135,6 +136,7 @@ def _rhyme(
                 [pys[p] for p in pos],
                 system=system,
                 family="ci",
+                shown="".join(text[p] for p in pos),
             )
         )
     score = rhyme.score_sets(sets)

@@ -172,15 +172,24 @@ def check_set(
     *,
     system: ToneSystem,
     family: FormFamily,
+    shown: str | None = None,
 ) -> RhymeSet:
-    """Score one rhyme set: ``chars``/``readings`` are the characters at ``positions``."""
+    """Score one rhyme set: ``chars``/``readings`` are the (simplified) characters at
+    ``positions``, looked up in the books; ``shown`` is the text as written (乾, not 干),
+    which the diagnostics show."""
     gs = [
         groups_of(c, p, system=system, family=family) for c, p in zip(chars, readings, strict=True)
     ]
+    if shown is not None and shown != "".join(chars):
+        # the character as written first (篸 is listed itself), its simplified form else
+        gs = [
+            (groups_of(o, p, system=system, family=family) if o != c else None) or g
+            for o, c, p, g in zip(shown, chars, readings, gs, strict=True)
+        ]
     counts = Counter(g for s in gs if s for g in s)
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     ok = tuple(None if s is None else (best in s) for s in gs)
-    return RhymeSet(positions, "".join(chars), best, ok)
+    return RhymeSet(positions, shown if shown is not None else "".join(chars), best, ok)
 
 
 def score_sets(sets: list[RhymeSet]) -> float | None:

@@ -141,8 +141,14 @@ def score_shi(
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
+    text = "".join(reading.lines)
     rs = rhyme.check_set(
-        tuple(pos), [simp[p] for p in pos], [pys[p] for p in pos], system=system, family="shi"
+        tuple(pos),
+        [simp[p] for p in pos],
+        [pys[p] for p in pos],
+        system=system,
+        family="shi",
+        shown="".join(text[p] for p in pos),
     )
     m["rhyme"] = rhyme.score_sets([rs])
     found, checks = faults(reading.tones, rhyme_lines, lenient)

@@ -78,19 +78,18 @@ def test_denggao_is_regular_in_the_classical_system() -> None:
     assert s.metrics["rhyme"] == 1.0
 
 
-def test_chusai_jiao_polyphone_breaks_dui_unless_lenient() -> None:
-    # 平起首句入韵: 关 还 山 rhyme in 上平十五删.  不教胡马度阴山: 教 should be jiāo (平,
-    # "let"); pypinyin reads jiào, so the couplet's 2nd characters 使/教 are both 仄: 失对.
+def test_chusai_jiao_read_jiao1_by_its_phrase_so_no_shi_dui() -> None:
+    # 平起首句入韵: 关 还 山 rhyme in 上平十五删.  不教胡马度阴山: 教 is jiāo (平, "let"),
+    # which the phrase rule 不教 gives (pypinyin alone reads jiào, 仄, and 使/教 would be
+    # both 仄: a false 失对).
     s = score_poem(CHUSAI, "shi:jueju7", tone_system="classical")
     assert s.diagnostics["pattern"] == "平起首句入韵"
     assert s.metrics["rhyme"] == 1.0
-    assert s.diagnostics["faults"] == [{"fault": "失对", "lines": [2, 3]}]
-    assert (
-        score_poem(CHUSAI, "shi:jueju7", tone_system="classical", lenient=True).diagnostics[
-            "faults"
-        ]
-        == []
-    )
+    assert s.diagnostics["faults"] == []
+    assert s.diagnostics["lines"][3]["pinyin"][1] == "jiao1"
+    # A broken copy, 不使胡马度阴山 (使 仄 like 但使's 使): the 失对 is found.
+    broken = score_poem(CHUSAI.replace("不教", "不使"), "shi:jueju7", tone_system="classical")
+    assert broken.diagnostics["faults"] == [{"fault": "失对", "lines": [2, 3]}]
 
 
 def test_jingyesi_breaks_nian_dui_and_has_gu_ping() -> None:

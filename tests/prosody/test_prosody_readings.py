@@ -1,0 +1,177 @@
+"""Readings from the characters as written: 乾 not 干, rare characters, phrase readings.
+
+Hand-checked against 《广韵》 and 王力《诗词格律》; each poem has a broken copy that fails.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from scoring.prosody import char_tones, score_poem
+from scoring.prosody.normalize import split_lines, to_simplified
+from scoring.prosody.pinyin import heteronyms
+from scoring.prosody.reading import read_lines
+from scoring.prosody.tables import TRADITIONAL_TONES, ci_tone_table, shi_tone_table
+
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus"
+
+# 秦观《采桑子》 (also printed under 晏几道 and 黄庭坚): 乾 at a 平 rhyme position.
+CAISANGZI = (
+    "夜来酒醒清无梦，愁倚阑干。露滴轻寒。雨打芙蓉泪不乾。"
+    "佳人别后音尘悄，瘦尽难拼。明月无端。已过红楼十二间。"
+)
+# 黄庭坚《鹧鸪天》: 酒杯乾 at a 平 rhyme position.
+ZHEGUTIAN = (
+    "黄菊枝头生晓寒。人生莫放酒杯乾。风前横笛斜吹雨，醉里簪花倒著冠。"
+    "身健在，且加餐。舞裙歌板尽清欢。黄花白发相牵挽，付与时人洗眼看。"
+)
+# 晏殊《浣溪沙》 with 殢 (tì, 仄), which conversion turns into an extension-B form.
+HUANXISHA_TI = (
+    "三月和风满上林。牡丹妖艳直千金。恼人天气又春阴。"
+    "为我转回红脸面，向谁分付紫檀心。有情须殢酒杯深。"
+)
+# 晏殊《浣溪沙》: 一曲新词 (qǔ, a song).
+HUANXISHA = (
+    "一曲新词酒一杯。去年天气旧亭台。夕阳西下几时回。"
+    "无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+)
+
+
+def test_qian_is_level_in_both_systems_and_caisangzi_scores_full() -> None:
+    for system in ("modern", "classical"):
+        qian = char_tones("雨打芙蓉泪不乾", tone_system=system)[-1]  # type: ignore[arg-type]
+        assert (qian.char, qian.tone, qian.pinyin) == ("乾", "平", "qian2")
+    classical = score_poem(CAISANGZI, "ci:采桑子", tone_system="classical")
+    assert classical.metrics["tonal"] == 1.0
+    assert [x["tones"] for x in classical.diagnostics["lines"]] == [
+        "仄平仄仄平平仄",
+        "平仄平平",
+        "仄仄平平",
+        "仄仄平平仄仄平",
+        "平平仄仄平平仄",
+        "仄仄平平",
+        "平仄平平",
+        "仄仄平平仄仄平",
+    ]
+    # the rhyme shows the text as written (乾, not 干)
+    assert classical.diagnostics["rhyme"]["sets"][0]["chars"] == "干寒乾拼端间"
+    # a broken copy: 泪不乾 -> 泪不尽 (仄 at the 平 rhyme position) fails there
+    broken = score_poem(CAISANGZI.replace("泪不乾", "泪不尽"), "ci:采桑子", tone_system="classical")
+    assert broken.metrics["tonal"] < 1.0
+    assert broken.diagnostics["lines"][3]["mismatches"] == [6]
+
+
+def test_zhegutian_jiu_bei_qian() -> None:
+    s = score_poem(ZHEGUTIAN, "ci:鹧鸪天", tone_system="classical")
+    line = s.diagnostics["lines"][1]
+    assert (line["text"], line["tones"], line["mismatches"]) == (
+        "人生莫放酒杯乾",
+        "平平仄仄仄平平",
+        [],
+    )
+    broken = score_poem(ZHEGUTIAN.replace("酒杯乾", "酒杯满"), "ci:鹧鸪天", tone_system="classical")
+    assert broken.diagnostics["lines"][1]["mismatches"] == [6]
+
+
+def test_rare_character_ti_falls_back_to_its_own_reading() -> None:
+    ti = char_tones("有情须殢酒杯深")[3]
+    assert to_simplified("殢") != "殢"  # conversion yields an extension-B form pypinyin lacks
+    assert (ti.char, ti.tone, ti.pinyin) == ("殢", "仄", "ti4")
+    s = score_poem(HUANXISHA_TI, "ci:浣溪沙", tone_system="classical")
+    assert s.metrics["tonal"] == 1.0
+    assert s.diagnostics["lines"][5]["tones"] == "仄平平仄仄平平"
+    broken = score_poem(
+        HUANXISHA_TI.replace("须殢", "须殢殢"), "ci:浣溪沙", tone_system="classical"
+    )
+    assert broken.metrics["structural"] == 0.0
+
+
+def test_yi_qu_xin_ci_reads_qu3_in_the_modern_system() -> None:
+    cts = char_tones("一曲新词酒一杯")
+    assert (cts[1].pinyin, cts[1].tone) == ("qu3", "仄")
+    # 一曲 before a word of water or terrain is a bend (qū, 平)
+    assert char_tones("一曲溪流")[1].pinyin == "qu1"
+    modern = score_poem(HUANXISHA, "ci:浣溪沙", tone_system="modern")
+    assert modern.diagnostics["lines"][0]["tones"] == "平仄平平仄平平"
+    assert 1 not in modern.diagnostics["lines"][0]["mismatches"]
+    classical = score_poem(HUANXISHA, "ci:浣溪沙", tone_system="classical")
+    assert [x["tones"] for x in classical.diagnostics["lines"]] == [
+        "仄仄平平仄仄平",
+        "仄平平仄仄平平",
+        "仄平平仄仄平平",
+        "平仄仄平平仄仄",
+        "仄平平仄仄平平",
+        "仄平平仄仄平平",
+    ]
+    assert classical.metrics["tonal"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("line", "index", "reading", "system"),
+    [
+        ("莫教枝上啼", 1, "jiao1", "modern"),
+        ("教人怎不伤心", 0, "jiao1", "modern"),
+        ("重来已是朝云散", 0, "chong2", "modern"),
+        ("万重山", 1, "chong2", "modern"),
+        ("南冠客思侵", 3, "si4", "classical"),
+        ("南冠客思侵", 3, "si1", "modern"),
+    ],
+)
+def test_phrase_readings_of_polyphones(line: str, index: int, reading: str, system: str) -> None:
+    assert char_tones(line, tone_system=system)[index].pinyin == reading  # type: ignore[arg-type]
+
+
+def _corpus_lines() -> list[str]:
+    texts: list[str] = []
+    for name in ("song_ci_300.json", "tang_300.json"):
+        texts += ["\n".join(p["paragraphs"]) for p in json.loads((CORPUS / name).read_text())]
+    with (CORPUS / "song_ci_30cipai.jsonl").open(encoding="utf-8") as fh:
+        texts += [json.loads(x)["text"] for x in fh if x.strip()]
+    return [x for t in texts for x in split_lines(t)]
+
+
+def test_class_check_original_against_simplified_over_the_whole_corpus() -> None:
+    """Every corpus character whose simplified form reads with another tone is explained.
+
+    For each line with a converted character, the line is read as written and as its
+    simplified copy.  A position whose tone differs must be explained: the reading chosen
+    is one of the original character's own pypinyin readings and the simplified copy's is
+    not (乾 qián vs 干 gàn), or the simplified form is unknown to pypinyin (殢 -> 𣨼), or,
+    classically, the books or :data:`TRADITIONAL_TONES` list the character itself.
+    """
+    lines = [x for x in _corpus_lines() if to_simplified(x) != x]
+    books = set(ci_tone_table()) | set(shi_tone_table())
+    assert len(lines) > 1000
+    report: Counter[tuple[str, str, str]] = Counter()
+    unexplained: list[tuple[str, int, str]] = []
+    for system in ("modern", "classical"):
+        for family in ("ci", "shi"):
+            if system == "modern" and family == "shi":
+                continue
+            as_written = read_lines(lines, system=system, family=family)  # type: ignore[arg-type]
+            simp = read_lines(list(as_written.simplified), system=system, family=family)  # type: ignore[arg-type]
+            for k, line in enumerate(lines):
+                a_t, s_t = as_written.tone_lines[k], simp.tone_lines[k]
+                if a_t == s_t:
+                    continue
+                for i, (ta, ts) in enumerate(zip(a_t, s_t, strict=True)):
+                    if ta == ts:
+                        continue
+                    ch, ra, rs = line[i], as_written.readings[k][i], simp.readings[k][i]
+                    own = heteronyms(ch)
+                    if system == "classical" and (ch in TRADITIONAL_TONES or ch in books):
+                        why = "book"
+                    elif ra in own and (rs not in own or rs == "?"):
+                        why = "own reading"
+                    else:
+                        unexplained.append((line, i, system))
+                        continue
+                    report[(system, ch, why)] += 1
+    print(f"tone differences by (system, character, reason): {report.most_common(20)}")
+    assert sum(report.values()) > 0
+    assert ("modern", "乾", "own reading") in report and ("classical", "乾", "book") in report
+    assert unexplained == []
