@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from . import rhyme
+from . import licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
 from .reading import Reading
@@ -65,12 +65,6 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
         )
         out.append((name, lines))
     return out
-
-
-def licensed(line: str) -> str:
-    """一三五不论: positions 1, 3 (and 5 in 七言) become 中."""
-    free = {0, 2} if len(line) == 5 else {0, 2, 4}
-    return "".join("中" if i in free else c for i, c in enumerate(line))
 
 
 def _is(ct: CharTone, tone: str, lenient: bool) -> bool:
@@ -131,13 +125,15 @@ def score_shi(
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
     scored = []
+    tone_lines, mark_lines = list(reading.tone_lines), list(reading.mark_lines)
     for name, lines in patterns(n_lines, n):
         strict = tonal_share(tone_str, mark_str, "".join(lines), lenient=lenient)
-        lic = tonal_share(tone_str, mark_str, "".join(map(licensed, lines)), lenient=lenient)
-        scored.append((strict[0], lic[0], name, lines, bits(strict[1]), bits(lic[1])))
-    best = max(scored, key=lambda s: (s[0], s[1]))  # max keeps the first of equals
+        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
+        lic, bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
+        scored.append((strict[0], lic, name, lines, bits(strict[1]), bad_lic, verdicts))
+    best = max(scored, key=lambda s: (s[1], s[0]))  # max keeps the first of equals
     m["pattern"], m["pattern_licensed"] = best[0], best[1]
-    _, _, name, lines, bad, bad_lic = best
+    _, _, name, lines, bad, bad_lic, verdicts = best
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
@@ -163,11 +159,13 @@ def score_shi(
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
             mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
-            mismatches_licensed=[p - i * n for p in bad_lic if i * n <= p < (i + 1) * n],
+            mismatches_licensed=[j for k, j in bad_lic if k == i],
+            licences=[v.to_dict() for v in verdicts if v.line == i],
         )
     diag.update(
         pattern=name,
         patterns={s[2]: round(s[0], 4) for s in scored},
+        licences=[v.to_dict() for v in verdicts if v.licence is not None],
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,
     )

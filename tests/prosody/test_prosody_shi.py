@@ -36,11 +36,18 @@ def test_deng_guanquelou_classical() -> None:
 
 def test_deng_guanquelou_modern_reads_yi_level_and_finds_san_ping_wei() -> None:
     # Modern readings: 白 bái (平), 欲 yù, 一 yī (平): 更上一层楼 becomes 仄仄平平平 -> 三平尾.
-    # Strict pattern: 白 (pos 1), 欲 (pos 1), 一 (pos 3) off -> 17/20; all three are licensed.
+    # Strict pattern: 白 (pos 1), 欲 (pos 1), 一 (pos 3) off -> 17/20.  白 and 欲 are
+    # licensed (一三五不论); 一 is not: 一三五不论 never covers a 三平尾 (王力), 19/20.
     s = score_poem(DENG_GUANQUELOU, None)
     assert s.form == "shi:jueju5"
     assert s.metrics["pattern"] == pytest.approx(17 / 20)
-    assert s.metrics["pattern_licensed"] == 1.0
+    assert s.metrics["pattern_licensed"] == pytest.approx(19 / 20)
+    assert s.diagnostics["lines"][3]["mismatches_licensed"] == [2]
+    assert s.diagnostics["lines"][3]["licences"] == [{"line": 3, "position": 2, "fault": "三平尾"}]
+    assert [(x["line"], x["position"], x["licence"]) for x in s.diagnostics["licences"]] == [
+        (0, 0, "一三五不论"),
+        (2, 0, "一三五不论"),
+    ]
     assert s.diagnostics["faults"] == [{"fault": "三平尾", "line": 3}]
     # 9 checks: 4 lines for 三平尾, 2 rhyme lines for 孤平, 3 adjacent pairs for 粘/对.
     assert s.metrics["faults"] == pytest.approx(1 - 1 / 9)
