@@ -95,6 +95,8 @@ def test_gu_ping_and_its_rescue_synthetic_lines() -> None:
     assert d["lines"][1]["tones"] == "仄平仄仄平"
     assert {"line": 1, "position": 0, "fault": "孤平"} in d["lines"][1]["licences"]
     assert {"fault": "孤平", "line": 1} in d["faults"]
+    assert m["pattern_licensed"] == pytest.approx(19 / 20)
     m, d = _score(base.replace("黄河入海流", "月河流海流"))  # 仄平平仄平
     assert d["lines"][1]["tones"] == "仄平平仄平"
     assert [x["licence"] for x in d["lines"][1]["licences"]] == ["孤平拗救", "孤平拗救"]
+    assert m["pattern_licensed"] == 1.0
