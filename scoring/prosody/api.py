@@ -30,12 +30,13 @@ CI_METRICS = (
     "structural",
     "tonal",
     "rhyme",
+    "rhyme_lenient",
     "structural_standard",
     "tonal_standard",
     "structural_variant",
     "tonal_variant",
 )
-SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "faults")
+SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "rhyme_lenient", "faults")
 COUPLET_METRICS = ("length", "tone_opposition", "ending")
 
 

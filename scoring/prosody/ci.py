@@ -141,6 +141,7 @@ def _rhyme(
         )
     score = rhyme.score_sets(sets)
     return score, {
+        "lenient": rhyme.score_sets(sets, lenient=True),
         "book": rhyme.book_name(system, "ci"),
         "source": t.rhyme_source,
         "sets": [s.to_dict() for s in sets],
@@ -199,6 +200,7 @@ def score_ci(
     m["structural"] = 1.0 if best else 0.0
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
+    m["rhyme_lenient"] = None
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),
@@ -217,6 +219,7 @@ def score_ci(
         diag["mismatch_count"] = len(bad)
         if t.rhyme_groups and not ccv:
             m["rhyme"], diag["rhyme"] = _rhyme(t, reading, system)
+            m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])

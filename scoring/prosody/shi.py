@@ -114,6 +114,7 @@ def score_shi(
         "pattern": 0.0,
         "pattern_licensed": 0.0,
         "rhyme": None,
+        "rhyme_lenient": None,
         "faults": None,
     }
     if reading.lengths != want:
@@ -145,8 +146,10 @@ def score_shi(
         system=system,
         family="shi",
         shown="".join(text[p] for p in pos),
+        first_line_free=0 in rhyme_lines,
     )
     m["rhyme"] = rhyme.score_sets([rs])
+    m["rhyme_lenient"] = rhyme.score_sets([rs], lenient=True)
     found, checks = faults(reading.tones, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):

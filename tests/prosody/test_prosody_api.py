@@ -51,6 +51,7 @@ def test_score_is_frozen_and_serialisable() -> None:
         "structural",
         "tonal",
         "rhyme",
+        "rhyme_lenient",
         "structural_standard",
         "tonal_standard",
         "structural_variant",

@@ -175,3 +175,35 @@ def test_class_check_original_against_simplified_over_the_whole_corpus() -> None
     assert sum(report.values()) > 0
     assert ("modern", "乾", "own reading") in report and ("classical", "乾", "book") in report
     assert unexplained == []
+
+
+def test_huanxisha_rhyme_strict_by_the_book_and_lenient_with_huitai_tongya() -> None:
+    # 杯回徊 are 第三部 and 台来 第五部 in 词林正韵 (all 十灰 in 平水韵): strict 3/5, and
+    # the lenient score accepts the documented 灰咍 通押 (戈载《词林正韵·发凡》).
+    s = score_poem(HUANXISHA, "ci:浣溪沙", tone_system="classical")
+    rs = s.diagnostics["rhyme"]
+    assert rs["book"] == "词林正韵"
+    assert rs["sets"][0]["chars"] == "杯台回来徊" and rs["sets"][0]["group"] == "第三部"
+    assert rs["sets"][0]["ok"] == [True, False, True, False, True]
+    assert s.metrics["rhyme"] == pytest.approx(3 / 5)
+    assert s.metrics["rhyme_lenient"] == 1.0
+    assert "灰咍" in rs["sets"][0]["allowance"]
+    # a broken copy, 小园香径独彷徨 (徨 第二部): no allowance joins it
+    broken = score_poem(HUANXISHA.replace("独徘徊", "独彷徨"), "ci:浣溪沙", tone_system="classical")
+    assert broken.metrics["rhyme_lenient"] == pytest.approx(4 / 5)
+
+
+def test_shi_first_line_may_borrow_a_neighbouring_rhyme_only_when_lenient() -> None:
+    # 杜甫《登高》's first four lines rhyme 哀回来 (上平十灰).  A copy whose first line ends
+    # in 涯 (上平九佳, the neighbour of 十灰) borrows a neighbouring rhyme (首句借邻韵).
+    text = "风急天高猿啸涯，渚清沙白鸟飞回。无边落木萧萧下，不尽长江滚滚来。"
+    s = score_poem(text, "shi:jueju7", tone_system="classical")
+    ok = s.diagnostics["rhyme"]["sets"][0]
+    assert ok["chars"] == "涯回来"
+    assert s.metrics["rhyme"] == pytest.approx(2 / 3)
+    assert s.metrics["rhyme_lenient"] == 1.0 and "首句借邻韵" in ok["allowance"]
+    # not at a couplet's rhyme: 回 -> 涯 in line 2 stays a fault when lenient
+    s = score_poem(
+        text.replace("涯", "哀").replace("飞回", "飞涯"), "shi:jueju7", tone_system="classical"
+    )
+    assert s.metrics["rhyme_lenient"] == pytest.approx(2 / 3)
