@@ -11,7 +11,7 @@ from django.shortcuts import render
 from annotation.models import Response
 from research.access import study_for
 from scoring.prosody import score_poem
-from scoring.rules import TONE_SYSTEMS
+from scoring.rules import TONE_SYSTEMS, default_tone_system
 from studies.models import Item
 
 
@@ -59,9 +59,9 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     if item is None or not item.poem_text:
         raise Http404("No such poem")
     study_for(request.user, item.study_id)
-    tone_system = request.GET.get("tones", "modern")
+    tone_system = request.GET.get("tones", "")
     if tone_system not in TONE_SYSTEMS:
-        tone_system = "modern"
+        tone_system = default_tone_system(item.study)
     lenient = request.GET.get("lenient") == "1"
     score = score_poem(
         item.poem_text,

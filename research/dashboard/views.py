@@ -18,9 +18,10 @@ from research.downloads import (
 )
 from research.recruit import recruit_links
 from scoring.report import TABLES
+from scoring.rules import default_tone_system
 from scoring.report.service import report_for
 
-PREFERRED = ("prosody:modern/structural", "/structural", "/tonal")
+PREFERRED = ("/structural", "/tonal")
 
 
 def _safe(svg: str | None) -> str | None:
@@ -49,8 +50,10 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     study = study_for(request.user, study_id)
     report = report_for(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
-    rule = _pick(request.GET.get("rule"), rules, *PREFERRED)
-    metric = _pick(request.GET.get("metric"), metrics, *PREFERRED)
+    # the study's default rule rater first (its rule_raters setting; classical unless it says)
+    preferred = (f"prosody:{default_tone_system(study)}/structural", *PREFERRED)
+    rule = _pick(request.GET.get("rule"), rules, *preferred)
+    metric = _pick(request.GET.get("metric"), metrics, *preferred)
     tables = report.as_json()
     context = {
         "study": study,

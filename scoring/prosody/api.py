@@ -24,13 +24,14 @@ from .shi import detect, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, ToneSystem
 
-RULES_VERSION = "prosody-1.0"
+RULES_VERSION = "prosody-1.1"
 
 CI_METRICS = (
     "structural",
     "tonal",
     "rhyme",
     "rhyme_lenient",
+    "structural_fuxi",
     "structural_standard",
     "tonal_standard",
     "structural_variant",

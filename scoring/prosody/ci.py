@@ -164,6 +164,32 @@ def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
     return None
 
 
+FUXI_REPEATS = (1, 2, 4, 8)
+FUXI_SOURCE = (
+    "FuxiBench (cubenlp/FuxiBench, Apache-2.0) Ci structure check: the line lengths equal a "
+    "template's, or the template's repeated x2/x4/x8, with a title line allowed first"
+)
+
+
+def fuxi_structure(lengths: tuple[int, ...], cipai: Cipai) -> tuple[float, dict[str, Any] | None]:
+    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, title).
+
+    A poem passes when its line lengths are one of the cipai's templates, or that template
+    repeated 2, 4 or 8 times (several ci to one tune), optionally after a first line taken
+    for a title.  Reported beside, never instead of, the CCiV structure metrics.
+    """
+    for title in (False, True):
+        body = lengths[1:] if title else lengths
+        if not body:
+            continue
+        for t in cipai.templates:
+            n = len(t.lengths)
+            k = len(body) // n if n else 0
+            if k in FUXI_REPEATS and len(body) == n * k and body == t.lengths * k:
+                return 1.0, {"template": t.id, "repeat": k, "title_line": title}
+    return 0.0, None
+
+
 def score_ci(
     reading: Reading, cipai: Cipai, *, system: ToneSystem, lenient: bool, ccv: bool
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
@@ -201,6 +227,7 @@ def score_ci(
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
     m["rhyme_lenient"] = None
+    m["structural_fuxi"], fuxi_match = fuxi_structure(lengths, cipai)
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),
@@ -208,6 +235,7 @@ def score_ci(
         "templates": len(cipai.templates),
         "matched_variants": [t.id for t in strict],
         "relaxed_variants": [t.id for t in relaxed],
+        "fuxi_structure": {"match": fuxi_match, "source": FUXI_SOURCE},
     }
     if std_ok:
         diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
