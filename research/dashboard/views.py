@@ -18,8 +18,8 @@ from research.downloads import (
 )
 from research.recruit import recruit_links
 from scoring.report import TABLES
-from scoring.rules import default_tone_system
 from scoring.report.service import report_for
+from scoring.rules import default_tone_system
 
 PREFERRED = ("/structural", "/tonal")
 

@@ -52,6 +52,7 @@ def test_score_is_frozen_and_serialisable() -> None:
         "tonal",
         "rhyme",
         "rhyme_lenient",
+        "structural_fuxi",
         "structural_standard",
         "tonal_standard",
         "structural_variant",
