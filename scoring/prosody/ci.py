@@ -83,7 +83,14 @@ def fits_relaxed(lengths: tuple[int, ...], t: CiTemplate) -> bool:
     return sum(lengths) == t.total and _offsets(lengths) <= t.breaks
 
 
-def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list[dict[str, Any]]:
+def _line_report(
+    reading: Reading, required: str | None, bad: list[int], tones: str | None = None
+) -> list[dict[str, Any]]:
+    """Per line: text, tones, marks, pinyin and, against a template, its mismatches.
+
+    ``tones``: the poem's tone string when some positions were read by the metre
+    (:func:`.rhyme.resolve_by_rhyme`), else the reading's own.
+    """
     out, pos = [], 0
     bad_iter = iter(bad)
     nxt = next(bad_iter, None)
@@ -91,7 +98,7 @@ def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list
         n = len(line)
         entry: dict[str, Any] = {
             "text": line,
-            "tones": reading.tone_lines[k],
+            "tones": reading.tone_lines[k] if tones is None else tones[pos : pos + n],
             "marks": reading.mark_lines[k],
             "pinyin": list(reading.readings[k]),
         }
@@ -122,7 +129,7 @@ def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]
 
 def _rhyme(
     t: CiTemplate, reading: Reading, system: ToneSystem
-) -> tuple[float | None, dict[str, Any]]:
+) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
     simp = "".join(reading.simplified)
     text = "".join(reading.lines)
     pys = reading.pinyin_flat()
@@ -140,12 +147,16 @@ def _rhyme(
             )
         )
     score = rhyme.score_sets(sets)
-    return score, {
-        "lenient": rhyme.score_sets(sets, lenient=True),
-        "book": rhyme.book_name(system, "ci"),
-        "source": t.rhyme_source,
-        "sets": [s.to_dict() for s in sets],
-    }
+    return (
+        score,
+        {
+            "lenient": rhyme.score_sets(sets, lenient=True),
+            "book": rhyme.book_name(system, "ci"),
+            "source": t.rhyme_source,
+            "sets": [s.to_dict() for s in sets],
+        },
+        sets,
+    )
 
 
 def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
@@ -246,8 +257,15 @@ def score_ci(
         diag["lines"] = _line_report(reading, t.tones, bad)
         diag["mismatch_count"] = len(bad)
         if t.rhyme_groups and not ccv:
-            m["rhyme"], diag["rhyme"] = _rhyme(t, reading, system)
+            m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
             m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
+            fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, t.tones, sets)
+            if resolved:  # ambiguous rhyme characters read as the template asks
+                share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
+                m["tonal"], bad = share, bits(mask)
+                diag["lines"] = _line_report(reading, t.tones, bad, fixed)
+                diag["mismatch_count"] = len(bad)
+                diag["resolved_by_rhyme"] = _per_line(resolved, lengths)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])

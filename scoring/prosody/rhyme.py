@@ -265,3 +265,27 @@ def score_sets(sets: list[RhymeSet], *, lenient: bool = False) -> float | None:
     if not known:
         return None
     return sum(s.matched_lenient if lenient else s.matched for s in sets) / known
+
+
+def resolve_by_rhyme(
+    tones: str, marks: str, required: str, sets: list[RhymeSet]
+) -> tuple[str, list[int]]:
+    """Read an ambiguous character at a rhyme position in the tone the form asks there.
+
+    A character with both tones attested (mark 中: 看 kān/kàn, 听 tīng/tìng, 思 sī/sì) that
+    rhymes at a rhyme position is read in the tone the template or pattern requires there,
+    as the metre reads it (王力《诗词格律》, on 看 and 听 read by the metre): its contextual
+    reading is no fault.  Returns the tone string with those positions changed and the
+    positions (0-based, in the concatenated text).
+    """
+    out = list(tones)
+    resolved = []
+    for rs in sets:
+        for p, ok in zip(rs.positions, rs.ok_lenient or rs.ok, strict=True):
+            if not ok or p >= len(out) or p >= len(required) or marks[p] != "中":
+                continue
+            need = required[p]
+            if need in ("平", "仄") and out[p] != need:
+                out[p] = need
+                resolved.append(p)
+    return "".join(out), resolved

@@ -21,6 +21,7 @@ never create a fault.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from . import licences, rhyme
@@ -150,10 +151,26 @@ def score_shi(
     )
     m["rhyme"] = rhyme.score_sets([rs])
     m["rhyme_lenient"] = rhyme.score_sets([rs], lenient=True)
-    found, checks = faults(reading.tones, rhyme_lines, lenient)
+    cts_lines = reading.tones
+    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, "".join(lines), [rs])
+    if resolved:  # ambiguous rhyme characters read as the pattern asks: score again
+        tone_lines = [fixed[i * n : (i + 1) * n] for i in range(n_lines)]
+        strict = tonal_share(fixed, mark_str, "".join(lines), lenient=lenient)
+        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
+        m["pattern_licensed"], bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
+        m["pattern"], bad = strict[0], bits(strict[1])
+        cts_lines = tuple(
+            tuple(
+                replace(ct, tone=fixed[i * n + j]) if i * n + j in resolved else ct
+                for j, ct in enumerate(line)
+            )
+            for i, line in enumerate(reading.tones)
+        )
+        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in resolved]
+    found, checks = faults(cts_lines, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
-        cts = reading.tones[i]
+        cts = cts_lines[i]
         if reading.simplified[i] != reading.lines[i]:
             entry["simplified"] = reading.simplified[i]
         entry.update(

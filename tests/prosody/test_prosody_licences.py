@@ -100,3 +100,35 @@ def test_gu_ping_and_its_rescue_synthetic_lines() -> None:
     assert d["lines"][1]["tones"] == "仄平平仄平"
     assert [x["licence"] for x in d["lines"][1]["licences"]] == ["孤平拗救", "孤平拗救"]
     assert m["pattern_licensed"] == 1.0
+
+
+def test_yueye_kan_is_read_level_at_its_rhyme_and_te_ao_twice() -> None:
+    # 杜甫《月夜》 (五律, 仄起首句不入韵; 看安寒乾 上平十四寒): 看 has both tones (kān/kàn)
+    # and is read 平 at its rhyme; 遥怜小儿女 and 何时倚虚幌 are 特拗 (平平仄平仄).
+    text = (
+        "今夜鄜州月，闺中只独看。遥怜小儿女，未解忆长安。"
+        "香雾云鬟湿，清辉玉臂寒。何时倚虚幌，双照泪痕乾。"
+    )
+    m, d = _score(text)
+    assert d["pattern"] == "仄起首句不入韵"
+    assert [x["tones"] for x in d["lines"]] == [
+        "平仄平平仄",
+        "平平仄仄平",  # 独 入声; 看 by the metre
+        "平平仄平仄",
+        "仄仄仄平平",  # 忆 入声
+        "平仄平平仄",  # 湿 入声
+        "平平仄仄平",  # 玉 入声
+        "平平仄平仄",
+        "平仄仄平平",  # 乾 平
+    ]
+    assert d["resolved_by_rhyme"] == [[1, 4]]
+    assert m["pattern_licensed"] == 1.0 and m["rhyme"] == 1.0 and m["faults"] == 1.0
+    assert [(x["line"], x["licence"]) for x in d["licences"] if x["licence"] == "特拗"] == [
+        (2, "特拗"),
+        (2, "特拗"),
+        (6, "特拗"),
+        (6, "特拗"),
+    ]
+    # broken: 独看 -> 独见 (仄 only, not a 寒 rhyme): a pattern fault and a rhyme miss
+    m, d = _score(text.replace("独看", "独见"))
+    assert m["rhyme"] == pytest.approx(3 / 4) and m["pattern_licensed"] < 1.0

@@ -65,16 +65,30 @@ def test_qian_is_level_in_both_systems_and_caisangzi_scores_full() -> None:
     assert broken.diagnostics["lines"][3]["mismatches"] == [6]
 
 
-def test_zhegutian_jiu_bei_qian() -> None:
+def test_zhegutian_jiu_bei_qian_and_kan_read_by_the_metre() -> None:
     s = score_poem(ZHEGUTIAN, "ci:鹧鸪天", tone_system="classical")
-    line = s.diagnostics["lines"][1]
-    assert (line["text"], line["tones"], line["mismatches"]) == (
-        "人生莫放酒杯乾",
-        "平平仄仄仄平平",
-        [],
-    )
+    assert [x["tones"] for x in s.diagnostics["lines"]] == [
+        "平仄平平平仄平",  # 菊 入声
+        "平平仄仄仄平平",  # 乾 平 (not 干 gàn)
+        "平平平仄平平仄",  # 笛 入声
+        "仄仄平平仄仄平",  # 著 zhuó 入声
+        "平仄仄",
+        "仄平平",
+        "仄平平仄仄平平",
+        "平平仄仄平平仄",  # 白 发 入声
+        "仄仄平平仄仄平",  # 看: both tones attested, 平 at the 平 rhyme position
+    ]
+    assert s.diagnostics["resolved_by_rhyme"] == [[8, 6]]
+    assert s.diagnostics["lines"][8]["marks"][6] == "中"
+    assert s.metrics["tonal"] == 1.0 and s.metrics["rhyme"] == 1.0
+    # CCiV's own figures keep the contextual reading (kàn, 仄): one miss in 55
+    assert s.metrics["tonal_variant"] == pytest.approx(54 / 55)
     broken = score_poem(ZHEGUTIAN.replace("酒杯乾", "酒杯满"), "ci:鹧鸪天", tone_system="classical")
     assert broken.diagnostics["lines"][1]["mismatches"] == [6]
+    # 看 -> 见 (仄 only): no reading by the metre, a mismatch and a rhyme miss
+    broken = score_poem(ZHEGUTIAN.replace("洗眼看", "洗眼见"), "ci:鹧鸪天", tone_system="classical")
+    assert broken.diagnostics["lines"][8]["mismatches"] == [6]
+    assert "resolved_by_rhyme" not in broken.diagnostics
 
 
 def test_rare_character_ti_falls_back_to_its_own_reading() -> None:
