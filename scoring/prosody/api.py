@@ -107,6 +107,8 @@ def _bare_title_lines(body: str, *, detecting: bool) -> list[int]:
     return out
 
 
+# FuxiBench cuts a generation at its first note marker before checking structure
+_FUXI_NOTES = re.compile(r"注[：:]|赏析[：:]")
 _PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
 _MARKED_TITLE = re.compile(r"[《〈【\[［]([^《》〈〉【】\[\]［］]+)[》〉】\]］]")
 
@@ -203,7 +205,10 @@ def _score_body(
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
         reading = read_lines(lines, system=system, family="ci", context=context)
-        metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
+        fuxi = tuple(map(len, ccv_lines(_FUXI_NOTES.split(body, 1)[0]))) if ccv else None
+        metrics, more = score_ci(
+            reading, cipai, system=system, lenient=lenient, ccv=ccv, fuxi_lengths=fuxi
+        )
         extra.update(more)
         if name != requested:
             extra["requested"] = requested

@@ -177,34 +177,46 @@ def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
 
 FUXI_REPEATS = (1, 2, 4, 8)
 FUXI_SOURCE = (
-    "FuxiBench (cubenlp/FuxiBench, Apache-2.0) Ci structure check: the line lengths equal a "
-    "template's, or the template's repeated x2/x4/x8, with a title line allowed first"
+    "FuxiBench (cubenlp/FuxiBench, Apache-2.0, cipai_utils.py) Ci structure check: the line "
+    "lengths equal a template's, or the template's repeated x2/x4/x8, after dropping up to "
+    "a title and an author line, with the text cut at 注：/赏析："
 )
 
 
 def fuxi_structure(lengths: tuple[int, ...], cipai: Cipai) -> tuple[float, dict[str, Any] | None]:
-    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, title).
+    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, head).
 
     A poem passes when its line lengths are one of the cipai's templates, or that template
-    repeated 2, 4 or 8 times (several ci to one tune), optionally after a first line taken
-    for a title.  Reported beside, never instead of, the CCiV structure metrics.
+    repeated 2, 4 or 8 times (several ci to one tune), as written or after dropping a first
+    title line and then an author line (``head_lines``: 0, 1 or 2).  Reported beside,
+    never instead of, the CCiV structure metrics.
     """
-    for title in (False, True):
-        body = lengths[1:] if title else lengths
+    for head in (0, 1, 2):
+        body = lengths[head:]
         if not body:
-            continue
+            break
         for t in cipai.templates:
             n = len(t.lengths)
             k = len(body) // n if n else 0
             if k in FUXI_REPEATS and len(body) == n * k and body == t.lengths * k:
-                return 1.0, {"template": t.id, "repeat": k, "title_line": title}
+                return 1.0, {"template": t.id, "repeat": k, "head_lines": head}
     return 0.0, None
 
 
 def score_ci(
-    reading: Reading, cipai: Cipai, *, system: ToneSystem, lenient: bool, ccv: bool
+    reading: Reading,
+    cipai: Cipai,
+    *,
+    system: ToneSystem,
+    lenient: bool,
+    ccv: bool,
+    fuxi_lengths: tuple[int, ...] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
-    """Metrics and diagnostics of a poem against every template of ``cipai``."""
+    """Metrics and diagnostics of a poem against every template of ``cipai``.
+
+    ``fuxi_lengths``: the line lengths FuxiBench's check sees (the text cut at its notes),
+    when they differ from the reading's.
+    """
     lengths = reading.lengths
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
@@ -238,7 +250,7 @@ def score_ci(
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
     m["rhyme_lenient"] = None
-    m["structural_fuxi"], fuxi_match = fuxi_structure(lengths, cipai)
+    m["structural_fuxi"], fuxi_match = fuxi_structure(fuxi_lengths or lengths, cipai)
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),

@@ -219,9 +219,10 @@ def test_fuxi_structure_allows_a_title_line_and_the_template_repeated() -> None:
     assert fuxi_structure((3, *std), cipai)[1] == {
         "template": cipai.standard.id,
         "repeat": 1,
-        "title_line": True,
+        "head_lines": 1,
     }
     assert fuxi_structure(std * 2, cipai)[1]["repeat"] == 2  # type: ignore[index]
     assert fuxi_structure(std * 3, cipai)[0] == 0.0  # x3 is not a FuxiBench repeat
-    assert fuxi_structure((3, 3, *std), cipai)[0] == 0.0  # one title line only
+    assert fuxi_structure((3, 2, *std), cipai)[1]["head_lines"] == 2  # type: ignore[index]
+    assert fuxi_structure((3, 3, 2, *std), cipai)[0] == 0.0  # a title and an author only
     assert fuxi_structure(std[:-1], cipai)[0] == 0.0

@@ -203,3 +203,14 @@ def test_author_under_a_cipai_above_a_ci_with_line_breaks_only() -> None:
         assert s.diagnostics["stripped"]["header"][-1] == "李清照"
     s = score_poem("忆江南\n江南好\n风景旧曾谙\n日出江花红胜火\n春来江水绿如蓝\n能不忆江南", None)
     assert s.form == "ci:忆江南" and s.diagnostics["stripped"]["header"] == ["忆江南"]
+
+
+def test_star_is_a_placeholder_never_a_separator_in_either_mode() -> None:
+    from scoring.prosody.normalize import ccv_lines, split_lines
+
+    # default: every placeholder keeps its position (tone ?)
+    assert split_lines("明月*几时有，把酒＊青天。") == ["明月*几时有", "把酒＊青天"]
+    # CCiV literal: only U+4E00..U+9FFF counts, so placeholders vanish -- but they never
+    # break a line (Unicode calls * and _ punctuation; they are not separators here)
+    assert ccv_lines("明月*几时有，把酒＊青天。") == ["明月几时有", "把酒青天"]
+    assert ccv_lines("明月_□几时有") == ["明月几时有"]

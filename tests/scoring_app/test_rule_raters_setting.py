@@ -72,6 +72,9 @@ def test_the_study_setting_chooses_the_stored_rule_raters(tmp_path: Path) -> Non
     # CCiV literal: the title line counts as a line, so its structure fails; the
     # FuxiBench-compatible structure allows a title line and passes
     assert ccv["structural_standard"] == 0.0 and ccv["structural_fuxi"] == 1.0
+    with_note = score_poem(HUANXISHA + "\n注：晏殊词。", "ci:浣溪沙", ccv_compatible=True)
+    assert with_note.metrics["structural_fuxi"] == 1.0  # FuxiBench cuts at 注：
+    assert with_note.metrics["structural_variant"] == 0.0
 
 
 def test_the_default_is_classical_first_then_modern(tmp_path: Path) -> None:
