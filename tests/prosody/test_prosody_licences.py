@@ -132,3 +132,25 @@ def test_yueye_kan_is_read_level_at_its_rhyme_and_te_ao_twice() -> None:
     # broken: 独看 -> 独见 (仄 only, not a 寒 rhyme): a pattern fault and a rhyme miss
     m, d = _score(text.replace("独看", "独见"))
     assert m["rhyme"] == pytest.approx(3 / 4) and m["pattern_licensed"] < 1.0
+
+
+def test_notes_count_lines_and_characters_from_one() -> None:
+    from scoring.prosody.explain import notes
+
+    _, d = _score(LIANGZHOU)
+    assert notes(d) == [
+        "line 3, char 1: 一三五不论 (licence)",
+        "line 3, char 5: 特拗 (licence)",
+        "line 3, char 6: 特拗 (licence)",
+    ]
+    _, d = _score(LIANGZHOU.replace("怨杨柳", "怨杨花"))
+    assert "line 3, char 7: 拗 (fault)" in notes(d)
+    s = score_poem(
+        "一曲新词酒一杯。去年天气旧亭台。夕阳西下几时回。无可奈何花落去，似曾相识燕归来。小园香径独徘徊。",
+        "ci:浣溪沙",
+        tone_system="classical",
+    )
+    assert notes(s.diagnostics) == [
+        "rhyme (词林正韵, 第三部): 台来 off",
+        "rhyme lenient: 戈载《词林正韵·发凡》（灰咍通押）",
+    ]

@@ -104,3 +104,33 @@ def test_a_bad_rule_raters_setting_is_refused_at_its_line(
     assert lines[1].startswith("study.yaml, line 6, field 'settings.rule_raters': ")
     assert problem in lines[1]
     assert not Study.objects.exists()
+
+
+def test_poem_page_opens_with_the_study_tone_system_and_counts_from_one(
+    tmp_path: Path,
+    client,
+    django_user_model,  # type: ignore[no-untyped-def]
+) -> None:
+    from django.urls import reverse
+
+    assert load(tmp_path, STUDY.replace("[modern, ccv]", "[classical]")) == ""
+    study = Study.objects.get()
+    item = Item.objects.create(
+        study=study,
+        task=Task.objects.get(study=study),
+        external_id="lz",
+        poem_text="黄河远上白云间，一片孤城万仞山。羌笛何须怨杨柳，春风不度玉门关。",
+        poem_form="shi:jueju7",
+    )
+    user = django_user_model.objects.create_user("r", password="pw")
+    study.researchers.add(user)
+    client.force_login(user)
+    page = client.get(reverse("research:poem", args=[item.pk]))
+    assert page.context["tone_system"] == "classical"
+    notes = [(n["where"], n["what"]) for n in page.context["notes"]]
+    # 羌笛何须怨杨柳: the 特拗 at the 5th and 6th characters of the 3rd line (1-based)
+    assert ("第 3 句第 5 字", "拗救/放宽：特拗") in notes or (
+        "line 3, character 5",
+        "licence: 特拗",
+    ) in notes
+    assert "王力《诗词格律》" in page.content.decode()
