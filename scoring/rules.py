@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.utils.translation import gettext as _
 
+from annotation.models import Response
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from scoring.prosody import RULES_VERSION, PoemScore, score_poem
 from studies.loading.problems import Note, Summary
@@ -146,3 +147,13 @@ def rule_scores_after_load(*, study: Study, item_ids: list[int]) -> Note | None:
         )
     rule_scores_compute(study=study, item_ids=poems)
     return None
+
+
+def unscored_poem_count(study: Study) -> int:
+    """Poems of ``study`` that lack a score from its default rule rater at the current
+    rules version (not scored yet, or scored by an older version)."""
+    name = f"prosody:{default_tone_system(study)}"
+    scored = Response.objects.filter(
+        study=study, rater__kind="rule", rater__name=name, rater__run=RULES_VERSION
+    ).values("item_id")
+    return Item.objects.filter(study=study).exclude(poem_text="").exclude(pk__in=scored).count()

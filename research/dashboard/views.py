@@ -19,7 +19,7 @@ from research.downloads import (
 from research.recruit import recruit_links
 from scoring.report import TABLES
 from scoring.report.service import report_for
-from scoring.rules import default_tone_system
+from scoring.rules import default_tone_system, unscored_poem_count
 
 PREFERRED = ("/structural", "/tonal")
 
@@ -57,6 +57,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     tables = report.as_json()
     context = {
         "study": study,
+        "unscored": unscored_poem_count(study),
         "report": report,
         "tables": tables,
         # Coefficients with a value first; those the data cannot give (too few shared
