@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.utils.translation import gettext as _
 
-from annotation.models import Response
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
+from annotation.models import Response
 from scoring.prosody import RULES_VERSION, PoemScore, score_poem
 from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
