@@ -56,3 +56,38 @@ def test_one_line_only_is_a_diagnostic() -> None:
     s = score_poem("海内存知己", "couplet")
     assert s.diagnostics["error"] == "could not find two lines"
     assert all(v is None for v in s.metrics.values())
+
+
+GU_XIANCHENG_TRAD = "風聲雨聲讀書聲，聲聲入耳\n家事國事天下事，事事關心"
+
+
+def test_gu_xiancheng_couplet_in_traditional_characters_hand_checked() -> None:
+    # 顾宪成's couplet as written in traditional characters.  Classical: 读 入 国 are 入声
+    # (仄).  Segment weights 1 2 1 2 1 2 3 | 1 2 1 3: unopposed 风/家 (1) and 雨/国 (1),
+    # so 17 of 19.  Modern: 读 dú and 国 guó are 平, so 雨/国 now oppose and 读/天 do not
+    # (weight 1 each): 17 of 19 again, at other positions.
+    c = score_poem(GU_XIANCHENG_TRAD, "couplet", tone_system="classical")
+    assert [x["tones"] for x in c.diagnostics["lines"]] == [
+        "平平仄平仄平平平平仄仄",
+        "平仄仄仄平仄仄仄仄平平",
+    ]
+    assert c.diagnostics["unopposed"] == [0, 2]
+    assert c.metrics == {"length": 1.0, "tone_opposition": pytest.approx(17 / 19), "ending": 1.0}
+    m = score_poem(GU_XIANCHENG_TRAD, "couplet", tone_system="modern")
+    assert [x["tones"] for x in m.diagnostics["lines"]] == [
+        "平平仄平平平平平平仄仄",
+        "平仄平仄平仄仄仄仄平平",
+    ]
+    assert m.diagnostics["unopposed"] == [0, 4]
+    assert m.metrics["tone_opposition"] == pytest.approx(17 / 19)
+
+
+def test_gu_xiancheng_broken_copy_swapped_lines_ends_wrong() -> None:
+    # The lines swapped: the first line now ends 平 (心), the second 仄 (耳).
+    first, second = GU_XIANCHENG_TRAD.split("\n")
+    s = score_poem(f"{second}\n{first}", "couplet", tone_system="classical")
+    assert s.metrics["ending"] == 0.0
+    assert s.diagnostics["ending"] == {"first_ends_ze": False, "second_ends_ping": False}
+    # and a copy with a character too many breaks the segmentation
+    s = score_poem(GU_XIANCHENG_TRAD.replace("關心", "關於心"), "couplet", tone_system="classical")
+    assert s.metrics["length"] == 0.0
