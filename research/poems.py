@@ -93,7 +93,7 @@ def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
                 "source": "",
             }
         )
-    rhyme = diag.get("rhyme") if isinstance(diag.get("rhyme"), dict) else {}
+    rhyme: dict[str, Any] = diag["rhyme"] if isinstance(diag.get("rhyme"), dict) else {}
     for rs in rhyme.get("sets") or []:
         if rs.get("allowance"):
             out.append(
