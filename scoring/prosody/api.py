@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import names, templates
+from . import names, parallel, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
@@ -38,7 +38,7 @@ CI_METRICS = (
     "tonal_variant",
 )
 SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "rhyme_lenient", "faults")
-COUPLET_METRICS = ("length", "tone_opposition", "ending")
+COUPLET_METRICS = ("length", "tone_opposition", "ending", "pos_parallelism_heuristic")
 
 
 @dataclass(frozen=True)
@@ -224,12 +224,20 @@ def _score_body(
             extra["error"] = "could not find two lines"
             return fm, _empty(COUPLET_METRICS), extra, header
         halves: list[tuple[list[str], list[tuple[CharTone, ...]]]] = []
+        simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
             r = read_lines(segs, system=system, family="shi", context=context)
             halves.append((segs, list(r.tones)))
+            simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)
         extra.update(more)
+        # 词性对仗: a heuristic beside the rule metrics (not in the CCiV-literal mode)
+        metrics["pos_parallelism_heuristic"] = None
+        if not ccv:
+            share, why = parallel.pos_parallelism(*simplified)
+            metrics["pos_parallelism_heuristic"] = share
+            extra["pos_parallelism_heuristic"] = why
         return fm, metrics, extra, header
     extra["error"] = f"unknown form {fm!r}"
     return fm, {}, extra, header

@@ -137,7 +137,14 @@ def test_spring_couplet_with_horizontal_scroll_and_inline_labels() -> None:
     # total weight 12, so tone_opposition = 11/12; endings 寿 仄, 门 平.  Before the fix 乾
     # was converted alone by t2s to 干 and read gàn (仄), giving 10/12; and a 横批 line, or
     # labels on one line, turned the couplet into the wrong two lines (length 0).
-    expected = {"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0}
+    # pos_parallelism_heuristic (jieba 0.42.1): 岁月/乾坤 and 人/福 agree (noun); 天/春
+    # (jieba: measure/noun), 增/满 and 增寿/满门 (verb/noun) do not: 3 of 7
+    expected = {
+        "length": 1.0,
+        "tone_opposition": 11 / 12,
+        "ending": 1.0,
+        "pos_parallelism_heuristic": 3 / 7,
+    }
     for text in (
         "天增岁月人增寿\n春满乾坤福满门",
         "上联：天增岁月人增寿\n下联：春满乾坤福满门\n横批：四季长春",
@@ -186,7 +193,14 @@ def test_traditional_labels_headings_and_couplet_marks_are_stripped_too() -> Non
     # test_spring_couplet_with_horizontal_scroll_and_inline_labels.
     s = score_poem("上聯：天增歲月人增壽\n下聯：春滿乾坤福滿門\n橫批：四季長春", "couplet",
                    tone_system="classical")  # fmt: skip
-    assert s.metrics == pytest.approx({"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0})
+    assert s.metrics == pytest.approx(
+        {
+            "length": 1.0,
+            "tone_opposition": 11 / 12,
+            "ending": 1.0,
+            "pos_parallelism_heuristic": 3 / 7,
+        }
+    )
     assert s.diagnostics["stripped"]["header"] == ["橫批：四季長春"]
 
 
