@@ -111,6 +111,8 @@ def _line_report(
                 mism.append(nxt - pos)
                 nxt = next(bad_iter, None)
             entry["mismatches"] = mism
+            # of those, characters with both tones attested: ambiguous, not plainly wrong
+            entry["mismatches_ambiguous"] = [p for p in mism if entry["marks"][p] == "中"]
         out.append(entry)
         pos += n
     return out

@@ -26,7 +26,11 @@ def notes(diag: dict[str, Any]) -> list[str]:
         for p in line.get("mismatches") or []:
             if "licences" not in line:  # shi lines list every off-pattern position above
                 req = (line.get("required") or "")[p : p + 1]
-                out.append(f"{at(k, p)}: {line['text'][p]} is {line['tones'][p]}, {req} required")
+                both = p in (line.get("mismatches_ambiguous") or [])
+                what = "ambiguous (both tones attested)" if both else "mismatch"
+                out.append(
+                    f"{at(k, p)}: {line['text'][p]} is {line['tones'][p]}, {req} required: {what}"
+                )
     for f in diag.get("faults") or []:
         where = " & ".join(at(i) for i in f.get("lines", [])) or at(f["line"])
         out.append(f"{where}: {f['fault']}")

@@ -179,6 +179,9 @@ def score_shi(
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
             mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
+            mismatches_ambiguous=[
+                p - i * n for p in bad if i * n <= p < (i + 1) * n and mark_str[p] == "中"
+            ],
             mismatches_licensed=[j for k, j in bad_lic if k == i],
             licences=[v.to_dict() for v in verdicts if v.line == i],
         )
