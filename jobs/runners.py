@@ -64,7 +64,10 @@ def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     )
     if job.study_id is None and not summary.dry_run:  # link the job to the study it loaded
         job.study = Study.objects.filter(slug=validate_study(source).slug).first()
-    return summary_outcome(summary)
+    # jobs.services imports this module's RUNNERS, so its submitter is imported here
+    from jobs.services import rule_scores_follow
+
+    return summary_outcome(rule_scores_follow(summary, job.study, job.created_by))
 
 
 def rule_scores_run(job: Job, on_progress: ProgressCallback) -> Outcome:

@@ -6,7 +6,7 @@ import logging
 import re
 import time
 import uuid
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -15,12 +15,14 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jobs.models import Job
 from jobs.progress import Heartbeat, JobProgress, cache_key, runner_gone, silence_allowed
 from jobs.runners import RUNNERS
 from jobs.tasks import TRANSIENT_DB_ERRORS, drop_broken_connection, run_job
-from studies.loading.problems import LoadError
+from scoring.rules import poem_items
+from studies.loading.problems import LoadError, Note, Summary
 from studies.models import Study
 
 logger = logging.getLogger(__name__)
@@ -215,3 +217,25 @@ def command_submit(
             f"(/admin/jobs/job/{job.pk}/) or at /research/jobs/{job.pk}/"
         )
     return {"id": job.pk, "status": job.status, "message": line}
+
+
+def rule_scores_follow(summary: Summary, study: Study | None, user: Any = None) -> Summary:
+    """A load that left its poems unscored (more than ``SCORE_ON_LOAD_MAX_ITEMS``) has
+    them scored by a background job at once; its note then names the job (and the
+    command that does the same)."""
+    deferred = [n for n in summary.notes if n.code == "rule_scores_deferred"]
+    if not deferred or summary.dry_run or study is None:
+        return summary
+    poems = poem_items(list(summary.items.changed))
+    job = job_submit(kind=Job.Kind.RULE_SCORES, study=study, params={"item_ids": poems}, user=user)
+    note = Note(
+        "rule_scores_job",
+        _(
+            "%(n)d poems changed: their rule scores are computed by background job %(job)d "
+            "(/research/jobs/%(job)d/); until it finishes the report's rule tables lack "
+            "them. `manage.py score_poems %(study)s` computes them at once."
+        )
+        % {"n": len(poems), "job": job.pk, "study": study.slug},
+    )
+    notes = [n for n in summary.notes if n.code != "rule_scores_deferred"] + [note]
+    return replace(summary, notes=notes)

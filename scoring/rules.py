@@ -1,7 +1,10 @@
 """Rule scores of form, stored as responses of ``rule`` raters.
 
-Each tone system is one rule rater, ``prosody:modern`` (中华新韵 via pypinyin) and
-``prosody:classical`` (词林正韵 / 平水韵, 入声 = 仄), with the rules' version as its run;
+Each rule rater a study enables (its ``rule_raters`` setting, the first being the study's
+default) is one rater: ``prosody:classical`` (词林正韵 / 平水韵, 入声 = 仄),
+``prosody:modern`` (中华新韵 via pypinyin) and ``prosody:ccv`` (the CCiV benchmark's literal
+definitions, so its Table 2 is computed as the paper did), with the rules' version as its
+run (a new version is a new rater, so older scores are kept);
 each metric of :func:`scoring.prosody.score_poem` is a field (``structural``, ``tonal``,
 ``rhyme``, …), so rule scores sit beside human and model judgments in one table and every
 analysis treats them alike. Diagnostics are recomputed on demand (the poem page).
@@ -15,17 +18,37 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
-from scoring.prosody import RULES_VERSION, score_poem
+from annotation.models import Response
+from scoring.prosody import RULES_VERSION, PoemScore, score_poem
 from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
-from studies.models import Item, Study
+from studies.models import Item, Study, default_rule_raters
 
 TONE_SYSTEMS = ("modern", "classical")
 CHUNK = 2000
 
 
-def rule_rater(tone_system: str) -> RaterKey:
-    return ("rule", f"prosody:{tone_system}", RULES_VERSION)
+def rule_rater(name: str) -> RaterKey:
+    """The rater key of a rule rater (``classical``, ``modern`` or ``ccv``)."""
+    return ("rule", f"prosody:{name}", RULES_VERSION)
+
+
+def study_rule_raters(study: Study) -> list[str]:
+    """The rule raters a study stores, its default first (classical unless it says)."""
+    return list(study.rule_raters or default_rule_raters())
+
+
+def default_tone_system(study: Study) -> str:
+    """The tone system the study's pages and dashboard open with."""
+    first = next((r for r in study_rule_raters(study) if r in TONE_SYSTEMS), "classical")
+    return first
+
+
+def score_with(name: str, text: str, form: str | None) -> PoemScore:
+    """Score one poem as rule rater ``name`` does."""
+    if name == "ccv":
+        return score_poem(text, form, ccv_compatible=True)
+    return score_poem(text, form, tone_system="classical" if name == "classical" else "modern")
 
 
 def poem_form(item: Item) -> str | None:
@@ -38,7 +61,7 @@ def rule_scores_compute(
     item_ids: Iterable[int] | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> Summary:
-    """Score every poem item of ``study`` (or only ``item_ids``) under both tone systems.
+    """Score every poem item of ``study`` (or only ``item_ids``) as each of its rule raters.
 
     ``on_progress(label, done, total)`` is called after each chunk of poems.
     """
@@ -53,18 +76,19 @@ def rule_scores_compute(
     else:
         ids = sorted(item_ids)
     chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
-    raters = raters_ensure(study, [rule_rater(ts) for ts in TONE_SYSTEMS], summary)
+    names = study_rule_raters(study)
+    raters = raters_ensure(study, [rule_rater(n) for n in names], summary)
     for chunk in chunks:
         items = list(query.filter(pk__in=chunk))
         rows: list[ResponseRow] = []
         for item in items:
-            for ts in TONE_SYSTEMS:
-                score = score_poem(item.poem_text, poem_form(item), tone_system=ts)  # type: ignore[arg-type]
+            for name in names:
+                score = score_with(name, item.poem_text, poem_form(item))
                 for metric, value in score.metrics.items():
                     if value is not None:
                         rows.append(
                             ResponseRow(
-                                rater=rule_rater(ts),
+                                rater=rule_rater(name),
                                 item_id=item.pk,
                                 task_id=item.task_id,
                                 field=metric,
@@ -123,3 +147,13 @@ def rule_scores_after_load(*, study: Study, item_ids: list[int]) -> Note | None:
         )
     rule_scores_compute(study=study, item_ids=poems)
     return None
+
+
+def unscored_poem_count(study: Study) -> int:
+    """Poems of ``study`` that lack a score from its default rule rater at the current
+    rules version (not scored yet, or scored by an older version)."""
+    name = f"prosody:{default_tone_system(study)}"
+    scored = Response.objects.filter(
+        study=study, rater__kind="rule", rater__name=name, rater__run=RULES_VERSION
+    ).values("item_id")
+    return Item.objects.filter(study=study).exclude(poem_text="").exclude(pk__in=scored).count()

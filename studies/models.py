@@ -33,6 +33,14 @@ def validate_completion_url(value: str) -> None:
         raise ValidationError(problem)
 
 
+RULE_RATERS = ("classical", "modern", "ccv")
+
+
+def default_rule_raters() -> list[str]:
+    """Classical first: the forms are pre-modern; modern beside it for comparison."""
+    return ["classical", "modern"]
+
+
 class Study(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -99,6 +107,16 @@ class Study(models.Model):
         help_text=_(
             "Hide poems' authors from volunteers. Unset: hidden on best/worst and rating "
             "tasks (an author's name biases a judgment), shown on the others."
+        ),
+    )
+    rule_raters = models.JSONField(
+        _("rule raters"),
+        default=default_rule_raters,
+        blank=True,
+        help_text=_(
+            "Which rule raters score this study's poems, the first being the study's "
+            "default: classical (词林正韵/平水韵, 入声 = 仄), modern (中华新韵) and ccv (the "
+            "CCiV benchmark's literal definitions)."
         ),
     )
     estimated_minutes = models.PositiveIntegerField(

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from jobs.services import command_submit
+from jobs.services import command_submit, rule_scores_follow
 from scoring.loads import file_load
 from studies.loading.problems import LoadError, Summary
 from studies.loading.readers import Source
@@ -59,6 +59,7 @@ class LoadCommand(BaseCommand):
             summary = file_load(kind=self.kind, source=source, **kwargs)
         except LoadError as exc:
             raise CommandError(exc.describe()) from exc
+        summary = rule_scores_follow(summary, kwargs.get("study"))
         self.stdout.write(self.style.SUCCESS(self.loaded(source, summary, opts).describe()))
 
     def loaded(self, source: Source, summary: Summary, opts: dict[str, Any]) -> Summary:

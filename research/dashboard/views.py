@@ -19,8 +19,9 @@ from research.downloads import (
 from research.recruit import recruit_links
 from scoring.report import TABLES
 from scoring.report.service import report_for
+from scoring.rules import default_tone_system, unscored_poem_count
 
-PREFERRED = ("prosody:modern/structural", "/structural", "/tonal")
+PREFERRED = ("/structural", "/tonal")
 
 
 def _safe(svg: str | None) -> str | None:
@@ -49,11 +50,14 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     study = study_for(request.user, study_id)
     report = report_for(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
-    rule = _pick(request.GET.get("rule"), rules, *PREFERRED)
-    metric = _pick(request.GET.get("metric"), metrics, *PREFERRED)
+    # the study's default rule rater first (its rule_raters setting; classical unless it says)
+    preferred = (f"prosody:{default_tone_system(study)}/structural", *PREFERRED)
+    rule = _pick(request.GET.get("rule"), rules, *preferred)
+    metric = _pick(request.GET.get("metric"), metrics, *preferred)
     tables = report.as_json()
     context = {
         "study": study,
+        "unscored": unscored_poem_count(study),
         "report": report,
         "tables": tables,
         # Coefficients with a value first; those the data cannot give (too few shared

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import names, templates
+from . import names, parallel, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
@@ -24,19 +24,21 @@ from .shi import detect, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, ToneSystem
 
-RULES_VERSION = "prosody-1.0"
+RULES_VERSION = "prosody-1.1"
 
 CI_METRICS = (
     "structural",
     "tonal",
     "rhyme",
+    "rhyme_lenient",
+    "structural_fuxi",
     "structural_standard",
     "tonal_standard",
     "structural_variant",
     "tonal_variant",
 )
-SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "faults")
-COUPLET_METRICS = ("length", "tone_opposition", "ending")
+SHI_METRICS = ("structural", "pattern", "pattern_licensed", "rhyme", "rhyme_lenient", "faults")
+COUPLET_METRICS = ("length", "tone_opposition", "ending", "pos_parallelism_heuristic")
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ def _bare_title_lines(body: str, *, detecting: bool) -> list[int]:
     return out
 
 
+# FuxiBench cuts a generation at its first note marker before checking structure
+_FUXI_NOTES = re.compile(r"注[：:]|赏析[：:]")
 _PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
 _MARKED_TITLE = re.compile(r"[《〈【\[［]([^《》〈〉【】\[\]［］]+)[》〉】\]］]")
 
@@ -201,7 +205,10 @@ def _score_body(
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
         reading = read_lines(lines, system=system, family="ci", context=context)
-        metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
+        fuxi = tuple(map(len, ccv_lines(_FUXI_NOTES.split(body, 1)[0]))) if ccv else None
+        metrics, more = score_ci(
+            reading, cipai, system=system, lenient=lenient, ccv=ccv, fuxi_lengths=fuxi
+        )
         extra.update(more)
         if name != requested:
             extra["requested"] = requested
@@ -217,12 +224,20 @@ def _score_body(
             extra["error"] = "could not find two lines"
             return fm, _empty(COUPLET_METRICS), extra, header
         halves: list[tuple[list[str], list[tuple[CharTone, ...]]]] = []
+        simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
             r = read_lines(segs, system=system, family="shi", context=context)
             halves.append((segs, list(r.tones)))
+            simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)
         extra.update(more)
+        # 词性对仗: a heuristic beside the rule metrics (not in the CCiV-literal mode)
+        metrics["pos_parallelism_heuristic"] = None
+        if not ccv:
+            share, why = parallel.pos_parallelism(*simplified)
+            metrics["pos_parallelism_heuristic"] = share
+            extra["pos_parallelism_heuristic"] = why
         return fm, metrics, extra, header
     extra["error"] = f"unknown form {fm!r}"
     return fm, {}, extra, header

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import CI_METRICS, COUPLET_METRICS, SHI_METRICS, score_poem
+from .explain import notes
 from .tones import ToneSystem
 
 METRIC_COLUMNS = tuple(dict.fromkeys((*CI_METRICS, *SHI_METRICS, *COUPLET_METRICS)))
@@ -63,13 +64,14 @@ def score_rows(
         }
         out.update({m: s.metrics.get(m) for m in METRIC_COLUMNS})
         out["diagnostics"] = s.to_dict()["diagnostics"]
+        out["notes"] = "; ".join(notes(out["diagnostics"]))
         yield out
 
 
 def write_rows(rows: Iterable[dict[str, Any]], fh: Any, *, fmt: str) -> None:
     """JSONL keeps the diagnostics; CSV keeps the flat columns and a short error column."""
     if fmt == "csv":
-        cols = ["id", "form", "rules_version", "tone_system", *METRIC_COLUMNS, "error"]
+        cols = ["id", "form", "rules_version", "tone_system", *METRIC_COLUMNS, "notes", "error"]
         writer = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
         writer.writeheader()
         for r in rows:

@@ -83,7 +83,14 @@ def fits_relaxed(lengths: tuple[int, ...], t: CiTemplate) -> bool:
     return sum(lengths) == t.total and _offsets(lengths) <= t.breaks
 
 
-def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list[dict[str, Any]]:
+def _line_report(
+    reading: Reading, required: str | None, bad: list[int], tones: str | None = None
+) -> list[dict[str, Any]]:
+    """Per line: text, tones, marks, pinyin and, against a template, its mismatches.
+
+    ``tones``: the poem's tone string when some positions were read by the metre
+    (:func:`.rhyme.resolve_by_rhyme`), else the reading's own.
+    """
     out, pos = [], 0
     bad_iter = iter(bad)
     nxt = next(bad_iter, None)
@@ -91,7 +98,7 @@ def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list
         n = len(line)
         entry: dict[str, Any] = {
             "text": line,
-            "tones": reading.tone_lines[k],
+            "tones": reading.tone_lines[k] if tones is None else tones[pos : pos + n],
             "marks": reading.mark_lines[k],
             "pinyin": list(reading.readings[k]),
         }
@@ -104,6 +111,8 @@ def _line_report(reading: Reading, required: str | None, bad: list[int]) -> list
                 mism.append(nxt - pos)
                 nxt = next(bad_iter, None)
             entry["mismatches"] = mism
+            # of those, characters with both tones attested: ambiguous, not plainly wrong
+            entry["mismatches_ambiguous"] = [p for p in mism if entry["marks"][p] == "中"]
         out.append(entry)
         pos += n
     return out
@@ -122,8 +131,9 @@ def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]
 
 def _rhyme(
     t: CiTemplate, reading: Reading, system: ToneSystem
-) -> tuple[float | None, dict[str, Any]]:
+) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
     simp = "".join(reading.simplified)
+    text = "".join(reading.lines)
     pys = reading.pinyin_flat()
     sets = []
     for group in t.rhyme_groups:
@@ -135,14 +145,20 @@ def _rhyme(
                 [pys[p] for p in pos],
                 system=system,
                 family="ci",
+                shown="".join(text[p] for p in pos),
             )
         )
     score = rhyme.score_sets(sets)
-    return score, {
-        "book": rhyme.book_name(system, "ci"),
-        "source": t.rhyme_source,
-        "sets": [s.to_dict() for s in sets],
-    }
+    return (
+        score,
+        {
+            "lenient": rhyme.score_sets(sets, lenient=True),
+            "book": rhyme.book_name(system, "ci"),
+            "source": t.rhyme_source,
+            "sets": [s.to_dict() for s in sets],
+        },
+        sets,
+    )
 
 
 def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
@@ -161,10 +177,48 @@ def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
     return None
 
 
+FUXI_REPEATS = (1, 2, 4, 8)
+FUXI_SOURCE = (
+    "FuxiBench (cubenlp/FuxiBench, Apache-2.0, cipai_utils.py) Ci structure check: the line "
+    "lengths equal a template's, or the template's repeated x2/x4/x8, after dropping up to "
+    "a title and an author line, with the text cut at 注：/赏析："
+)
+
+
+def fuxi_structure(lengths: tuple[int, ...], cipai: Cipai) -> tuple[float, dict[str, Any] | None]:
+    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, head).
+
+    A poem passes when its line lengths are one of the cipai's templates, or that template
+    repeated 2, 4 or 8 times (several ci to one tune), as written or after dropping a first
+    title line and then an author line (``head_lines``: 0, 1 or 2).  Reported beside,
+    never instead of, the CCiV structure metrics.
+    """
+    for head in (0, 1, 2):
+        body = lengths[head:]
+        if not body:
+            break
+        for t in cipai.templates:
+            n = len(t.lengths)
+            k = len(body) // n if n else 0
+            if k in FUXI_REPEATS and len(body) == n * k and body == t.lengths * k:
+                return 1.0, {"template": t.id, "repeat": k, "head_lines": head}
+    return 0.0, None
+
+
 def score_ci(
-    reading: Reading, cipai: Cipai, *, system: ToneSystem, lenient: bool, ccv: bool
+    reading: Reading,
+    cipai: Cipai,
+    *,
+    system: ToneSystem,
+    lenient: bool,
+    ccv: bool,
+    fuxi_lengths: tuple[int, ...] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
-    """Metrics and diagnostics of a poem against every template of ``cipai``."""
+    """Metrics and diagnostics of a poem against every template of ``cipai``.
+
+    ``fuxi_lengths``: the line lengths FuxiBench's check sees (the text cut at its notes),
+    when they differ from the reading's.
+    """
     lengths = reading.lengths
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
@@ -197,6 +251,8 @@ def score_ci(
     m["structural"] = 1.0 if best else 0.0
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
+    m["rhyme_lenient"] = None
+    m["structural_fuxi"], fuxi_match = fuxi_structure(fuxi_lengths or lengths, cipai)
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),
@@ -204,6 +260,7 @@ def score_ci(
         "templates": len(cipai.templates),
         "matched_variants": [t.id for t in strict],
         "relaxed_variants": [t.id for t in relaxed],
+        "fuxi_structure": {"match": fuxi_match, "source": FUXI_SOURCE},
     }
     if std_ok:
         diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
@@ -214,7 +271,15 @@ def score_ci(
         diag["lines"] = _line_report(reading, t.tones, bad)
         diag["mismatch_count"] = len(bad)
         if t.rhyme_groups and not ccv:
-            m["rhyme"], diag["rhyme"] = _rhyme(t, reading, system)
+            m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
+            m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
+            fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, t.tones, sets)
+            if resolved:  # ambiguous rhyme characters read as the template asks
+                share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
+                m["tonal"], bad = share, bits(mask)
+                diag["lines"] = _line_report(reading, t.tones, bad, fixed)
+                diag["mismatch_count"] = len(bad)
+                diag["resolved_by_rhyme"] = _per_line(resolved, lengths)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])

@@ -15,7 +15,8 @@ into line breaks, trim, split into lines), extended for real inputs:
   lookup (:func:`to_simplified`); positions are kept one to one.
 
 In CCiV-compatible mode (:func:`ccv_lines`) only U+4E00..U+9FFF counts as Chinese, as in the
-benchmark's own code, and placeholders are stripped like any non-Chinese character.
+benchmark's own code, and placeholders are stripped like any non-Chinese character (never
+turned into a line break: ``*`` is a placeholder, not a separator, in both modes).
 """
 
 from __future__ import annotations
@@ -87,13 +88,18 @@ def split_lines(text: str) -> list[str]:
 def ccv_lines(text: str) -> list[str]:
     """CCiV-compatible normalisation: only U+4E00..U+9FFF is Chinese; all else separates or goes.
 
-    Punctuation and whitespace are separators; any other character is deleted.
+    Punctuation and whitespace are separators; any other character is deleted.  A
+    placeholder for a lost character (:data:`PLACEHOLDERS`, ``*`` included although
+    Unicode calls it punctuation) is deleted without separating: it is never a separator,
+    in either mode.
     """
     lines: list[str] = []
     cur: list[str] = []
     for ch in text:
         if "\u4e00" <= ch <= "\u9fff":
             cur.append(ch)
+        elif ch in PLACEHOLDERS:
+            continue  # a lost character: not Chinese, and never a separator
         elif unicodedata.category(ch)[0] in "PZ" or ch in "\t\n\r":
             if cur:
                 lines.append("".join(cur))

@@ -207,3 +207,42 @@ def clear_line_cache() -> None:
     """Forget cached line and segment readings (for benchmarks and tests)."""
     _LINE_CACHE.clear()
     word_readings.cache_clear()
+
+
+@lru_cache(maxsize=20000)
+def heteronyms(ch: str) -> frozenset[str]:
+    """Every TONE3 reading pypinyin lists for one character (empty when it knows none)."""
+    out = pinyin(ch, style=Style.TONE, heteronym=True, errors=_unknown)
+    return frozenset(t for r in (out[0] if out else []) if (t := tone3(r)) != UNKNOWN)
+
+
+def original_first(
+    lines: Sequence[str], simplified: Sequence[str], readings: list[tuple[str, ...]]
+) -> list[tuple[str, ...]]:
+    """Readings of the characters as written, the simplified form's only as a fallback.
+
+    Conversion to simplified merges characters (乾 and 幹 both become 干, 髮 and 發 发), so a
+    simplified form's contextual reading may belong to another character (干 gàn for 乾).
+    Where a line has a converted character, its reading in the simplified line is kept only
+    when it is one of the original character's own readings (so pypinyin's simplified phrase
+    context still resolves 長安 cháng); otherwise the original line's contextual reading is
+    used (乾 qián), and for a character pypinyin does not know in its converted form (殢 ->
+    an extension-B form) the original's reading.  Characters pypinyin does not know at all
+    keep the fallback.
+    """
+    out = list(readings)
+    orig_lines = [k for k, (x, s) in enumerate(zip(lines, simplified, strict=True)) if x != s]
+    if not orig_lines:
+        return out
+    orig = lines_pinyin([lines[k] for k in orig_lines])
+    for k, ro in zip(orig_lines, orig, strict=True):
+        x, s, rs = lines[k], simplified[k], out[k]
+        fixed = list(rs)
+        for i, (a, b) in enumerate(zip(x, s, strict=True)):
+            if a == b:
+                continue
+            own = heteronyms(a)
+            if own and rs[i] not in own and ro[i] != UNKNOWN:
+                fixed[i] = ro[i]
+        out[k] = tuple(fixed)
+    return out

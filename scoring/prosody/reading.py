@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from .context import apply_rules
 from .normalize import to_simplified
+from .pinyin import original_first
 from .tones import (
     CharTone,
     FormFamily,
@@ -66,11 +68,20 @@ def read_lines(
 ) -> Reading:
     """Read normalised lines (poem characters only).
 
-    ``context=False`` reads every character alone (the CCiV benchmark's way).
+    ``context=False`` reads every character alone (the CCiV benchmark's way).  In context,
+    each character is read as written first (:func:`.pinyin.original_first`), then the
+    phrase rules of classical verse apply (:mod:`.context`).
     """
     simp = tuple(map(to_simplified, lines))
-    readings = lines_pinyin(simp) if context else [tuple(map(char_pinyin, s)) for s in simp]
-    tm = [line_tone_marks(s, r, system, family) for s, r in zip(simp, readings, strict=True)]
+    if context:
+        readings = original_first(lines, simp, lines_pinyin(simp))
+        readings = apply_rules(simp, readings, classical=system == "classical")
+    else:
+        readings = [tuple(map(char_pinyin, s)) for s in simp]
+    tm = [
+        line_tone_marks(x, s, r, system, family)
+        for x, s, r in zip(lines, simp, readings, strict=True)
+    ]
     return Reading(
         lines=tuple(lines),
         simplified=simp,

@@ -139,6 +139,35 @@ def book_name(system: ToneSystem, family: FormFamily) -> str:
     return "词林正韵" if family == "ci" else "平水韵"
 
 
+# Lenient rhyme: the documented allowances (通押) beside the strict book.
+# 词林正韵 部 that Song poets rhymed together (戈载《词林正韵·发凡》 splits 平水韵 十灰 between
+# 第三部 (杯回) and 第五部 (台来) and notes they were rhymed together; 王力《汉语诗律学》
+# 第四章 (词韵) on the Song mixing of -n/-ng/-m endings and of -n/-m).
+CI_TONGYA: tuple[tuple[frozenset[str], str], ...] = (
+    (frozenset({"第三部", "第五部"}), "戈载《词林正韵·发凡》（灰咍通押）"),
+    (frozenset({"第六部", "第十一部", "第十三部"}), "王力《汉语诗律学》第四章（真文庚青侵通押）"),
+    (frozenset({"第七部", "第十四部"}), "王力《汉语诗律学》第四章（寒删先覃盐咸通押）"),
+)
+# 平水韵 neighbouring rhymes a regulated poem's first line may borrow (首句借邻韵,
+# 王力《诗词格律》第二章 §2); only the first line, never a couplet's rhyme.
+SHI_NEIGHBOURS: tuple[frozenset[str], ...] = tuple(
+    frozenset(x.split())
+    for x in (
+        "上平一东 上平二冬",
+        "上平三江 下平七阳",
+        "上平四支 上平五微 上平八齐",
+        "上平六鱼 上平七虞",
+        "上平九佳 上平十灰",
+        "上平十一真 上平十二文 上平十三元",
+        "上平十三元 上平十四寒 上平十五删 下平一先",
+        "下平二萧 下平三肴 下平四豪",
+        "下平八庚 下平九青 下平十蒸",
+        "下平十三覃 下平十四盐 下平十五咸",
+    )
+)
+SHI_NEIGHBOUR_SOURCE = "王力《诗词格律》第二章（首句借邻韵）"
+
+
 @dataclass(frozen=True)
 class RhymeSet:
     """One set of positions that must rhyme together, and how well they do."""
@@ -147,6 +176,8 @@ class RhymeSet:
     chars: str
     group: str | None
     ok: tuple[bool | None, ...]  # None = character of unknown group
+    ok_lenient: tuple[bool | None, ...] = ()
+    allowance: str | None = None  # the 通押 that made ok_lenient differ, with its source
 
     @property
     def known(self) -> int:
@@ -156,12 +187,18 @@ class RhymeSet:
     def matched(self) -> int:
         return sum(1 for o in self.ok if o)
 
+    @property
+    def matched_lenient(self) -> int:
+        return sum(1 for o in (self.ok_lenient or self.ok) if o)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "positions": list(self.positions),
             "chars": self.chars,
             "group": self.group,
             "ok": list(self.ok),
+            "ok_lenient": list(self.ok_lenient or self.ok),
+            "allowance": self.allowance,
         }
 
 
@@ -172,18 +209,83 @@ def check_set(
     *,
     system: ToneSystem,
     family: FormFamily,
+    shown: str | None = None,
+    first_line_free: bool = False,
 ) -> RhymeSet:
-    """Score one rhyme set: ``chars``/``readings`` are the characters at ``positions``."""
+    """Score one rhyme set: ``chars``/``readings`` are the (simplified) characters at
+    ``positions``, looked up in the books; ``shown`` is the text as written (乾, not 干),
+    which the diagnostics show.  ``first_line_free``: the first position is a regulated
+    poem's first line, which may borrow a neighbouring rhyme (lenient only)."""
     gs = [
         groups_of(c, p, system=system, family=family) for c, p in zip(chars, readings, strict=True)
     ]
+    if shown is not None and shown != "".join(chars):
+        # the character as written first (篸 is listed itself), its simplified form else
+        gs = [
+            (groups_of(o, p, system=system, family=family) if o != c else None) or g
+            for o, c, p, g in zip(shown, chars, readings, gs, strict=True)
+        ]
     counts = Counter(g for s in gs if s for g in s)
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     ok = tuple(None if s is None else (best in s) for s in gs)
-    return RhymeSet(positions, "".join(chars), best, ok)
+    lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
+    text = shown if shown is not None else "".join(chars)
+    return RhymeSet(positions, text, best, ok, lenient, allowance)
 
 
-def score_sets(sets: list[RhymeSet]) -> float | None:
-    """Share of known rhyme positions that fall in their set's chosen group."""
+def _lenient(
+    gs: list[frozenset[str] | None],
+    best: str | None,
+    ok: tuple[bool | None, ...],
+    system: ToneSystem,
+    family: FormFamily,
+    first_line_free: bool,
+) -> tuple[tuple[bool | None, ...], str | None]:
+    """Positions that rhyme under the book's documented allowances, and which applied."""
+    if system != "classical" or best is None:
+        return ok, None
+    if family == "ci":
+        options = [(cls, src) for cls, src in CI_TONGYA] + [(frozenset({best}), "")]
+        scored = [
+            (tuple(None if g is None else bool(g & cls) for g in gs), src) for cls, src in options
+        ]
+        out, src = max(scored, key=lambda x: sum(1 for o in x[0] if o))
+        return (out, src) if out != ok else (ok, None)
+    if not first_line_free or not gs or ok[0] is not False or gs[0] is None:
+        return ok, None
+    if any(best in cls and gs[0] & cls for cls in SHI_NEIGHBOURS):
+        return (True, *ok[1:]), SHI_NEIGHBOUR_SOURCE
+    return ok, None
+
+
+def score_sets(sets: list[RhymeSet], *, lenient: bool = False) -> float | None:
+    """Share of known rhyme positions that fall in their set's chosen group (or, lenient,
+    in a group the book's documented 通押 joins to it)."""
     known = sum(s.known for s in sets)
-    return sum(s.matched for s in sets) / known if known else None
+    if not known:
+        return None
+    return sum(s.matched_lenient if lenient else s.matched for s in sets) / known
+
+
+def resolve_by_rhyme(
+    tones: str, marks: str, required: str, sets: list[RhymeSet]
+) -> tuple[str, list[int]]:
+    """Read an ambiguous character at a rhyme position in the tone the form asks there.
+
+    A character with both tones attested (mark 中: 看 kān/kàn, 听 tīng/tìng, 思 sī/sì) that
+    rhymes at a rhyme position is read in the tone the template or pattern requires there,
+    as the metre reads it (王力《诗词格律》, on 看 and 听 read by the metre): its contextual
+    reading is no fault.  Returns the tone string with those positions changed and the
+    positions (0-based, in the concatenated text).
+    """
+    out = list(tones)
+    resolved = []
+    for rs in sets:
+        for p, ok in zip(rs.positions, rs.ok_lenient or rs.ok, strict=True):
+            if not ok or p >= len(out) or p >= len(required) or marks[p] != "中":
+                continue
+            need = required[p]
+            if need in ("平", "仄") and out[p] != need:
+                out[p] = need
+                resolved.append(p)
+    return "".join(out), resolved

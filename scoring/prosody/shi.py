@@ -21,9 +21,10 @@ never create a fault.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
-from . import rhyme
+from . import licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
 from .reading import Reading
@@ -65,12 +66,6 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
         )
         out.append((name, lines))
     return out
-
-
-def licensed(line: str) -> str:
-    """一三五不论: positions 1, 3 (and 5 in 七言) become 中."""
-    free = {0, 2} if len(line) == 5 else {0, 2, 4}
-    return "".join("中" if i in free else c for i, c in enumerate(line))
 
 
 def _is(ct: CharTone, tone: str, lenient: bool) -> bool:
@@ -120,6 +115,7 @@ def score_shi(
         "pattern": 0.0,
         "pattern_licensed": 0.0,
         "rhyme": None,
+        "rhyme_lenient": None,
         "faults": None,
     }
     if reading.lengths != want:
@@ -131,24 +127,50 @@ def score_shi(
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
     scored = []
+    tone_lines, mark_lines = list(reading.tone_lines), list(reading.mark_lines)
     for name, lines in patterns(n_lines, n):
         strict = tonal_share(tone_str, mark_str, "".join(lines), lenient=lenient)
-        lic = tonal_share(tone_str, mark_str, "".join(map(licensed, lines)), lenient=lenient)
-        scored.append((strict[0], lic[0], name, lines, bits(strict[1]), bits(lic[1])))
-    best = max(scored, key=lambda s: (s[0], s[1]))  # max keeps the first of equals
+        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
+        lic, bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
+        scored.append((strict[0], lic, name, lines, bits(strict[1]), bad_lic, verdicts))
+    best = max(scored, key=lambda s: (s[1], s[0]))  # max keeps the first of equals
     m["pattern"], m["pattern_licensed"] = best[0], best[1]
-    _, _, name, lines, bad, bad_lic = best
+    _, _, name, lines, bad, bad_lic, verdicts = best
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
+    text = "".join(reading.lines)
     rs = rhyme.check_set(
-        tuple(pos), [simp[p] for p in pos], [pys[p] for p in pos], system=system, family="shi"
+        tuple(pos),
+        [simp[p] for p in pos],
+        [pys[p] for p in pos],
+        system=system,
+        family="shi",
+        shown="".join(text[p] for p in pos),
+        first_line_free=0 in rhyme_lines,
     )
     m["rhyme"] = rhyme.score_sets([rs])
-    found, checks = faults(reading.tones, rhyme_lines, lenient)
+    m["rhyme_lenient"] = rhyme.score_sets([rs], lenient=True)
+    cts_lines = reading.tones
+    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, "".join(lines), [rs])
+    if resolved:  # ambiguous rhyme characters read as the pattern asks: score again
+        tone_lines = [fixed[i * n : (i + 1) * n] for i in range(n_lines)]
+        strict = tonal_share(fixed, mark_str, "".join(lines), lenient=lenient)
+        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
+        m["pattern_licensed"], bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
+        m["pattern"], bad = strict[0], bits(strict[1])
+        cts_lines = tuple(
+            tuple(
+                replace(ct, tone=fixed[i * n + j]) if i * n + j in resolved else ct
+                for j, ct in enumerate(line)
+            )
+            for i, line in enumerate(reading.tones)
+        )
+        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in resolved]
+    found, checks = faults(cts_lines, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
-        cts = reading.tones[i]
+        cts = cts_lines[i]
         if reading.simplified[i] != reading.lines[i]:
             entry["simplified"] = reading.simplified[i]
         entry.update(
@@ -157,11 +179,16 @@ def score_shi(
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
             mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
-            mismatches_licensed=[p - i * n for p in bad_lic if i * n <= p < (i + 1) * n],
+            mismatches_ambiguous=[
+                p - i * n for p in bad if i * n <= p < (i + 1) * n and mark_str[p] == "中"
+            ],
+            mismatches_licensed=[j for k, j in bad_lic if k == i],
+            licences=[v.to_dict() for v in verdicts if v.line == i],
         )
     diag.update(
         pattern=name,
         patterns={s[2]: round(s[0], 4) for s in scored},
+        licences=[v.to_dict() for v in verdicts if v.licence is not None],
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,
     )

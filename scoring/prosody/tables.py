@@ -28,6 +28,21 @@ _PACKAGE = "scoring.prosody"
 
 PING_SECTIONS = ("上平声部", "下平声部")
 
+# Traditional characters that the simplification merges with a character of another
+# classical tone, and that the bundled books (keyed by simplified characters) do not list
+# under their own form: (tone, source).  Filled from the class check over the bundled
+# corpus (tests/prosody/test_prosody_readings.py); the rhymes are 《广韵》's.
+TRADITIONAL_TONES: dict[str, tuple[str, str]] = {
+    "乾": ("平", "广韵 渠焉切 仙 / 古寒切 寒 (both 平; 干 is 多)"),
+    "幹": ("仄", "广韵 古案切 翰 (去; 干 is 多)"),
+    "徵": ("多", "广韵 陟陵切 蒸 (平) / 陟里切 止 (上, the note 徵)"),
+    "隻": ("仄", "广韵 之石切 昔 (入; 只 is 多)"),
+    "並": ("仄", "广韵 蒲迥切 迥 (上; 并 is 多)"),
+    "併": ("仄", "广韵 畀政切 劲 (去; 并 is 多)"),
+    "閒": ("多", "广韵 古閑切 山 (平) / 古莧切 裥 (去)"),
+    "瀋": ("仄", "广韵 昌枕切 寝 (上; 沈 is 多)"),
+}
+
 
 def _load(relpath: str) -> Any:
     ref = resources.files(_PACKAGE).joinpath("data", *relpath.split("/"))

@@ -27,12 +27,13 @@ from functools import lru_cache
 from typing import Literal
 
 from . import tables
-from .normalize import PLACEHOLDERS, is_poem_char, to_simplified
+from .normalize import PLACEHOLDERS, is_poem_char
 from .pinyin import (
     PING,
     UNKNOWN,
     ZE,
     char_pinyin,
+    heteronyms,
     line_pinyin,
     lines_pinyin,
     modern_tone,
@@ -98,6 +99,19 @@ def _classical_lookup(ch: str, family: FormFamily) -> tuple[str | None, str]:
     return None, "pypinyin"
 
 
+def classical_lookup(char: str, simp: str, family: FormFamily) -> tuple[str | None, str]:
+    """(平/仄/多 or None, source) of a character in the classical books: the character as
+    written first, then a traditional character the simplification merges with another
+    (:data:`.tables.TRADITIONAL_TONES`), then its simplified form."""
+    tone, source = _classical_lookup(char, family)
+    if tone is not None or char == simp:
+        return tone, source
+    own = tables.TRADITIONAL_TONES.get(char)
+    if own is not None:
+        return own[0], own[1]
+    return _classical_lookup(simp, family)
+
+
 @lru_cache(maxsize=100000)
 def make_char_tone(
     char: str, simp: str, py: str, system: ToneSystem, family: FormFamily
@@ -108,33 +122,39 @@ def make_char_tone(
     tone = modern_tone(py)
     pys = "" if py == UNKNOWN else py
     if system == "classical":
-        table_tone, source = _classical_lookup(simp, family)
+        table_tone, source = classical_lookup(char, simp, family)
         if table_tone in (PING, ZE):
             return CharTone(char, table_tone, False, pys, source)
         if table_tone == "多":
             both = tone if tone != UNKNOWN else PING
             return CharTone(char, both, True, pys, source)
-    ambiguous = len(modern_tone_set(simp)) > 1
+    ambiguous = len(modern_tone_set(char if heteronyms(char) else simp)) > 1
     return CharTone(char, tone, ambiguous, pys, "pypinyin" if tone != UNKNOWN else "unknown")
 
 
 _CT_CACHE: dict[tuple[str, str], dict[tuple[str, str, str], CharTone]] = {}
-_MARK_CACHE: dict[
-    tuple[str, str], tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]
-] = {}
+_Key = tuple[str, str, str]
+_MARK_CACHE: dict[tuple[str, str], tuple[dict[_Key, str], dict[_Key, str]]] = {}
 
 
 def line_tone_marks(
-    simplified: str, readings: Sequence[str], system: ToneSystem, family: FormFamily
+    line: str,
+    simplified: str,
+    readings: Sequence[str],
+    system: ToneSystem,
+    family: FormFamily,
 ) -> tuple[str, str]:
-    """(tones, marks) strings of a line: 平/仄/? and 平/仄/中/?, one per character."""
+    """(tones, marks) strings of a line: 平/仄/? and 平/仄/中/?, one per character.
+
+    ``line`` is as written, ``simplified`` its converted copy (often the same string).
+    """
     tone_d, mark_d = _MARK_CACHE.setdefault((system, family), ({}, {}))
-    keys = list(zip(simplified, readings, strict=True))
+    keys: list[tuple[str, str, str]] = list(zip(line, simplified, readings, strict=True))
     try:
         return "".join(map(tone_d.__getitem__, keys)), "".join(map(mark_d.__getitem__, keys))
     except KeyError:
         for key in set(keys).difference(tone_d):
-            ct = make_char_tone(key[0], key[0], key[1], system, family)
+            ct = make_char_tone(*key, system, family)
             tone_d[key] = ct.tone
             mark_d[key] = ct.mark
     return "".join(map(tone_d.__getitem__, keys)), "".join(map(mark_d.__getitem__, keys))
@@ -170,11 +190,17 @@ def char_tones(
 ) -> list[CharTone]:
     """Tones of the poem characters of ``line`` (punctuation and other symbols skipped).
 
-    The line is read as a whole for context; traditional characters are converted to
-    simplified for lookup, but ``CharTone.char`` keeps the character as given.
+    The line is read as a whole for context, as a poem's lines are
+    (:func:`.reading.read_lines`): each character as written first, its simplified form
+    only as a fallback, then the phrase rules of :mod:`.context`; ``CharTone.char`` keeps
+    the character as given.
     """
+    from .reading import read_lines
+
     chars = "".join(ch for ch in line if is_poem_char(ch))
-    return list(tones_of_line(chars, to_simplified(chars), system=tone_system, family=form_family))
+    if not chars:
+        return []
+    return list(read_lines([chars], system=tone_system, family=form_family).tones[0])
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from typing import Any
 
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
+from studies.models import RULE_RATERS
 from studies.recruitment import completion_problem
 
 
@@ -58,6 +59,22 @@ def _completion_url(value: Any) -> str:
     return value
 
 
+def _rule_raters(value: Any) -> list[str]:
+    if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+        raise _Bad(f"must be a non-empty list of rule raters (known: {', '.join(RULE_RATERS)})")
+    unknown = [v for v in value if v not in RULE_RATERS]
+    if unknown:
+        raise _Bad(
+            f"unknown rule rater {unknown[0]!r} (known: {', '.join(RULE_RATERS)}; "
+            "the first is the study's default tone system)"
+        )
+    if len(set(value)) != len(value):
+        raise _Bad("lists a rule rater twice")
+    if value[0] == "ccv":
+        raise _Bad("the first rule rater is the study's default and must be classical or modern")
+    return list(value)
+
+
 # Each setting's reader: the value to store, or _Bad.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "shuffle_options": _flag,
@@ -69,6 +86,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "hide_authors": _flag_or_null,
     "estimated_minutes": _minutes,
     "completion_url": _completion_url,
+    "rule_raters": _rule_raters,
 }
 
 

@@ -81,3 +81,9 @@ def longest(lines: Iterable[Any]) -> int:
     """The longest of ``lines`` in characters (at least 1)."""
     sizes = [len(line["chars"]) if isinstance(line, dict) else len(str(line)) for line in lines]
     return max(sizes, default=1) or 1
+
+
+@register.filter
+def one_based(indices: Iterable[Any]) -> list[Any]:
+    """0-based indices (as the JSON diagnostics give them) counted from 1, for people."""
+    return [i + 1 if isinstance(i, int) else i for i in indices or []]

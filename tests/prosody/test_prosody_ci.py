@@ -206,3 +206,23 @@ def test_pusaman_changes_rhyme_four_times() -> None:
     # 立急 (十二齐) and 程亭 (十一庚) agree: 7 of 8.
     modern = score_poem(text, "ci:菩萨蛮")
     assert modern.metrics["rhyme"] == pytest.approx(7 / 8)
+
+
+def test_fuxi_structure_allows_a_title_line_and_the_template_repeated() -> None:
+    from scoring.prosody.ci import fuxi_structure
+    from scoring.prosody.templates import load_cipai
+
+    cipai = load_cipai("如梦令")
+    assert cipai is not None
+    std = cipai.standard.lengths  # (6, 6, 5, 6, 2, 2, 6)
+    assert fuxi_structure(std, cipai)[0] == 1.0
+    assert fuxi_structure((3, *std), cipai)[1] == {
+        "template": cipai.standard.id,
+        "repeat": 1,
+        "head_lines": 1,
+    }
+    assert fuxi_structure(std * 2, cipai)[1]["repeat"] == 2  # type: ignore[index]
+    assert fuxi_structure(std * 3, cipai)[0] == 0.0  # x3 is not a FuxiBench repeat
+    assert fuxi_structure((3, 2, *std), cipai)[1]["head_lines"] == 2  # type: ignore[index]
+    assert fuxi_structure((3, 3, 2, *std), cipai)[0] == 0.0  # a title and an author only
+    assert fuxi_structure(std[:-1], cipai)[0] == 0.0

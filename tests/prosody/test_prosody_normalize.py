@@ -137,7 +137,14 @@ def test_spring_couplet_with_horizontal_scroll_and_inline_labels() -> None:
     # total weight 12, so tone_opposition = 11/12; endings 寿 仄, 门 平.  Before the fix 乾
     # was converted alone by t2s to 干 and read gàn (仄), giving 10/12; and a 横批 line, or
     # labels on one line, turned the couplet into the wrong two lines (length 0).
-    expected = {"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0}
+    # pos_parallelism_heuristic (jieba 0.42.1): 岁月/乾坤 and 人/福 agree (noun); 天/春
+    # (jieba: measure/noun), 增/满 and 增寿/满门 (verb/noun) do not: 3 of 7
+    expected = {
+        "length": 1.0,
+        "tone_opposition": 11 / 12,
+        "ending": 1.0,
+        "pos_parallelism_heuristic": 3 / 7,
+    }
     for text in (
         "天增岁月人增寿\n春满乾坤福满门",
         "上联：天增岁月人增寿\n下联：春满乾坤福满门\n横批：四季长春",
@@ -186,7 +193,14 @@ def test_traditional_labels_headings_and_couplet_marks_are_stripped_too() -> Non
     # test_spring_couplet_with_horizontal_scroll_and_inline_labels.
     s = score_poem("上聯：天增歲月人增壽\n下聯：春滿乾坤福滿門\n橫批：四季長春", "couplet",
                    tone_system="classical")  # fmt: skip
-    assert s.metrics == pytest.approx({"length": 1.0, "tone_opposition": 11 / 12, "ending": 1.0})
+    assert s.metrics == pytest.approx(
+        {
+            "length": 1.0,
+            "tone_opposition": 11 / 12,
+            "ending": 1.0,
+            "pos_parallelism_heuristic": 3 / 7,
+        }
+    )
     assert s.diagnostics["stripped"]["header"] == ["橫批：四季長春"]
 
 
@@ -203,3 +217,14 @@ def test_author_under_a_cipai_above_a_ci_with_line_breaks_only() -> None:
         assert s.diagnostics["stripped"]["header"][-1] == "李清照"
     s = score_poem("忆江南\n江南好\n风景旧曾谙\n日出江花红胜火\n春来江水绿如蓝\n能不忆江南", None)
     assert s.form == "ci:忆江南" and s.diagnostics["stripped"]["header"] == ["忆江南"]
+
+
+def test_star_is_a_placeholder_never_a_separator_in_either_mode() -> None:
+    from scoring.prosody.normalize import ccv_lines, split_lines
+
+    # default: every placeholder keeps its position (tone ?)
+    assert split_lines("明月*几时有，把酒＊青天。") == ["明月*几时有", "把酒＊青天"]
+    # CCiV literal: only U+4E00..U+9FFF counts, so placeholders vanish -- but they never
+    # break a line (Unicode calls * and _ punctuation; they are not separators here)
+    assert ccv_lines("明月*几时有，把酒＊青天。") == ["明月几时有", "把酒青天"]
+    assert ccv_lines("明月_□几时有") == ["明月几时有"]

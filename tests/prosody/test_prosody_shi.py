@@ -36,11 +36,18 @@ def test_deng_guanquelou_classical() -> None:
 
 def test_deng_guanquelou_modern_reads_yi_level_and_finds_san_ping_wei() -> None:
     # Modern readings: 白 bái (平), 欲 yù, 一 yī (平): 更上一层楼 becomes 仄仄平平平 -> 三平尾.
-    # Strict pattern: 白 (pos 1), 欲 (pos 1), 一 (pos 3) off -> 17/20; all three are licensed.
+    # Strict pattern: 白 (pos 1), 欲 (pos 1), 一 (pos 3) off -> 17/20.  白 and 欲 are
+    # licensed (一三五不论); 一 is not: 一三五不论 never covers a 三平尾 (王力), 19/20.
     s = score_poem(DENG_GUANQUELOU, None)
     assert s.form == "shi:jueju5"
     assert s.metrics["pattern"] == pytest.approx(17 / 20)
-    assert s.metrics["pattern_licensed"] == 1.0
+    assert s.metrics["pattern_licensed"] == pytest.approx(19 / 20)
+    assert s.diagnostics["lines"][3]["mismatches_licensed"] == [2]
+    assert s.diagnostics["lines"][3]["licences"] == [{"line": 3, "position": 2, "fault": "三平尾"}]
+    assert [(x["line"], x["position"], x["licence"]) for x in s.diagnostics["licences"]] == [
+        (0, 0, "一三五不论"),
+        (2, 0, "一三五不论"),
+    ]
     assert s.diagnostics["faults"] == [{"fault": "三平尾", "line": 3}]
     # 9 checks: 4 lines for 三平尾, 2 rhyme lines for 孤平, 3 adjacent pairs for 粘/对.
     assert s.metrics["faults"] == pytest.approx(1 - 1 / 9)
@@ -78,19 +85,18 @@ def test_denggao_is_regular_in_the_classical_system() -> None:
     assert s.metrics["rhyme"] == 1.0
 
 
-def test_chusai_jiao_polyphone_breaks_dui_unless_lenient() -> None:
-    # 平起首句入韵: 关 还 山 rhyme in 上平十五删.  不教胡马度阴山: 教 should be jiāo (平,
-    # "let"); pypinyin reads jiào, so the couplet's 2nd characters 使/教 are both 仄: 失对.
+def test_chusai_jiao_read_jiao1_by_its_phrase_so_no_shi_dui() -> None:
+    # 平起首句入韵: 关 还 山 rhyme in 上平十五删.  不教胡马度阴山: 教 is jiāo (平, "let"),
+    # which the phrase rule 不教 gives (pypinyin alone reads jiào, 仄, and 使/教 would be
+    # both 仄: a false 失对).
     s = score_poem(CHUSAI, "shi:jueju7", tone_system="classical")
     assert s.diagnostics["pattern"] == "平起首句入韵"
     assert s.metrics["rhyme"] == 1.0
-    assert s.diagnostics["faults"] == [{"fault": "失对", "lines": [2, 3]}]
-    assert (
-        score_poem(CHUSAI, "shi:jueju7", tone_system="classical", lenient=True).diagnostics[
-            "faults"
-        ]
-        == []
-    )
+    assert s.diagnostics["faults"] == []
+    assert s.diagnostics["lines"][3]["pinyin"][1] == "jiao1"
+    # A broken copy, 不使胡马度阴山 (使 仄 like 但使's 使): the 失对 is found.
+    broken = score_poem(CHUSAI.replace("不教", "不使"), "shi:jueju7", tone_system="classical")
+    assert broken.diagnostics["faults"] == [{"fault": "失对", "lines": [2, 3]}]
 
 
 def test_jingyesi_breaks_nian_dui_and_has_gu_ping() -> None:

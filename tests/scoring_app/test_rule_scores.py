@@ -166,21 +166,62 @@ def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, 
     assert client.get(url).status_code == 404
 
 
-def test_a_load_larger_than_the_limit_leaves_scoring_to_score_poems(
-    example_study, tmp_path, settings, capsys
+def test_a_load_larger_than_the_limit_scores_its_poems_in_a_background_job(
+    example_study, tmp_path, settings, capsys, django_capture_on_commit_callbacks
 ) -> None:  # type: ignore[no-untyped-def]
+    from jobs.models import Job
+
     settings.SCORE_ON_LOAD_MAX_ITEMS = 1
     path = write_jsonl(
         tmp_path / "p.jsonl", [poem_line("rm-1", RUMENGLING), poem_line("rm-2", RUMENGLING_BAD)]
     )
     capsys.readouterr()
-    call_command("load_pool", str(path), *STUDY)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_pool", str(path), *STUDY)
     out = capsys.readouterr().out
+    job = Job.objects.get(kind=Job.Kind.RULE_SCORES)
     assert "2 poems changed" in out or "2 首诗有改动" in out
+    assert f"/research/jobs/{job.pk}/" in out
     assert "`manage.py score_poems poetry-understanding`" in out
-    assert scores("rm-1") == {}
+    job.refresh_from_db()
+    assert job.status == Job.Status.DONE and len(job.params["item_ids"]) == 2
+    assert scores("rm-1")["structural"] == 1.0 and scores("rm-2")["structural"] == 0.0
+
+
+def test_llm_outputs_over_the_limit_say_so_and_the_dashboard_counts_unscored_poems(
+    example_study, tmp_path, settings, capsys, client, django_user_model
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 1
+    text = "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。"
+    rows = [
+        {
+            "model": "gpt-4o",
+            "run": "direct",
+            "sample": i,
+            "generation": {
+                "id": f"g-{i}",
+                "task": "quality",
+                "prompt": {"form": "shi:jueju7"},
+                "text": text,
+            },
+        }
+        for i in range(3)
+    ]
+    capsys.readouterr()
+    call_command("load_llm_outputs", str(write_jsonl(tmp_path / "o.jsonl", rows)), *STUDY)
+    out = capsys.readouterr().out
+    assert "3 poems changed" in out or "3 首诗有改动" in out
+    assert "score_poems poetry-understanding" in out
+    user = django_user_model.objects.create_user("r", password="pw")
+    example_study.researchers.add(user)
+    client.force_login(user)
+    page = client.get(reverse("research:dashboard", args=[example_study.pk]))
+    assert page.context["unscored"] == 3  # the generations; the pool's poems were scored
+    assert Item.objects.filter(study=example_study).exclude(poem_text="").count() > 3
+    assert "manage.py score_poems poetry-understanding" in page.content.decode()
     call_command("score_poems", "poetry-understanding")
-    assert scores("rm-1")["structural"] == 1.0
+    page = client.get(reverse("research:dashboard", args=[example_study.pk]))
+    assert page.context["unscored"] == 0
 
 
 def choice_line(pid: str) -> dict:  # type: ignore[type-arg]

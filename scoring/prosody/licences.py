@@ -1,0 +1,133 @@
+"""The recognised licences (拗救) of regulated verse: which off-pattern tones are allowed.
+
+Rule source: 王力《诗词格律》 (中华书局, 1962; 第二章 §3 "近体诗的平仄": 一三五不论, 孤平,
+拗救, 特定的平仄格式) and 王力《汉语诗律学》 (1958, 第一章 §10-§13, 拗救 and 特拗).  With
+the five-character core of a line (a 七言 line is two characters + a 五言 core) of type
+A 仄仄平平仄, B 平平仄仄平, C 平平平仄仄 or D 仄仄仄平平, an off-pattern character is:
+
+* 一三五不论 -- the 1st character of a 七言 line, always; the core's 1st and 3rd, except
+  where that makes 孤平 (B: 仄平仄仄平) or 三平尾 (D: 仄仄平平平);
+* 孤平拗救 (本句自救) -- B with core 1st 仄 saved by core 3rd 平: 仄平平仄平;
+* 小拗 -- A with core 3rd 仄 (仄仄仄平仄), allowed with or without a 救;
+* 对句相救 -- A with core 4th 仄 (大拗: 仄仄平仄仄 / 仄仄仄仄仄) saved by the next line's
+  core 3rd 平 (B becomes 平平平仄平); unsaved, the 4th is a fault;
+* 特拗 -- C becoming 平平仄平仄 (core 3rd 仄, 4th 平), common in the 3rd/7th lines of
+  绝句/律诗 (王之涣《凉州词》 羌笛何须怨杨柳);
+* anything else off-pattern (the core's 2nd, 4th and 5th, the 2nd of a 七言 line) is a fault.
+
+Characters of unknown tone are never off-pattern; ambiguous ones are not in lenient mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .tones import PING, UNKNOWN, ZE
+
+SOURCE_WANG_GELU = "王力《诗词格律》第二章§3"
+SOURCE_WANG_SHILU = "王力《汉语诗律学》§10-§13"
+
+LICENCES = {
+    "一三五不论": SOURCE_WANG_GELU,
+    "孤平拗救": SOURCE_WANG_GELU + "（本句自救）",
+    "小拗": SOURCE_WANG_SHILU + "（可救可不救）",
+    "对句相救": SOURCE_WANG_GELU,
+    "特拗": SOURCE_WANG_GELU + "（特定的平仄格式 平平仄平仄）",
+}
+
+_TYPES = {"仄仄平平仄": "A", "平平仄仄平": "B", "平平平仄仄": "C", "仄仄仄平平": "D"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An off-pattern position: the licence that allows it, or None for a fault."""
+
+    line: int  # 0-based
+    position: int  # 0-based in the line
+    licence: str | None
+    fault: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line, "position": self.position}
+        if self.licence is not None:
+            out.update(licence=self.licence, source=LICENCES[self.licence])
+        else:
+            out["fault"] = self.fault
+        return out
+
+
+def _core(s: str) -> str:
+    return s[-5:]
+
+
+def _off(actual: str, required: str, ambiguous: bool, lenient: bool) -> bool:
+    return actual not in (UNKNOWN, required) and not (lenient and ambiguous)
+
+
+def judge(
+    tones: list[str], marks: list[str], required: list[str], *, lenient: bool
+) -> list[Verdict]:
+    """Every off-pattern position of a poem against its pattern, with its licence or fault.
+
+    ``tones`` (平/仄/?), ``marks`` (中 = ambiguous) and ``required`` are one string a line.
+    """
+    out: list[Verdict] = []
+    for i, (t, m, r) in enumerate(zip(tones, marks, required, strict=True)):
+        o = len(r) - 5
+        kind = _TYPES.get(_core(r), "")
+        core = _core(t)
+        nxt = _core(tones[i + 1]) if i + 1 < len(tones) and i % 2 == 0 else None
+        prev = _core(tones[i - 1]) if i % 2 == 1 else None
+        prev_kind = _TYPES.get(_core(required[i - 1]), "") if i % 2 == 1 else ""
+        for j, (a, need) in enumerate(zip(t, r, strict=True)):
+            if not _off(a, need, m[j] == "中", lenient):
+                continue
+            c = j - o + 1  # position in the core, 1-5 (<= 0 for a 七言 line's first two)
+            lic: str | None = None
+            fault = "拗"
+            if c == -1:
+                lic = "一三五不论"
+            elif c == 1:
+                if kind != "B":
+                    lic = "一三五不论"
+                elif core[2] == PING:
+                    lic = "孤平拗救"
+                else:
+                    fault = "孤平"
+            elif c == 3:
+                if kind == "A":
+                    saved = nxt is not None and nxt[2] == PING
+                    lic = "对句相救" if saved else "小拗"
+                elif kind == "B":
+                    if core[0] == ZE:
+                        lic = "孤平拗救"
+                    elif prev_kind == "A" and prev is not None and ZE in (prev[2], prev[3]):
+                        lic = "对句相救"
+                    else:
+                        lic = "一三五不论"
+                elif kind == "C":
+                    lic = "特拗" if core[3] == PING else "一三五不论"
+                else:
+                    fault = "三平尾"
+            elif c == 4:
+                if kind == "C" and core[2] == ZE:
+                    lic = "特拗"
+                elif kind == "A" and nxt is not None and nxt[2] == PING:
+                    lic = "对句相救"
+            out.append(Verdict(i, j, lic, None if lic else fault))
+    return out
+
+
+def licensed_share(
+    tones: list[str], required: list[str], verdicts: list[Verdict]
+) -> tuple[float, list[tuple[int, int]]]:
+    """(share of known positions on the pattern or licensed, the faulty positions)."""
+    known = sum(
+        1
+        for t, r in zip(tones, required, strict=True)
+        for a, need in zip(t, r, strict=True)
+        if a != UNKNOWN or need == "中"
+    )
+    bad = [(v.line, v.position) for v in verdicts if v.licence is None]
+    return ((known - len(bad)) / known if known else 0.0), bad

@@ -1,0 +1,136 @@
+"""Which rule raters a study stores (its ``rule_raters`` setting): classical first by
+default, the CCiV literal rater on request, refused with file, line and field when wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Rater, Response
+from scoring.prosody import RULES_VERSION, score_poem
+from scoring.rules import default_tone_system, rule_scores_compute
+from studies.models import Item, Study, Task
+
+pytestmark = pytest.mark.django_db
+
+STUDY = """\
+slug: s
+title: 格律
+groups:
+  - {slug: A, name: 甲}
+settings:
+  rule_raters: [modern, ccv]
+tasks:
+  - slug: rate
+    title: 评分
+    kind: rating
+    dimensions:
+      - {key: form, label: 格律, min: 1, max: 5}
+"""
+# 晏殊《浣溪沙》 with the title line a FuxiBench-style output carries
+HUANXISHA = (
+    "浣溪沙\n一曲新词酒一杯，去年天气旧亭台。夕阳西下几时回。"
+    "无可奈何花落去，似曾相识燕归来。小园香径独徘徊。"
+)
+
+
+def load(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "study.yaml"
+    path.write_text(text, encoding="utf-8")
+    try:
+        call_command("load_study", str(path))
+    except CommandError as exc:
+        return str(exc).replace(str(path), "study.yaml")
+    return ""
+
+
+def _poem(study: Study) -> Item:
+    return Item.objects.create(
+        study=study,
+        task=Task.objects.get(study=study),
+        external_id="p1",
+        poem_text=HUANXISHA,
+        poem_form="ci:浣溪沙",
+    )
+
+
+def test_the_study_setting_chooses_the_stored_rule_raters(tmp_path: Path) -> None:
+    assert load(tmp_path, STUDY) == ""
+    study = Study.objects.get()
+    assert study.rule_raters == ["modern", "ccv"] and default_tone_system(study) == "modern"
+    item = _poem(study)
+    rule_scores_compute(study=study)
+    assert set(Rater.objects.filter(kind="rule").values_list("name", "run")) == {
+        ("prosody:modern", RULES_VERSION),
+        ("prosody:ccv", RULES_VERSION),
+    }
+    ccv = {r.field: r.value for r in Response.objects.filter(item=item, rater__name="prosody:ccv")}
+    expected = score_poem(HUANXISHA, "ci:浣溪沙", ccv_compatible=True).metrics
+    assert ccv == {k: v for k, v in expected.items() if v is not None}
+    # CCiV literal: the title line counts as a line, so its structure fails; the
+    # FuxiBench-compatible structure allows a title line and passes
+    assert ccv["structural_standard"] == 0.0 and ccv["structural_fuxi"] == 1.0
+    with_note = score_poem(HUANXISHA + "\n注：晏殊词。", "ci:浣溪沙", ccv_compatible=True)
+    assert with_note.metrics["structural_fuxi"] == 1.0  # FuxiBench cuts at 注：
+    assert with_note.metrics["structural_variant"] == 0.0
+
+
+def test_the_default_is_classical_first_then_modern(tmp_path: Path) -> None:
+    assert (
+        load(tmp_path, STUDY.replace("  rule_raters: [modern, ccv]\n", "  listed: false\n")) == ""
+    )
+    study = Study.objects.get()
+    assert study.rule_raters == ["classical", "modern"]
+    assert default_tone_system(study) == "classical"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("[classical, pingshui]", "unknown rule rater 'pingshui'"),
+        ("[ccv, modern]", "must be classical or modern"),
+        ("[]", "must be a non-empty list"),
+        ("[modern, modern]", "lists a rule rater twice"),
+    ],
+)
+def test_a_bad_rule_raters_setting_is_refused_at_its_line(
+    tmp_path: Path, value: str, problem: str
+) -> None:
+    message = load(tmp_path, STUDY.replace("[modern, ccv]", value))
+    lines = message.splitlines()
+    assert lines[0] == "1 problem found; nothing was loaded."
+    assert lines[1].startswith("study.yaml, line 6, field 'settings.rule_raters': ")
+    assert problem in lines[1]
+    assert not Study.objects.exists()
+
+
+def test_poem_page_opens_with_the_study_tone_system_and_counts_from_one(
+    tmp_path: Path,
+    client,
+    django_user_model,  # type: ignore[no-untyped-def]
+) -> None:
+    from django.urls import reverse
+
+    assert load(tmp_path, STUDY.replace("[modern, ccv]", "[classical]")) == ""
+    study = Study.objects.get()
+    item = Item.objects.create(
+        study=study,
+        task=Task.objects.get(study=study),
+        external_id="lz",
+        poem_text="黄河远上白云间，一片孤城万仞山。羌笛何须怨杨柳，春风不度玉门关。",
+        poem_form="shi:jueju7",
+    )
+    user = django_user_model.objects.create_user("r", password="pw")
+    study.researchers.add(user)
+    client.force_login(user)
+    page = client.get(reverse("research:poem", args=[item.pk]))
+    assert page.context["tone_system"] == "classical"
+    notes = [(n["where"], n["what"]) for n in page.context["notes"]]
+    # 羌笛何须怨杨柳: the 特拗 at the 5th and 6th characters of the 3rd line (1-based)
+    assert ("第 3 句第 5 字", "拗救/放宽：特拗") in notes or (
+        "line 3, character 5",
+        "licence: 特拗",
+    ) in notes
+    assert "王力《诗词格律》" in page.content.decode()
