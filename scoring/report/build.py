@@ -63,6 +63,7 @@ def _specs() -> dict[str, TableSpec]:
         "self_preference": TableSpec(t.self_preference, native=("source",)),
         "form_length": TableSpec(t.form_length, native=("form", "source", "condition")),
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
+        "icc": TableSpec(t.icc),
     }
 
 
@@ -84,6 +85,7 @@ TABLES = (
     "self_preference",
     "form_length",
     "published_vs_computed",
+    "icc",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 

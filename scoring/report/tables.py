@@ -8,6 +8,7 @@ from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
+from scoring.report import icc as icc_table
 from scoring.report import pairwise as pw
 from scoring.report import ratings as rat
 from scoring.report import rule_rates as rr
@@ -83,3 +84,7 @@ def form_length(c: Context) -> Rows:
 
 def published_vs_computed(c: Context) -> Rows:
     return published.published_rows(c.full, c.sets, c.opts)
+
+
+def icc(c: Context) -> Rows:
+    return icc_table.icc_rows(c.data, c.sets, c.opts)
