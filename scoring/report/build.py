@@ -64,6 +64,7 @@ def _specs() -> dict[str, TableSpec]:
         "form_length": TableSpec(t.form_length, native=("form", "source", "condition")),
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
         "icc": TableSpec(t.icc),
+        "bws": TableSpec(t.bws),
     }
 
 
@@ -86,6 +87,7 @@ TABLES = (
     "form_length",
     "published_vs_computed",
     "icc",
+    "bws",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
+from scoring.report import bws as bws_table
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
 from scoring.report import icc as icc_table
@@ -88,3 +89,7 @@ def published_vs_computed(c: Context) -> Rows:
 
 def icc(c: Context) -> Rows:
     return icc_table.icc_rows(c.data, c.sets, c.opts)
+
+
+def bws(c: Context) -> Rows:
+    return bws_table.bws_rows(c.data, c.sets, c.opts)
