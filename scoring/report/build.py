@@ -65,6 +65,7 @@ def _specs() -> dict[str, TableSpec]:
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
         "icc": TableSpec(t.icc),
         "bws": TableSpec(t.bws),
+        "items": TableSpec(t.items),
     }
 
 
@@ -88,6 +89,7 @@ TABLES = (
     "published_vs_computed",
     "icc",
     "bws",
+    "items",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 

@@ -10,6 +10,7 @@ from scoring.report import bws as bws_table
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
 from scoring.report import icc as icc_table
+from scoring.report import items as items_table
 from scoring.report import pairwise as pw
 from scoring.report import ratings as rat
 from scoring.report import rule_rates as rr
@@ -93,3 +94,7 @@ def icc(c: Context) -> Rows:
 
 def bws(c: Context) -> Rows:
     return bws_table.bws_rows(c.data, c.sets, c.opts)
+
+
+def items(c: Context) -> Rows:
+    return items_table.item_rows(c.data, c.sets)
