@@ -66,6 +66,7 @@ def _specs() -> dict[str, TableSpec]:
         "icc": TableSpec(t.icc),
         "bws": TableSpec(t.bws),
         "items": TableSpec(t.items),
+        "abilities": TableSpec(t.abilities),
     }
 
 
@@ -90,6 +91,7 @@ TABLES = (
     "icc",
     "bws",
     "items",
+    "abilities",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scoring.report import abilities as abilities_table
 from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
 from scoring.report import bws as bws_table
@@ -98,3 +99,7 @@ def bws(c: Context) -> Rows:
 
 def items(c: Context) -> Rows:
     return items_table.item_rows(c.data, c.sets)
+
+
+def abilities(c: Context) -> Rows:
+    return abilities_table.ability_rows(c.data, c.sets)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation.spreadsheet import csv_cell, xlsx_row
-from scoring.report import agreement, bws, icc, items
+from scoring.report import abilities, agreement, bws, icc, items
 from scoring.report.build import TABLES, Report
 
 FORMATS = ("json", "csv", "xlsx")
@@ -219,6 +219,7 @@ KNOWN_COLUMNS = {
     "icc": list(icc.COLUMNS),
     "bws": list(bws.COLUMNS),
     "items": list(items.COLUMNS),
+    "abilities": list(abilities.COLUMNS),
 }
 #: Tables that are never split by item provenance (their rows are about the study).
 WHOLE = ("exclusions", "aggregates", "published_vs_computed")
