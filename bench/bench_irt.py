@@ -2,9 +2,9 @@
 
 1,000 raters × 2,000 keyed units (goal: the whole fit under 60 s): 950 volunteers who
 each answer a random 20 % of the units and 50 models who answer every one, simulated
-from a 2PL model with known parameters. Timed, in one process: the 1PL fit
-(``girth.onepl_mml``), the 2PL fit (marginal ML, scipy L-BFGS-B) and the EAP abilities
-with their errors — what ``scoring.report.abilities`` runs per task. Baselines from the
+from a 2PL model with known parameters. Timed, in one process: the 1PL and 2PL fits
+(marginal ML, scipy L-BFGS-B: ``scoring.agreement.irt``) and the EAP abilities with their
+errors — what ``scoring.report.abilities`` runs per task. Baselines from the
 same run on the same matrix: ``girth.rasch_mml`` (the library's fastest marginal fit,
 slope fixed at 1) and ``girth.twopl_mml`` on the first 10 % of the units (its 2PL, too
 slow to run on all). Recovery of the true parameters is recorded beside the times.

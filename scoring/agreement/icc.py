@@ -96,10 +96,6 @@ def mean_squares(table: FloatArray) -> MeanSquares:
     )
 
 
-def _ratio(num: float, den: float) -> float:
-    return num / den if den != 0 else NAN
-
-
 def _fq(q: float, d1: float, d2: float) -> float:
     return float(stats.f.ppf(q, d1, d2))
 
@@ -112,66 +108,68 @@ def icc_all(table: FloatArray, *, confidence: float = 0.95) -> list[ICCResult]:
     if not 0 < confidence < 1:
         raise ValueError("confidence must be between 0 and 1")
     m = mean_squares(table)
-    n, k, msr, msc, mse, msw = m.n, m.k, m.msr, m.msc, m.mse, m.msw
+    n, k = m.n, m.k
+    # numpy scalars: a zero mean square gives inf / NaN bounds, never an exception
+    msr, msc, mse, msw = (np.float64(v) for v in (m.msr, m.msc, m.mse, m.msw))
     q = 1 - (1 - confidence) / 2
     df_r, df_e, df_w = n - 1, (n - 1) * (k - 1), n * (k - 1)
     out: dict[str, tuple[float, float, float, float, float, float]] = {}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # One-way: F = MSR / MSW on (n-1, n(k-1)).
+        f1 = msr / msw
+        fl, fu = f1 / _fq(q, df_r, df_w), f1 * _fq(q, df_w, df_r)
+        out["ICC(1,1)"] = (
+            (msr - msw) / (msr + (k - 1) * msw),
+            (fl - 1) / (fl + k - 1),
+            (fu - 1) / (fu + k - 1),
+            f1,
+            df_r,
+            df_w,
+        )
+        out["ICC(1,k)"] = ((msr - msw) / msr, 1 - 1 / fl, 1 - 1 / fu, f1, df_r, df_w)
 
-    # One-way: F = MSR / MSW on (n-1, n(k-1)).
-    f1 = _ratio(msr, msw)
-    fl, fu = f1 / _fq(q, df_r, df_w), f1 * _fq(q, df_w, df_r)
-    p1 = float(stats.f.sf(f1, df_r, df_w)) if math.isfinite(f1) else NAN
-    out["ICC(1,1)"] = (
-        _ratio(msr - msw, msr + (k - 1) * msw),
-        (fl - 1) / (fl + k - 1),
-        (fu - 1) / (fu + k - 1),
-        f1,
-        df_r,
-        df_w,
-    )
-    out["ICC(1,k)"] = (_ratio(msr - msw, msr), 1 - 1 / fl, 1 - 1 / fu, f1, df_r, df_w)
+        # Two-way: F = MSR / MSE on (n-1, (n-1)(k-1)).
+        f3 = msr / mse
+        fl, fu = f3 / _fq(q, df_r, df_e), f3 * _fq(q, df_e, df_r)
+        out["ICC(3,1)"] = (
+            (msr - mse) / (msr + (k - 1) * mse),
+            (fl - 1) / (fl + k - 1),
+            (fu - 1) / (fu + k - 1),
+            f3,
+            df_r,
+            df_e,
+        )
+        out["ICC(3,k)"] = ((msr - mse) / msr, 1 - 1 / fl, 1 - 1 / fu, f3, df_r, df_e)
 
-    # Two-way: F = MSR / MSE on (n-1, (n-1)(k-1)).
-    f3 = _ratio(msr, mse)
-    fl, fu = f3 / _fq(q, df_r, df_e), f3 * _fq(q, df_e, df_r)
-    out["ICC(3,1)"] = (
-        _ratio(msr - mse, msr + (k - 1) * mse),
-        (fl - 1) / (fl + k - 1),
-        (fu - 1) / (fu + k - 1),
-        f3,
-        df_r,
-        df_e,
-    )
-    out["ICC(3,k)"] = (_ratio(msr - mse, msr), 1 - 1 / fl, 1 - 1 / fu, f3, df_r, df_e)
-
-    # Absolute agreement: Satterthwaite's df for the denominator (McGraw & Wong, Table 7).
-    icc2 = _ratio(msr - mse, msr + (k - 1) * mse + k * (msc - mse) / n)
-    icc2k = _ratio(msr - mse, msr + (msc - mse) / n)
-    low1 = high1 = lowk = highk = NAN
-    if math.isfinite(icc2) and icc2 < 1:
-        a = k * icc2 / (n * (1 - icc2))
-        b = 1 + k * icc2 * (n - 1) / (n * (1 - icc2))
-        v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / df_e)
-        fs, fs2 = _fq(q, df_r, v), _fq(q, v, df_r)
-        low1 = n * (msr - fs * mse) / (fs * (k * msc + (k * n - k - n) * mse) + n * msr)
-        high1 = n * (fs2 * msr - mse) / (k * msc + (k * n - k - n) * mse + n * fs2 * msr)
-        lowk = n * (msr - fs * mse) / (fs * (msc - mse) + n * msr)
-        highk = n * (fs2 * msr - mse) / (msc - mse + n * fs2 * msr)
-    out["ICC(2,1)"] = (icc2, low1, high1, f3, df_r, df_e)
-    out["ICC(2,k)"] = (icc2k, lowk, highk, f3, df_r, df_e)
+        # Absolute agreement: Satterthwaite's df (McGraw & Wong 1996, Table 7).
+        icc2 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+        icc2k = (msr - mse) / (msr + (msc - mse) / n)
+        low1 = high1 = lowk = highk = np.float64(NAN)
+        if np.isfinite(icc2) and icc2 < 1:
+            a = k * icc2 / (n * (1 - icc2))
+            b = 1 + k * icc2 * (n - 1) / (n * (1 - icc2))
+            v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / df_e)
+            if np.isfinite(v) and v > 0:
+                fs, fs2 = _fq(q, df_r, float(v)), _fq(q, float(v), df_r)
+                low1 = n * (msr - fs * mse) / (fs * (k * msc + (k * n - k - n) * mse) + n * msr)
+                high1 = n * (fs2 * msr - mse) / (k * msc + (k * n - k - n) * mse + n * fs2 * msr)
+                lowk = n * (msr - fs * mse) / (fs * (msc - mse) + n * msr)
+                highk = n * (fs2 * msr - mse) / (msc - mse + n * fs2 * msr)
+        out["ICC(2,1)"] = (icc2, low1, high1, f3, df_r, df_e)
+        out["ICC(2,k)"] = (icc2k, lowk, highk, f3, df_r, df_e)
 
     results = []
     for form, mw, text in FORMS:
-        value, low, high, f, d1, d2 = out[form]
-        p = p1 if form.startswith("ICC(1") else _sf(f, d1, d2)
+        value, low, high, f, d1, d2 = (float(x) for x in out[form])
+        p = _sf(f, d1, d2)
         results.append(
             ICCResult(
                 form=form,
                 mcgraw_wong=mw,
                 description=text,
-                value=float(value),
-                ci_low=float(low),
-                ci_high=float(high),
+                value=_finite(value),
+                ci_low=_finite(low),
+                ci_high=_finite(high),
                 confidence=confidence,
                 f=float(f),
                 df1=float(d1),
@@ -186,3 +184,7 @@ def icc_all(table: FloatArray, *, confidence: float = 0.95) -> list[ICCResult]:
 
 def _sf(f: float, d1: float, d2: float) -> float:
     return float(stats.f.sf(f, d1, d2)) if math.isfinite(f) else NAN
+
+
+def _finite(x: float) -> float:
+    return x if math.isfinite(x) else NAN

@@ -13,18 +13,19 @@ The two-parameter logistic model: person j answers unit i right with probability
 with ability θ_j ~ N(0, 1) in the population, difficulty b_i and discrimination
 a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
 
-* **1PL**: ``girth.onepl_mml`` (marginal ML, its quadrature, missing data as
-  ``girth.INVALID_RESPONSE``).
-* **2PL**: girth's ``twopl_mml`` optimises unit by unit with nested scalar searches and
-  takes minutes for 2,000 units; here the same marginal likelihood
+* **Why not girth at run time**: girth's ``twopl_mml`` optimises unit by unit with
+  nested scalar searches and takes minutes for 2,000 units, its ``onepl_mml`` 16 s for
+  2,000 units × 1,000 people (bench/bench_irt.py); both stay the tests' reference. Here
+  the marginal likelihood
 
       log L(a, b) = Σ_j log Σ_q w_q Π_{i answered by j} P_i(θ_q)^x_ij (1 − P_i(θ_q))^(1−x_ij)
 
-  (Gauss–Hermite nodes θ_q with normal weights w_q, ``N_QUADRATURE`` of them) is
-  maximised over all (log a_i, b_i) at once by ``scipy.optimize.minimize`` (L-BFGS-B)
-  with its exact gradient (Fisher's identity: the expected complete-data score under the
-  posterior of θ_j), bounds ``A_BOUNDS`` and ``B_BOUNDS``, started from the 1PL fit.
-  The tests check it against ``girth.twopl_mml`` on data small enough for both.
+  (Gauss–Hermite nodes θ_q with normal weights w_q, ``N_QUADRATURE`` of them)
+  is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
+  by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
+  the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
+  ``B_BOUNDS``; the 2PL starts from the 1PL. The tests check both against girth's
+  ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike.
 
@@ -38,11 +39,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-import girth
 import numpy as np
 from scipy import optimize, special
+from threadpoolctl import threadpool_limits
 
 from .table import FloatArray
 
@@ -50,6 +50,8 @@ N_QUADRATURE = 41
 A_BOUNDS = (0.05, 8.0)
 B_BOUNDS = (-8.0, 8.0)
 MISSING = -1  # in the response matrices of this module
+Z_LIMIT = 35.0
+TINY = 1e-250  # posterior weights below it are set to 0 (no subnormal floats)
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,9 @@ def _log_posterior(
     right: FloatArray, seen: FloatArray, a: FloatArray, b: FloatArray, nodes: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """log P(x_j, θ_q) up to the weights (persons × nodes) and P (units × nodes)."""
-    z = a[:, None] * (nodes[None, :] - b[:, None])
+    # |z| > 35 changes P by less than 1e-15 and keeps log P out of subnormal floats
+    # (which slow the matrix products below by two orders of magnitude)
+    z = np.clip(a[:, None] * (nodes[None, :] - b[:, None]), -Z_LIMIT, Z_LIMIT)
     log_p, log_q = -np.logaddexp(0, -z), -np.logaddexp(0, z)
     like = right.T @ log_p + (seen - right).T @ log_q
     return like, special.expit(z)
@@ -119,58 +123,78 @@ def marginal_loglik(
 
 
 def fit_1pl(responses: np.ndarray) -> ItemFit:
-    """1PL by ``girth.onepl_mml`` (one shared slope, θ ~ N(0, 1))."""
+    """1PL (one slope shared by every unit) by marginal ML (module doc)."""
     x = check_matrix(responses)
-    data = np.where(x == MISSING, girth.INVALID_RESPONSE, x)
-    out: dict[str, Any] = girth.onepl_mml(data)
-    b = np.asarray(out["Difficulty"], dtype=np.float64)
-    a = np.full(b.shape, float(out["Discrimination"]))
-    return ItemFit("1pl", b, a, marginal_loglik(x, b, a), b.size + 1, True)
+    right, seen = _parts(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = right.sum(axis=1) / seen.sum(axis=1)
+    share = np.clip(np.nan_to_num(share, nan=0.5), 0.02, 0.98)
+    b0 = np.clip(-np.log(share / (1 - share)), *B_BOUNDS)  # logit of the share right
+    return _fit(right, seen, np.concatenate([[0.0], b0]), shared=True)
 
 
 def fit_2pl(responses: np.ndarray, *, start: ItemFit | None = None) -> ItemFit:
-    """2PL by marginal ML (module doc): L-BFGS-B over (log a, b) with the exact gradient."""
+    """2PL by marginal ML (module doc), started from the 1PL fit (or ``start``)."""
     x = check_matrix(responses)
     right, seen = _parts(x)
-    n_units = x.shape[0]
-    nodes, weights = quadrature()
-    log_w = np.log(weights)
     if start is None:
         start = fit_1pl(x)
-    x0 = np.concatenate(
-        [
-            np.log(np.clip(start.discrimination, *A_BOUNDS)),
-            np.clip(start.difficulty, *B_BOUNDS),
-        ]
+    log_a = np.log(np.clip(start.discrimination, *A_BOUNDS))
+    return _fit(
+        right, seen, np.concatenate([log_a, np.clip(start.difficulty, *B_BOUNDS)]), shared=False
     )
 
+
+def _fit(right: FloatArray, seen: FloatArray, x0: FloatArray, *, shared: bool) -> ItemFit:
+    """Maximise the marginal log-likelihood over (log a, b): L-BFGS-B, exact gradient.
+
+    ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
+    """
+    n_units = right.shape[0]
+    n_a = 1 if shared else n_units
+    nodes, weights = quadrature()
+    log_w = np.log(weights)
+
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
-        log_a, b = params[:n_units], params[n_units:]
-        a = np.exp(log_a)
+        log_a, b = params[:n_a], params[n_a:]
+        a = np.broadcast_to(np.exp(log_a), (n_units,))
         like, p = _log_posterior(right, seen, a, b, nodes)
         joint = like + log_w[None, :]
         norm = special.logsumexp(joint, axis=1)
         post = np.exp(joint - norm[:, None])  # persons × nodes
-        expected_right = right @ post  # units × nodes
-        expected_seen = seen @ post
-        resid = expected_right - expected_seen * p  # d logL / d z
-        grad_a = (resid * (nodes[None, :] - b[:, None])).sum(axis=1)
+        post[post < TINY] = 0.0
+        # Fisher's identity: the score is the posterior expectation of the complete-data
+        # score; d log L / d z_iq = r_iq - n_iq P_i(θ_q) with expected counts r and n.
+        resid = right @ post - (seen @ post) * p
+        grad_a = (resid * (nodes[None, :] - b[:, None])).sum(axis=1) * a
         grad_b = -a * resid.sum(axis=1)
-        grad = np.concatenate([grad_a * a, grad_b])
-        return -float(norm.sum()), -grad
+        grad_log_a = np.asarray([grad_a.sum()]) if shared else grad_a
+        return -float(norm.sum()), -np.concatenate([grad_log_a, grad_b])
 
-    bounds = [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_units + [B_BOUNDS] * n_units
-    res = optimize.minimize(
-        objective,
-        x0,
-        jac=True,
-        method="L-BFGS-B",
-        bounds=bounds,
-        options={"maxiter": 2000, "maxfun": 4000},
+    bounds = [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
+    # One BLAS thread: these products are small and many; threads that wait on a busy
+    # machine made each call 20 times slower in the benchmark (bench/bench_irt.py).
+    with threadpool_limits(limits=1, user_api="blas"):
+        res = optimize.minimize(
+            objective,
+            x0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            # a relative change of 1e-8 in log L: far below any difference that matters
+            options={"maxiter": 2000, "maxfun": 4000, "ftol": 1e-8},
+        )
+    a = np.broadcast_to(np.exp(res.x[:n_a]), (n_units,)).astype(np.float64)
+    b = res.x[n_a:].astype(np.float64)
+    return ItemFit(
+        "1pl" if shared else "2pl",
+        b,
+        a,
+        -float(res.fun),
+        n_units + n_a,
+        bool(res.success),
+        str(res.message),
     )
-    a = np.exp(res.x[:n_units])
-    b = res.x[n_units:]
-    return ItemFit("2pl", b, a, -float(res.fun), 2 * n_units, bool(res.success), str(res.message))
 
 
 def abilities_eap(responses: np.ndarray, fit: ItemFit) -> Abilities:
@@ -178,7 +202,8 @@ def abilities_eap(responses: np.ndarray, fit: ItemFit) -> Abilities:
     x = check_matrix(responses)
     right, seen = _parts(x)
     nodes, weights = quadrature()
-    like, _ = _log_posterior(right, seen, fit.discrimination, fit.difficulty, nodes)
+    with threadpool_limits(limits=1, user_api="blas"):
+        like, _ = _log_posterior(right, seen, fit.discrimination, fit.difficulty, nodes)
     joint = like + np.log(weights)[None, :]
     post = np.exp(joint - special.logsumexp(joint, axis=1)[:, None])
     mean = post @ nodes

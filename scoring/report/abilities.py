@@ -35,7 +35,7 @@ from scoring.report.sets import HUMANS, RaterSet, groups_of, model_label, single
 
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
-MAX_CELLS = 60_000_000  # units × respondents of the dense matrix the fit needs
+MAX_CELLS = 5_000_000  # units × respondents of the dense matrix a fit may use (bench: 2M in 30 s)
 COLUMNS = (
     "task",
     "irt",
@@ -171,7 +171,10 @@ def _fit_rows(
         why = f"{len(units)} informative units and {raters.size} respondents: need 2 of each"
         return [*rows, {**base, "summary": "fit", "reason": why}]
     if len(units) * raters.size > MAX_CELLS:
-        why = f"{len(units)} units × {raters.size} respondents exceeds {MAX_CELLS:,} cells"
+        why = (
+            f"{len(units)} units × {raters.size} respondents exceeds {MAX_CELLS:,} cells: "
+            "fit one task at a time (the report's tasks setting)"
+        )
         return [*rows, {**base, "summary": "fit", "reason": why}]
     u_index = pd.MultiIndex.from_frame(units)
     ui = u_index.get_indexer(pd.MultiIndex.from_frame(part[["item", "field"]]))

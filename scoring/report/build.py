@@ -65,7 +65,7 @@ def _specs() -> dict[str, TableSpec]:
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
         "icc": TableSpec(t.icc),
         "bws": TableSpec(t.bws),
-        "items": TableSpec(t.items),
+        "item_analysis": TableSpec(t.item_analysis),
         "abilities": TableSpec(t.abilities),
     }
 
@@ -90,7 +90,7 @@ TABLES = (
     "published_vs_computed",
     "icc",
     "bws",
-    "items",
+    "item_analysis",
     "abilities",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]

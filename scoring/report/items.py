@@ -1,4 +1,4 @@
-"""The ``items`` table: classical item analysis of every keyed task (``scoring.agreement.items``).
+"""The ``item_analysis`` table: classical item analysis of every keyed task (``scoring.agreement.items``).
 
 Per keyed question part (item × field: a choice question's ``answer``, each part of a
 multi-part question, ``best`` and ``worst``), over the people of ``humans`` and of each

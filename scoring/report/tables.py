@@ -97,7 +97,7 @@ def bws(c: Context) -> Rows:
     return bws_table.bws_rows(c.data, c.sets, c.opts)
 
 
-def items(c: Context) -> Rows:
+def item_analysis(c: Context) -> Rows:
     return items_table.item_rows(c.data, c.sets)
 
 

@@ -218,7 +218,7 @@ KNOWN_COLUMNS = {
     ],
     "icc": list(icc.COLUMNS),
     "bws": list(bws.COLUMNS),
-    "items": list(items.COLUMNS),
+    "item_analysis": list(items.COLUMNS),
     "abilities": list(abilities.COLUMNS),
 }
 #: Tables that are never split by item provenance (their rows are about the study).

@@ -113,3 +113,14 @@ def test_incomplete_or_tiny_tables_are_refused() -> None:
 def test_constant_table_gives_nan_not_an_error() -> None:
     out = icc_all(np.full((4, 3), 2.0))
     assert all(np.isnan(r.value) for r in out)
+
+
+def test_raters_in_perfect_agreement_give_no_exception() -> None:
+    # every rater gives each target the same rating: MSE = MSW = 0
+    table = np.array([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0], [5.0, 5.0, 5.0], [2.0, 2.0, 2.0]])
+    out = {r.form: r for r in icc_all(table)}
+    assert out["ICC(3,1)"].value == pytest.approx(1.0)
+    assert out["ICC(1,1)"].value == pytest.approx(1.0)
+    # targets all equal (MSR = 0), raters differ
+    flat = np.array([[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]])
+    assert all(np.isnan(r.value) or r.value <= 0 for r in icc_all(flat))

@@ -54,6 +54,20 @@ def test_1pl_recovers_rasch_data() -> None:
     assert corr(abilities_eap(x, fit).theta, theta) >= 0.9
 
 
+def test_1pl_agrees_with_girths_own_1pl_fit() -> None:
+    x, *_ = simulate(30, 600, missing=0.3, seed=16, rasch=True)
+    ours = fit_1pl(x)
+    ref = girth.onepl_mml(np.where(x == MISSING, girth.INVALID_RESPONSE, x))
+    assert ours.converged
+    assert corr(ours.difficulty, ref["Difficulty"]) >= 0.999
+    assert np.abs(ours.difficulty - ref["Difficulty"]).max() < 0.1
+    assert ours.discrimination[0] == pytest.approx(ref["Discrimination"], abs=0.05)
+    assert (
+        ours.loglik
+        >= marginal_loglik(x, ref["Difficulty"], np.full(30, ref["Discrimination"])) - 1e-6
+    )
+
+
 def test_2pl_agrees_with_girths_own_2pl_fit() -> None:
     x, *_ = simulate(25, 500, missing=0.2, seed=13)
     ours = fit_2pl(x)

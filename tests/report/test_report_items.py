@@ -38,7 +38,7 @@ def kelley(frame: pd.DataFrame, ids: dict[str, int]) -> tuple[set[str], set[str]
 
 
 def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ignore[no-untyped-def]
-    rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["items"]
+    rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     ids = {name: r.pk for name, r in study.builder.raters.items()}
     people = study.frame[study.frame.kind == "human"]
     for task in ("ck", "au"):
@@ -73,7 +73,7 @@ def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ign
 
 
 def test_flags_name_the_items_that_hurt(study) -> None:  # type: ignore[no-untyped-def]
-    rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["items"]
+    rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     flags = {
         r["item"]: r["flags"].split(",")
         for r in pick(rows, summary="item", rater_set="humans", field="answer")
