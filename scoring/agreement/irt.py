@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize, sparse, special
 from threadpoolctl import threadpool_limits
 
 from .table import FloatArray
@@ -51,6 +52,7 @@ A_BOUNDS = (0.05, 8.0)
 B_BOUNDS = (-8.0, 8.0)
 MISSING = -1  # in the response matrices of this module
 Z_LIMIT = 35.0
+SPARSE_BELOW = 0.2  # share answered below which the indicators are sparse matrices
 TINY = 1e-250  # posterior weights below it are set to 0 (no subnormal floats)
 
 
@@ -93,21 +95,30 @@ def check_matrix(responses: np.ndarray) -> np.ndarray:
     return x.astype(np.int64)
 
 
-def _parts(x: np.ndarray) -> tuple[FloatArray, FloatArray]:
-    seen = (x != MISSING).astype(np.float64)
-    right = (x == 1).astype(np.float64)
-    return right, seen
+Matrix: TypeAlias = "FloatArray | sparse.csr_array"
+
+
+def _parts(x: np.ndarray) -> tuple[Matrix, Matrix, Matrix]:
+    """Right, wrong and answered indicators (units × persons): sparse when most of the
+    matrix is missing (volunteers who each see a few items of a large pool)."""
+    seen = x != MISSING
+    right = x == 1
+    wrong = seen & ~right
+    if seen.size and seen.mean() < SPARSE_BELOW:
+        r, w, s = (sparse.csr_array(m, dtype=np.float64) for m in (right, wrong, seen))
+        return r, w, s
+    return right.astype(np.float64), wrong.astype(np.float64), seen.astype(np.float64)
 
 
 def _log_posterior(
-    right: FloatArray, seen: FloatArray, a: FloatArray, b: FloatArray, nodes: FloatArray
+    right: Matrix, wrong: Matrix, a: FloatArray, b: FloatArray, nodes: FloatArray
 ) -> tuple[FloatArray, FloatArray]:
     """log P(x_j, θ_q) up to the weights (persons × nodes) and P (units × nodes)."""
     # |z| > 35 changes P by less than 1e-15 and keeps log P out of subnormal floats
     # (which slow the matrix products below by two orders of magnitude)
     z = np.clip(a[:, None] * (nodes[None, :] - b[:, None]), -Z_LIMIT, Z_LIMIT)
     log_p, log_q = -np.logaddexp(0, -z), -np.logaddexp(0, z)
-    like = right.T @ log_p + (seen - right).T @ log_q
+    like = np.asarray(right.T @ log_p + wrong.T @ log_q)
     return like, special.expit(z)
 
 
@@ -115,37 +126,36 @@ def marginal_loglik(
     responses: np.ndarray, difficulty: FloatArray, discrimination: FloatArray
 ) -> float:
     x = check_matrix(responses)
-    right, seen = _parts(x)
+    right, wrong, _seen = _parts(x)
     nodes, weights = quadrature()
     a = np.broadcast_to(np.asarray(discrimination, dtype=float), difficulty.shape)
-    like, _ = _log_posterior(right, seen, a, np.asarray(difficulty, dtype=float), nodes)
+    like, _ = _log_posterior(right, wrong, a, np.asarray(difficulty, dtype=float), nodes)
     return float(special.logsumexp(like + np.log(weights)[None, :], axis=1).sum())
 
 
 def fit_1pl(responses: np.ndarray) -> ItemFit:
     """1PL (one slope shared by every unit) by marginal ML (module doc)."""
     x = check_matrix(responses)
-    right, seen = _parts(x)
+    right, wrong, seen = _parts(x)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = right.sum(axis=1) / seen.sum(axis=1)
+        share = np.asarray(right.sum(axis=1)).ravel() / np.asarray(seen.sum(axis=1)).ravel()
     share = np.clip(np.nan_to_num(share, nan=0.5), 0.02, 0.98)
     b0 = np.clip(-np.log(share / (1 - share)), *B_BOUNDS)  # logit of the share right
-    return _fit(right, seen, np.concatenate([[0.0], b0]), shared=True)
+    return _fit(right, wrong, seen, np.concatenate([[0.0], b0]), shared=True)
 
 
 def fit_2pl(responses: np.ndarray, *, start: ItemFit | None = None) -> ItemFit:
     """2PL by marginal ML (module doc), started from the 1PL fit (or ``start``)."""
     x = check_matrix(responses)
-    right, seen = _parts(x)
+    right, wrong, seen = _parts(x)
     if start is None:
         start = fit_1pl(x)
     log_a = np.log(np.clip(start.discrimination, *A_BOUNDS))
-    return _fit(
-        right, seen, np.concatenate([log_a, np.clip(start.difficulty, *B_BOUNDS)]), shared=False
-    )
+    x0 = np.concatenate([log_a, np.clip(start.difficulty, *B_BOUNDS)])
+    return _fit(right, wrong, seen, x0, shared=False)
 
 
-def _fit(right: FloatArray, seen: FloatArray, x0: FloatArray, *, shared: bool) -> ItemFit:
+def _fit(right: Matrix, wrong: Matrix, seen: Matrix, x0: FloatArray, *, shared: bool) -> ItemFit:
     """Maximise the marginal log-likelihood over (log a, b): L-BFGS-B, exact gradient.
 
     ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
@@ -158,14 +168,14 @@ def _fit(right: FloatArray, seen: FloatArray, x0: FloatArray, *, shared: bool) -
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         log_a, b = params[:n_a], params[n_a:]
         a = np.broadcast_to(np.exp(log_a), (n_units,))
-        like, p = _log_posterior(right, seen, a, b, nodes)
+        like, p = _log_posterior(right, wrong, a, b, nodes)
         joint = like + log_w[None, :]
         norm = special.logsumexp(joint, axis=1)
         post = np.exp(joint - norm[:, None])  # persons × nodes
         post[post < TINY] = 0.0
         # Fisher's identity: the score is the posterior expectation of the complete-data
         # score; d log L / d z_iq = r_iq - n_iq P_i(θ_q) with expected counts r and n.
-        resid = right @ post - (seen @ post) * p
+        resid = np.asarray(right @ post) - np.asarray(seen @ post) * p
         grad_a = (resid * (nodes[None, :] - b[:, None])).sum(axis=1) * a
         grad_b = -a * resid.sum(axis=1)
         grad_log_a = np.asarray([grad_a.sum()]) if shared else grad_a
@@ -200,10 +210,10 @@ def _fit(right: FloatArray, seen: FloatArray, x0: FloatArray, *, shared: bool) -
 def abilities_eap(responses: np.ndarray, fit: ItemFit) -> Abilities:
     """EAP abilities and posterior SDs of every person (column) under ``fit``."""
     x = check_matrix(responses)
-    right, seen = _parts(x)
+    right, wrong, _seen = _parts(x)
     nodes, weights = quadrature()
     with threadpool_limits(limits=1, user_api="blas"):
-        like, _ = _log_posterior(right, seen, fit.discrimination, fit.difficulty, nodes)
+        like, _ = _log_posterior(right, wrong, fit.discrimination, fit.difficulty, nodes)
     joint = like + np.log(weights)[None, :]
     post = np.exp(joint - special.logsumexp(joint, axis=1)[:, None])
     mean = post @ nodes

@@ -121,3 +121,16 @@ def test_bad_matrices_are_refused() -> None:
         fit_1pl(np.array([[0, 2], [1, 0]]))
     with pytest.raises(ValueError, match="2-d"):
         fit_2pl(np.array([0, 1]))
+
+
+def test_sparse_and_dense_paths_give_the_same_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoring.agreement.irt as irt
+
+    x, *_ = simulate(30, 400, missing=0.9, seed=17)  # 10 % answered: the sparse path
+    sparse_fit = fit_2pl(x)
+    sparse_ab = abilities_eap(x, sparse_fit)
+    monkeypatch.setattr(irt, "SPARSE_BELOW", 0.0)  # force dense matrices
+    dense_fit = fit_2pl(x)
+    assert np.allclose(sparse_fit.difficulty, dense_fit.difficulty, atol=1e-5)
+    assert np.allclose(sparse_fit.discrimination, dense_fit.discrimination, atol=1e-5)
+    assert np.allclose(sparse_ab.theta, abilities_eap(x, dense_fit).theta, atol=1e-6)
