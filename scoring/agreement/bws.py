@@ -18,9 +18,11 @@ the one picked best and of the one picked worst (both among those shown, distinc
   interval is the t interval of that mean).
 * **Bradley–Terry**: every trial is expanded into the paired comparisons it implies
   (best beats every other shown object; every other beats the worst; for three
-  objects: the full ranking). log-strengths are fitted by maximum likelihood with a
-  small ridge penalty ``alpha`` (so an object that always wins stays finite), centred
-  to mean 0. The implied pairs of one trial are not independent, so the model's own
+  objects: the full ranking). Log-strengths are fitted by I-LSR with choix's
+  regularisation ``alpha`` (a pseudo-count of ``alpha`` comparisons between every two
+  objects, so an object that always wins stays finite), separately for each connected
+  set of objects (objects shown together, directly or through others) and centred to
+  mean 0 within it: objects never compared share no scale. The implied pairs of one trial are not independent, so the model's own
   standard errors would be too narrow: intervals come from resampling whole
   respondents (``bootstrap_bradley_terry``).
 """
@@ -39,7 +41,9 @@ from .table import FloatArray
 
 NAN = math.nan
 Trial = tuple[tuple[int, ...], int, int]  # (shown, best, worst)
-ALPHA = 0.01  # ridge penalty of the Bradley–Terry fit (choix's own example uses 0.01)
+ALPHA = 0.01  # regularisation of the Bradley–Terry fit (choix's own example uses 0.01)
+#: Above this many fits (connected sets × replicates) the rater bootstrap is not run.
+MAX_BOOT_FITS = 5_000
 
 
 def check_trials(trials: Sequence[Trial], n_objects: int) -> None:
@@ -111,17 +115,46 @@ def bradley_terry(trials: Sequence[Trial], n_objects: int, *, alpha: float = ALP
     return _fit(trials, n_objects, alpha)
 
 
-def _fit(trials: Sequence[Trial], n_objects: int, alpha: float) -> FloatArray:
+def components(trials: Sequence[Trial], n_objects: int) -> np.ndarray:
+    """Connected sets of objects (shown together, directly or through others): a label
+    per object, -1 for an object never shown."""
+    parent = list(range(n_objects))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
     seen = np.zeros(n_objects, dtype=bool)
     for objects, _b, _w in trials:
         seen[list(objects)] = True
+        first = root(objects[0])
+        for o in objects[1:]:
+            parent[root(o)] = first
+    labels = np.asarray([root(i) for i in range(n_objects)])
+    return np.where(seen, labels, -1)
+
+
+def _fit(trials: Sequence[Trial], n_objects: int, alpha: float) -> FloatArray:
+    """One fit per connected set of objects (``components``), each centred to mean 0:
+    objects never compared, even indirectly, share no scale."""
+    labels = components(trials, n_objects)
     out = np.full(n_objects, NAN)
-    if not seen.any():
-        return out
-    index = np.cumsum(seen) - 1  # the fit only over objects shown
-    pairs = [(int(index[a]), int(index[b])) for a, b in implied_pairs(trials)]
-    params = np.asarray(choix.ilsr_pairwise(int(seen.sum()), pairs, alpha=alpha), dtype=float)
-    out[seen] = params - params.mean()
+    counts: dict[int, np.ndarray] = {}
+    index = np.zeros(n_objects, dtype=np.int64)
+    members: dict[int, np.ndarray] = {}
+    for label in np.unique(labels[labels >= 0]):
+        ids = np.flatnonzero(labels == label)
+        members[int(label)] = ids
+        index[ids] = np.arange(ids.size)
+        counts[int(label)] = np.zeros((ids.size, ids.size))
+    for winner, loser in implied_pairs(trials):
+        counts[int(labels[winner])][index[winner], index[loser]] += 1
+    for label, ids in members.items():
+        # choix's dense I-LSR: counts[i, j] = times i beat j
+        params = np.asarray(choix.ilsr_pairwise_dense(counts[label], alpha=alpha), dtype=float)
+        out[ids] = params - params.mean()
     return out
 
 
@@ -139,14 +172,15 @@ def bootstrap_bradley_terry(
 
     Each replicate draws as many respondents as there are, takes all their trials and
     refits; an object nobody drawn was shown is left out of that replicate. With fewer
-    than 2 respondents, or ``n_boot`` = 0, the intervals are NaN.
+    than 2 respondents, ``n_boot`` = 0, or more than ``MAX_BOOT_FITS`` fits to run
+    (``boot_fits``), the intervals are NaN.
     """
     check_trials(trials, n_objects)
     who = np.asarray(respondents)
     people = np.unique(who)
     low = np.full(n_objects, NAN)
     high = np.full(n_objects, NAN)
-    if people.size < 2 or n_boot <= 0:
+    if people.size < 2 or n_boot <= 0 or boot_fits(trials, n_objects, n_boot) > MAX_BOOT_FITS:
         return low, high
     by_person = {p: [trials[int(i)] for i in np.flatnonzero(who == p)] for p in people}
     rng = np.random.default_rng(seed)
@@ -161,6 +195,12 @@ def bootstrap_bradley_terry(
         if col.size >= max(10, n_boot // 2):
             low[j], high[j] = np.percentile(col, [tail, 100 - tail])
     return low, high
+
+
+def boot_fits(trials: Sequence[Trial], n_objects: int, n_boot: int) -> int:
+    """Fits a rater bootstrap would run (one per connected set per replicate)."""
+    labels = components(trials, n_objects)
+    return int(np.unique(labels[labels >= 0]).size) * n_boot
 
 
 @dataclass(frozen=True)

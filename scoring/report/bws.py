@@ -9,8 +9,9 @@ appears). Per rater set (``humans``, each group, ``models``, each model):
   shown (Louviere et al. 2015), with ``n_shown``, ``n_best``, ``n_worst`` and the t
   interval of the mean of +1/0/−1 per appearance;
 * ``summary = poem``, ``method = bradley_terry``: the log-strength of a Bradley–Terry
-  fit of the implied paired comparisons (``choix``; mean 0 over the poems the set saw),
-  with a percentile bootstrap over the set's raters (``n_boot``; none for one rater);
+  fit of the implied paired comparisons (``choix``; mean 0 within each set of poems
+  shown together), with a percentile bootstrap over the set's raters (``n_boot``; none
+  for one rater, nor past ``MAX_BOOT_FITS`` fits: ``reason`` says so);
 * ``rank``: 1 for the set's best poem, by that method;
 * ``summary = spearman``: how far two sets rank the poems alike — every human set
   against every model set, Spearman's rho over the poems both saw, per method, with a
@@ -27,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 from scoring.agreement.bws import (
+    MAX_BOOT_FITS,
     Trial,
+    boot_fits,
     bootstrap_bradley_terry,
     bradley_terry,
     counting_scores,
@@ -121,7 +124,7 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 def _set_scores(
     trials: list[Trial], who: np.ndarray, s: RaterSet, n: int, opts: ReportSettings
-) -> dict[str, tuple[np.ndarray, ...]] | None:
+) -> dict[str, Any] | None:
     mask = np.isin(who, s.raters)
     if not mask.any():
         return None
@@ -131,10 +134,20 @@ def _set_scores(
     low, high = bootstrap_bradley_terry(
         mine, who[mask].tolist(), n, n_boot=opts.n_boot, seed=opts.seed, confidence=opts.confidence
     )
+    why = None
+    n_raters = np.unique(who[mask]).size
+    if n_raters < 2:
+        why = "one rater: no rater bootstrap for the Bradley–Terry interval"
+    elif opts.n_boot > 0 and (fits := boot_fits(mine, n, opts.n_boot)) > MAX_BOOT_FITS:
+        why = (
+            f"the rater bootstrap would need {fits:,} fits (over {MAX_BOOT_FITS:,}): read the "
+            "counting interval, or lower n_boot"
+        )
     return {
         COUNT: (counts.standardised, counts.ci_low, counts.ci_high),
         BT: (bt, low, high),
         "counts": (counts.shown, counts.best, counts.worst),
+        "why": why,
     }
 
 
@@ -147,7 +160,7 @@ def _task_rows(
         return []
     n = len(where)
     humans, models = _sets(sets)
-    scores: dict[str, dict[str, tuple[np.ndarray, ...]]] = {}
+    scores: dict[str, dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
     for s in humans + models:
         got = _set_scores(trials, who, s, n, opts)
@@ -178,6 +191,7 @@ def _task_rows(
                         "ci_high": float(high[j]),
                         "ci_method": CI_METHODS[method],
                         "rank": int(ranks[j]),
+                        "reason": got["why"] if method == BT else None,
                     }
                 )
     for h in humans:

@@ -10,8 +10,10 @@ import pytest
 from scipy import stats
 
 from scoring.agreement.bws import (
+    boot_fits,
     bootstrap_bradley_terry,
     bradley_terry,
+    components,
     counting_scores,
     implied_pairs,
     spearman_ci,
@@ -118,3 +120,16 @@ def test_spearman_interval_is_fisher_z_with_bonett_wright_se() -> None:
     assert r.ci_low == pytest.approx(math.tanh(math.atanh(rho) - 1.959964 * se), abs=1e-6)
     assert r.ci_high == pytest.approx(math.tanh(math.atanh(rho) + 1.959964 * se), abs=1e-6)
     assert math.isnan(spearman_ci([1, 2], [2, 1]).rho)
+
+
+def test_separate_choice_sets_are_fitted_apart() -> None:
+    # two triples never shown together: each is its own scale, centred on its own
+    a = [((0, 1, 2), 0, 2), ((0, 1, 2), 0, 1)]
+    b = [((3, 4, 5), 5, 3), ((3, 4, 5), 4, 3)]
+    together = bradley_terry(a + b, 6)
+    assert together[:3].tolist() == pytest.approx(bradley_terry(a, 3).tolist())
+    assert together[:3].sum() == pytest.approx(0.0) and together[3:].sum() == pytest.approx(0.0)
+    labels = components(a + b, 7)
+    assert len(set(labels[:3])) == 1 and len(set(labels[3:6])) == 1 and labels[0] != labels[3]
+    assert labels[6] == -1
+    assert boot_fits(a + b, 6, 100) == 200

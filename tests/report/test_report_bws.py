@@ -94,19 +94,19 @@ def test_bradley_terry_per_poem_and_spearman(study) -> None:  # type: ignore[no-
     b, frame = study
     rows = build_report(b.study, ReportSettings(n_boot=50)).tables["bws"]
     people = frame[frame.rater.isin(list(PEOPLE))]
-    pairs = []
-    for r in people.itertuples(index=False):
-        base = int(r.item.split("-")[1]) * 3
-        mid = 3 - r.best - r.worst
-        pairs += [(base + r.best, base + mid), (base + r.best, base + r.worst)]
-        pairs += [(base + mid, base + r.worst)]
-    params = choix.ilsr_pairwise(15, pairs, alpha=0.01)
-    params = params - params.mean()
+    # each item's three poems are compared only with each other: one fit per item
     mine = pick(rows, summary="poem", rater_set="humans", method="bradley_terry")
-    for k in range(15):
-        row = one(mine, poem=f"oq-{k // 3}#{k % 3}")
-        assert row["value"] == pytest.approx(params[k], abs=1e-5)
-        assert row["ci_low"] - 1e-9 <= row["value"] <= row["ci_high"] + 1e-9
+    for i, answers_i in people.groupby("item"):
+        pairs = []
+        for r in answers_i.itertuples(index=False):
+            mid = 3 - r.best - r.worst
+            pairs += [(r.best, mid), (r.best, r.worst), (mid, r.worst)]
+        params = choix.ilsr_pairwise(3, pairs, alpha=0.01)
+        params = params - params.mean()
+        for j in range(3):
+            row = one(mine, poem=f"{i}#{j}")
+            assert row["value"] == pytest.approx(params[j], abs=1e-5)
+            assert row["ci_low"] - 1e-9 <= row["value"] <= row["ci_high"] + 1e-9
     # the agreement between people's and a model's rankings: Spearman over the 15 poems
     humans = {
         r["poem"]: r["value"]
@@ -124,3 +124,4 @@ def test_bradley_terry_per_poem_and_spearman(study) -> None:  # type: ignore[no-
     # a single model has no rater bootstrap
     single = pick(rows, summary="poem", rater_set="model:qwen", method="bradley_terry")
     assert all(r["ci_low"] != r["ci_low"] for r in single)  # NaN
+    assert all("one rater" in r["reason"] for r in single)
