@@ -215,9 +215,26 @@ def load(r: dict[str, Any]) -> list[Figure]:
     return out
 
 
+def irt(r: dict[str, Any]) -> list[Figure]:
+    secs, base = r.get("seconds") or {}, r.get("baseline") or {}
+    if "total" not in secs:
+        return []
+    rasch = base.get("girth_rasch_mml_seconds")
+    name = f"IRT 1PL + 2PL + abilities, {r.get('raters')} raters x {r.get('units')} units"
+    out = [Figure("irt", name, secs["total"], "s", "girth.rasch_mml on the same matrix", rasch,
+                  _ratio(secs["total"], rasch), "batch",
+                  f"< {r.get('goal_seconds', 60):.0f} s", r.get("meets_goal"))]  # fmt: skip
+    slow = base.get("girth_twopl_mml_seconds")
+    if "fit_2pl" in secs and slow:
+        out.append(Figure("irt", f"2PL fit alone, all {r.get('units')} units", secs["fit_2pl"],
+                          "s", f"girth.twopl_mml on {base.get('girth_twopl_mml_units')} units "
+                          "(a tenth)", slow, _ratio(secs["fit_2pl"], slow), "batch", "—"))  # fmt: skip
+    return out
+
+
 EXTRACTORS: dict[str, Callable[[dict[str, Any]], list[Figure]]] = {
     "loading": loading, "prosody": prosody, "agreement": agreement, "report": report,
-    "submit": submit, "load": load,
+    "submit": submit, "load": load, "irt": irt,
 }  # fmt: skip
 
 

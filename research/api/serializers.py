@@ -97,3 +97,15 @@ class ReportOut(serializers.Serializer):
     self_preference = serializers.ListField(child=serializers.DictField())
     form_length = serializers.ListField(child=serializers.DictField())
     published_vs_computed = serializers.ListField(child=serializers.DictField())
+    icc = serializers.ListField(child=serializers.DictField())
+    bws = serializers.ListField(child=serializers.DictField())
+    item_analysis = serializers.ListField(child=serializers.DictField())
+    abilities = serializers.ListField(child=serializers.DictField())
+
+
+class PlanOut(serializers.Serializer):
+    """``manage.py plan``'s rows (docs/statistics.md, planning) and the goals used."""
+
+    study = serializers.CharField()
+    goals = serializers.DictField()
+    rows = serializers.ListField(child=serializers.DictField())

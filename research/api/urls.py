@@ -9,6 +9,7 @@ urlpatterns = [
     path("studies/<int:study_id>/items/", views.ItemList.as_view(), name="items"),
     path("studies/<int:study_id>/responses/", views.ResponseList.as_view(), name="responses"),
     path("studies/<int:study_id>/report/", views.ReportView.as_view(), name="report"),
+    path("studies/<int:study_id>/plan/", views.PlanView.as_view(), name="plan"),
     path(
         "studies/<int:study_id>/exports/report/",
         views.ReportExport.as_view(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import asdict
 from typing import Any
 
 from django.db.models import QuerySet
@@ -23,6 +25,7 @@ from research.downloads import (
 )
 from scoring.report import BY_KEYS, N_BOOT, TABLES, ReportSettings, SettingsError, settings_from
 from scoring.report.build import unknown_tasks
+from scoring.report.plan import Goals, plan_rows
 from scoring.report.service import report_for
 from scoring.report.settings import MIN_SIDE, PASS_THRESHOLD, RATINGS_CI, SETTING_NAMES
 from studies.models import Item, Study
@@ -193,6 +196,52 @@ class ReportExport(APIView):
         table = _choice(request, "table", TABLES, None)
         report = report_for(study, report_settings(request, study))
         return report_download(report, fmt, table)
+
+
+PLAN_GOALS = {
+    "half_width": float,
+    "power": float,
+    "alpha": float,
+    "alpha_width": float,
+    "confidence": float,
+    "n_sims": int,
+}
+
+
+class PlanView(APIView):
+    @extend_schema(
+        responses=out.PlanOut,
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter(name, kind, description="a goal (docs/statistics.md, planning)")
+            for name, kind in PLAN_GOALS.items()
+        ],
+    )
+    def get(self, request: Request, study_id: int) -> Response:
+        """How many more volunteers (or items) each goal needs, from the data so far."""
+        study = study_for(request.user, study_id)
+        given: dict[str, Any] = {}
+        for name, kind in PLAN_GOALS.items():
+            raw = request.query_params.get(name)
+            if raw is None or not raw.strip():
+                continue
+            try:
+                given[name] = kind(raw)
+            except ValueError:
+                raise exceptions.ValidationError({name: f"not a valid {kind.__name__}"}) from None
+        try:
+            goals = Goals(**given)
+        except ValueError as exc:
+            name, _, what = str(exc).partition(": ")
+            raise exceptions.ValidationError({name: what}) from exc
+        rows = [
+            {
+                k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in r.items()
+            }
+            for r in plan_rows(study, goals)
+        ]
+        return Response({"study": study.slug, "goals": asdict(goals), "rows": rows})
 
 
 class ResponsesExport(APIView):

@@ -63,6 +63,10 @@ def _specs() -> dict[str, TableSpec]:
         "self_preference": TableSpec(t.self_preference, native=("source",)),
         "form_length": TableSpec(t.form_length, native=("form", "source", "condition")),
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
+        "icc": TableSpec(t.icc),
+        "bws": TableSpec(t.bws),
+        "item_analysis": TableSpec(t.item_analysis),
+        "abilities": TableSpec(t.abilities),
     }
 
 
@@ -84,6 +88,10 @@ TABLES = (
     "self_preference",
     "form_length",
     "published_vs_computed",
+    "icc",
+    "bws",
+    "item_analysis",
+    "abilities",
 )
 __all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 

@@ -100,7 +100,7 @@ def _choices(kind: str, options: Any, parts: Any) -> dict[str, tuple[str, ...]]:
 
 
 def _items(study: Study) -> pd.DataFrame:
-    """One row per item: task, number of keyed fields, attention check, the answer key
+    """One row per item: its external id, task, number of keyed fields, attention check, the answer key
     (a dict or None), the option texts of each field it asks (``choices``: field ->
     tuple, through the kinds registry; empty for ratings), the poem's raw source
     (``poem_source``) and its provenance (the split keys ``source``, ``condition``,
@@ -109,6 +109,7 @@ def _items(study: Study) -> pd.DataFrame:
     kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
     rows = Item.objects.filter(study=study).values_list(
         "pk",
+        "external_id",
         "task_id",
         "options",
         "parts",
@@ -125,6 +126,7 @@ def _items(study: Study) -> pd.DataFrame:
     records = [
         (
             pk,
+            ext,
             task,
             len(answer) if isinstance(answer, dict) else 0,
             answer if isinstance(answer, dict) else None,
@@ -141,6 +143,7 @@ def _items(study: Study) -> pd.DataFrame:
         )
         for (
             pk,
+            ext,
             task,
             options,
             parts,
@@ -157,6 +160,7 @@ def _items(study: Study) -> pd.DataFrame:
     ]
     columns = [
         "id",
+        "external_id",
         "task",
         "n_keyed",
         "answer",

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scoring.report import abilities as abilities_table
 from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
+from scoring.report import bws as bws_table
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
+from scoring.report import icc as icc_table
+from scoring.report import items as items_table
 from scoring.report import pairwise as pw
 from scoring.report import ratings as rat
 from scoring.report import rule_rates as rr
@@ -83,3 +87,19 @@ def form_length(c: Context) -> Rows:
 
 def published_vs_computed(c: Context) -> Rows:
     return published.published_rows(c.full, c.sets, c.opts)
+
+
+def icc(c: Context) -> Rows:
+    return icc_table.icc_rows(c.data, c.sets, c.opts)
+
+
+def bws(c: Context) -> Rows:
+    return bws_table.bws_rows(c.data, c.sets, c.opts)
+
+
+def item_analysis(c: Context) -> Rows:
+    return items_table.item_rows(c.data, c.sets)
+
+
+def abilities(c: Context) -> Rows:
+    return abilities_table.ability_rows(c.data, c.sets)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation.spreadsheet import csv_cell, xlsx_row
-from scoring.report import agreement
+from scoring.report import abilities, agreement, bws, icc, items
 from scoring.report.build import TABLES, Report
 
 FORMATS = ("json", "csv", "xlsx")
@@ -216,6 +216,10 @@ KNOWN_COLUMNS = {
         "match",
         "reason",
     ],
+    "icc": list(icc.COLUMNS),
+    "bws": list(bws.COLUMNS),
+    "item_analysis": list(items.COLUMNS),
+    "abilities": list(abilities.COLUMNS),
 }
 #: Tables that are never split by item provenance (their rows are about the study).
 WHOLE = ("exclusions", "aggregates", "published_vs_computed")

@@ -153,3 +153,40 @@ def test_list_endpoints_cost_a_constant_number_of_queries(
     ):
         with django_assert_max_num_queries(8):
             assert _get(world, path).status_code == 200
+
+
+def test_report_has_the_issue_15_tables(world: World) -> None:
+    data = _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=0").json()
+    for name in ("icc", "bws", "item_analysis", "abilities"):
+        assert isinstance(data[name], list)
+    # the known study's ratings: every one of four raters rated every poem
+    icc = [r for r in data["icc"] if r["rater_set"] == "humans" and r["field"] == "prosody"]
+    assert {r["form"] for r in icc} == {
+        "ICC(1,1)",
+        "ICC(2,1)",
+        "ICC(3,1)",
+        "ICC(1,k)",
+        "ICC(2,k)",
+        "ICC(3,k)",
+    }
+    assert any(r["summary"] == "item" and r["item"] == "ck-1" for r in data["item_analysis"])
+
+
+def test_issue_15_tables_export_as_csv_and_xlsx(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/exports/report/?n_boot=0"
+    text = _get(world, base + "&file=csv&table=item_analysis").content.decode("utf-8-sig")
+    header = next(csv.reader(io.StringIO(text)))
+    assert header[:4] == ["task", "item", "field", "rater_set"]
+    book = load_workbook(io.BytesIO(_get(world, base + "&file=xlsx").content), read_only=True)
+    assert {"icc", "bws", "item_analysis", "abilities"} <= set(book.sheetnames)
+
+
+def test_plan_endpoint_gives_rows_and_refuses_bad_goals(world: World) -> None:
+    base = f"/api/v1/studies/{world.own.study.pk}/plan/"
+    data = _get(world, base + "?half_width=0.1&n_sims=20").json()
+    assert data["goals"]["half_width"] == 0.1
+    row = next(r for r in data["rows"] if r["target"] == "accuracy" and r["task"] == "ck")
+    assert row["goal"] == 0.1 and row["status"] in ("met", "short")
+    bad = _get(world, base + "?half_width=0.9")
+    assert bad.status_code == 400 and "half_width" in bad.json()
+    assert _get(world, base + "?power=x").status_code == 400

@@ -1,0 +1,296 @@
+"""The ``abilities`` table: people and models on one IRT ability scale (``scoring.agreement.irt``).
+
+One fit per keyed task, and one over every keyed task together (``task = *``) when the
+study has more than one. Units are keyed question parts (item × field); every rater
+with keyed answers (people and models together) is a respondent. Both the 1PL and the
+2PL model are fitted (``irt`` column). Rows (``summary``):
+
+* ``fit``: respondents and units used, marginal log-likelihood, AIC, BIC, whether the
+  optimiser converged;
+* ``left_out``: what the fit could not use and why — respondents with fewer than
+  ``MIN_RESPONSES`` keyed answers, units everyone used got right (or wrong) or that fewer
+  than 2 answered (the list is in ``what``, at most ``LIST_LIMIT`` names);
+* ``rater``: each respondent's ability (EAP) and its standard error (posterior SD),
+  with their number of answers and share right; ``rater_set`` is the group or model;
+* ``model_percentile``: each model's ability beside each human set, the model's
+  percentile among its members (mid-rank) and the set's median;
+* ``distribution``: each rater set's abilities: n, mean, sd, min, quartiles, max;
+* ``item``: each unit's difficulty and discrimination.
+
+Abilities are on the N(0, 1) scale of the fitted population (people and models
+together): comparable within one fit, not between fits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scoring.agreement import percentile_rank
+from scoring.agreement.irt import MISSING, ItemFit, abilities_eap, fit_1pl, fit_2pl
+from scoring.report.data import StudyData, TaskInfo
+from scoring.report.sets import HUMANS, RaterSet, groups_of, model_label, single_models
+
+MIN_RESPONSES = 5
+LIST_LIMIT = 20
+MAX_CELLS = 5_000_000  # units × respondents of the dense matrix a fit may use (bench: 2M in 30 s)
+COLUMNS = (
+    "task",
+    "irt",
+    "summary",
+    "rater_set",
+    "rater",
+    "item",
+    "field",
+    "ability",
+    "se",
+    "n",
+    "accuracy",
+    "percentile",
+    "median",
+    "mean",
+    "sd",
+    "min",
+    "p25",
+    "p75",
+    "max",
+    "difficulty",
+    "discrimination",
+    "n_raters",
+    "n_units",
+    "loglik",
+    "aic",
+    "bic",
+    "converged",
+    "what",
+    "reason",
+)
+
+
+def _keyed(data: StudyData, task_ids: list[int]) -> pd.DataFrame:
+    frame = data.responses
+    part = frame.loc[frame["task"].isin(task_ids) & frame["correct"].notna()]
+    part = part.loc[part["value"].notna() & (part["field"] != "*")]
+    return part[["item", "field", "rater", "correct"]].astype({"field": str})
+
+
+def _prune(part: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Drop sparse respondents and uninformative units until none is left to drop."""
+    notes: dict[str, set[str]] = {}
+    while True:
+        counts = part.groupby("rater")["correct"].transform("size")
+        few = part.loc[counts < MIN_RESPONSES, "rater"].unique()
+        unit = part.groupby(["item", "field"])["correct"]
+        mean, size = unit.transform("mean"), unit.transform("size")
+        flat = (mean == 1) | (mean == 0) | (size < 2)
+        if not len(few) and not flat.any():
+            return part, [{"kind": k, "names": sorted(v)} for k, v in notes.items()]
+        for kind, rows in (
+            ("all_right", part.loc[flat & (mean == 1) & (size >= 2)]),
+            ("all_wrong", part.loc[flat & (mean == 0) & (size >= 2)]),
+            ("one_answer", part.loc[size < 2]),
+        ):
+            notes.setdefault(kind, set()).update(
+                f"{i}:{f}" for i, f in zip(rows["item"], rows["field"], strict=True)
+            )
+        notes.setdefault("few", set()).update(str(r) for r in few)
+        part = part.loc[~flat & ~part["rater"].isin(few)]
+
+
+def _unit_label(ext: pd.Series, key: str) -> str:
+    item, _, fld = key.partition(":")
+    return f"{ext.get(int(item), item)}:{fld}"
+
+
+REASONS = {
+    "few": f"respondents with fewer than {MIN_RESPONSES} keyed answers",
+    "all_right": "units every respondent got right",
+    "all_wrong": "units every respondent got wrong",
+    "one_answer": "units fewer than 2 respondents answered",
+}
+
+
+def _labels(data: StudyData) -> tuple[dict[int, str], dict[int, str]]:
+    r = data.raters
+    name, sets = {}, {}
+    for pk, kind, n, run, group in zip(
+        r.index, r["kind"], r["name"], r["run"], r["group"], strict=True
+    ):
+        label = model_label(str(n), str(run)) if kind == "model" else str(n)
+        name[int(pk)] = label.removeprefix("model:")
+        sets[int(pk)] = label if kind == "model" else (f"group:{group}" if group else kind)
+    return name, sets
+
+
+def _describe(values: np.ndarray) -> dict[str, Any]:
+    if values.size == 0:
+        return {"n": 0}
+    q = np.percentile(values, [25, 50, 75])
+    return {
+        "n": int(values.size),
+        "mean": float(values.mean()),
+        "sd": float(values.std(ddof=1)) if values.size > 1 else float("nan"),
+        "min": float(values.min()),
+        "p25": float(q[0]),
+        "median": float(q[1]),
+        "p75": float(q[2]),
+        "max": float(values.max()),
+    }
+
+
+def _fit_rows(
+    slug: str, part: pd.DataFrame, data: StudyData, sets: list[RaterSet]
+) -> list[dict[str, Any]]:
+    base = {"task": slug}
+    part, notes = _prune(part)
+    names, set_of = _labels(data)
+    rows: list[dict[str, Any]] = []
+    for note in notes:
+        if note["names"]:
+            shown = note["names"]
+            if note["kind"] == "few":
+                shown = sorted(names.get(int(n), n) for n in shown)
+            else:
+                ext = data.items["external_id"]
+                shown = sorted(_unit_label(ext, n) for n in shown)
+            more = f" (+{len(shown) - LIST_LIMIT} more)" if len(shown) > LIST_LIMIT else ""
+            rows.append(
+                {
+                    **base,
+                    "summary": "left_out",
+                    "n": len(shown),
+                    "what": ", ".join(map(str, shown[:LIST_LIMIT])) + more,
+                    "reason": REASONS[note["kind"]],
+                }
+            )
+    units = part[["item", "field"]].drop_duplicates().sort_values(["item", "field"])
+    raters = np.sort(part["rater"].unique())
+    if len(units) < 2 or raters.size < 2:
+        why = f"{len(units)} informative units and {raters.size} respondents: need 2 of each"
+        return [*rows, {**base, "summary": "fit", "reason": why}]
+    if len(units) * raters.size > MAX_CELLS:
+        why = (
+            f"{len(units)} units × {raters.size} respondents exceeds {MAX_CELLS:,} cells: "
+            "fit one task at a time (the report's tasks setting)"
+        )
+        return [*rows, {**base, "summary": "fit", "reason": why}]
+    u_index = pd.MultiIndex.from_frame(units)
+    ui = u_index.get_indexer(pd.MultiIndex.from_frame(part[["item", "field"]]))
+    ri = np.searchsorted(raters, part["rater"].to_numpy())
+    matrix = np.full((len(units), raters.size), MISSING, dtype=np.int64)
+    matrix[ui, ri] = part["correct"].to_numpy(dtype=np.int64)
+    n_answers = (matrix != MISSING).sum(axis=0)
+    accuracy = (matrix == 1).sum(axis=0) / n_answers
+    one = fit_1pl(matrix)
+    two = fit_2pl(matrix, start=one)
+    ext = data.items["external_id"]
+    for fit in (one, two):
+        rows += _one_fit(base, fit, matrix, raters, names, set_of, n_answers, accuracy, sets)
+        for (item, fld), b, a in zip(
+            units.itertuples(index=False), fit.difficulty, fit.discrimination, strict=True
+        ):
+            rows.append(
+                {
+                    **base,
+                    "irt": fit.model,
+                    "summary": "item",
+                    "item": ext.get(int(item), item),
+                    "field": fld,
+                    "difficulty": float(b),
+                    "discrimination": float(a),
+                    "n": int((matrix[u_index.get_loc((item, fld))] != MISSING).sum()),
+                }
+            )
+    return rows
+
+
+def _one_fit(
+    base: dict[str, Any],
+    fit: ItemFit,
+    matrix: np.ndarray,
+    raters: np.ndarray,
+    names: dict[int, str],
+    set_of: dict[int, str],
+    n_answers: np.ndarray,
+    accuracy: np.ndarray,
+    sets: list[RaterSet],
+) -> list[dict[str, Any]]:
+    ab = abilities_eap(matrix, fit)
+    here = {**base, "irt": fit.model}
+    rows: list[dict[str, Any]] = [
+        {
+            **here,
+            "summary": "fit",
+            "n_raters": int(raters.size),
+            "n_units": int(matrix.shape[0]),
+            "loglik": fit.loglik,
+            "aic": fit.aic(),
+            "bic": fit.bic(int(raters.size)),
+            "converged": fit.converged,
+            "reason": None if fit.converged else fit.message,
+        }
+    ]
+    for k, pk in enumerate(raters.tolist()):
+        rows.append(
+            {
+                **here,
+                "summary": "rater",
+                "rater_set": set_of[pk],
+                "rater": names[pk],
+                "ability": float(ab.theta[k]),
+                "se": float(ab.se[k]),
+                "n": int(n_answers[k]),
+                "accuracy": float(accuracy[k]),
+            }
+        )
+    theta = dict(zip(raters.tolist(), ab.theta.tolist(), strict=True))
+    humans = [s for s in sets if s.name == HUMANS] + groups_of(sets)
+    chosen = humans + [s for s in sets if s.kind == "model"]
+    values = {
+        s.name: np.asarray([theta[r] for r in s.raters.tolist() if r in theta]) for s in chosen
+    }
+    for s in chosen:
+        if values[s.name].size:
+            rows.append(
+                {
+                    **here,
+                    "summary": "distribution",
+                    "rater_set": s.name,
+                    **_describe(values[s.name]),
+                }
+            )
+    for m in single_models(sets):
+        for pk in (r for r in m.raters.tolist() if r in theta):
+            for h in humans:
+                if values[h.name].size:
+                    rows.append(
+                        {
+                            **here,
+                            "summary": "model_percentile",
+                            "rater_set": h.name,
+                            "rater": names[pk],
+                            "ability": theta[pk],
+                            "percentile": percentile_rank(theta[pk], values[h.name].tolist()),
+                            "median": float(np.median(values[h.name])),
+                            "n": int(values[h.name].size),
+                        }
+                    )
+    return rows
+
+
+def ability_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any]]:
+    keyed: list[TaskInfo] = []
+    rows: list[dict[str, Any]] = []
+    for task in data.tasks.values():
+        if task.is_rating:
+            continue
+        part = _keyed(data, [task.id])
+        if part.empty:
+            continue
+        keyed.append(task)
+        rows += _fit_rows(task.slug, part, data, sets)
+    if len(keyed) > 1:
+        rows += _fit_rows("*", _keyed(data, [t.id for t in keyed]), data, sets)
+    return rows

@@ -1,0 +1,136 @@
+"""IRT: parameters recovered from simulated data; the 2PL fit checked against girth."""
+
+from __future__ import annotations
+
+import girth
+import numpy as np
+import pytest
+from scipy import optimize
+
+from scoring.agreement.irt import (
+    MISSING,
+    abilities_eap,
+    fit_1pl,
+    fit_2pl,
+    marginal_loglik,
+    quadrature,
+)
+
+
+def simulate(
+    n_units: int, n_persons: int, missing: float, seed: int, rasch: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = np.ones(n_units) if rasch else rng.lognormal(0, 0.3, n_units)
+    b = rng.normal(0, 1, n_units)
+    theta = rng.normal(0, 1, n_persons)
+    p = 1 / (1 + np.exp(-a[:, None] * (theta[None, :] - b[:, None])))
+    x = (rng.random(p.shape) < p).astype(np.int64)
+    x[rng.random(x.shape) < missing] = MISSING
+    return x, a, b, theta
+
+
+def corr(u: np.ndarray, v: np.ndarray) -> float:
+    return float(np.corrcoef(u, v)[0, 1])
+
+
+def test_2pl_recovers_known_parameters_and_abilities() -> None:
+    x, a, b, theta = simulate(60, 1500, missing=0.3, seed=11)
+    fit = fit_2pl(x)
+    assert fit.converged
+    assert corr(fit.difficulty, b) >= 0.9
+    assert corr(fit.discrimination, a) >= 0.7  # slopes are the hardest part to recover
+    ab = abilities_eap(x, fit)
+    assert corr(ab.theta, theta) >= 0.9
+    assert np.all(ab.se > 0) and np.all(ab.se < 1)
+
+
+def test_1pl_recovers_rasch_data() -> None:
+    x, _a, b, theta = simulate(60, 800, missing=0.3, seed=12, rasch=True)
+    fit = fit_1pl(x)
+    assert corr(fit.difficulty, b) >= 0.95
+    assert np.allclose(fit.discrimination, fit.discrimination[0])
+    assert fit.discrimination[0] == pytest.approx(1.0, abs=0.15)
+    assert corr(abilities_eap(x, fit).theta, theta) >= 0.9
+
+
+def test_1pl_agrees_with_girths_own_1pl_fit() -> None:
+    x, *_ = simulate(30, 600, missing=0.3, seed=16, rasch=True)
+    ours = fit_1pl(x)
+    ref = girth.onepl_mml(np.where(x == MISSING, girth.INVALID_RESPONSE, x))
+    assert ours.converged
+    assert corr(ours.difficulty, ref["Difficulty"]) >= 0.999
+    assert np.abs(ours.difficulty - ref["Difficulty"]).max() < 0.1
+    assert ours.discrimination[0] == pytest.approx(ref["Discrimination"], abs=0.05)
+    assert (
+        ours.loglik
+        >= marginal_loglik(x, ref["Difficulty"], np.full(30, ref["Discrimination"])) - 1e-6
+    )
+
+
+def test_2pl_agrees_with_girths_own_2pl_fit() -> None:
+    x, *_ = simulate(25, 500, missing=0.2, seed=13)
+    ours = fit_2pl(x)
+    ref = girth.twopl_mml(np.where(x == MISSING, girth.INVALID_RESPONSE, x))
+    assert corr(ours.difficulty, ref["Difficulty"]) >= 0.995
+    assert corr(ours.discrimination, ref["Discrimination"]) >= 0.99
+    assert np.abs(ours.difficulty - ref["Difficulty"]).max() < 0.15
+    # ours is the maximum of the likelihood we state: girth's estimates score no higher
+    assert ours.loglik >= marginal_loglik(x, ref["Difficulty"], ref["Discrimination"]) - 1e-6
+
+
+def test_eap_matches_girth_and_the_posterior_by_hand() -> None:
+    x, *_ = simulate(20, 50, missing=0.2, seed=14)
+    fit = fit_2pl(x)
+    ab = abilities_eap(x, fit)
+    ref = girth.ability_eap(
+        np.where(x == MISSING, girth.INVALID_RESPONSE, x), fit.difficulty, fit.discrimination
+    )
+    assert np.abs(ab.theta - ref).max() < 0.01
+    # person 0 by hand on the quadrature
+    nodes, weights = quadrature()
+    seen = x[:, 0] != MISSING
+    p = 1 / (1 + np.exp(-fit.discrimination[seen, None] * (nodes - fit.difficulty[seen, None])))
+    like = np.prod(np.where(x[seen, 0, None] == 1, p, 1 - p), axis=0) * weights
+    post = like / like.sum()
+    assert ab.theta[0] == pytest.approx(post @ nodes)
+    assert ab.se[0] == pytest.approx(np.sqrt(post @ nodes**2 - (post @ nodes) ** 2))
+
+
+def test_loglik_is_the_stated_marginal_likelihood_maximum() -> None:
+    k = 5
+    x, *_ = simulate(k, 300, missing=0.1, seed=15)
+    fit = fit_2pl(x)
+
+    def negative(params: np.ndarray) -> float:
+        return -marginal_loglik(x, params[k:], np.exp(params[:k]))
+
+    start = np.concatenate([np.log(fit.discrimination), fit.difficulty])
+    assert fit.loglik == pytest.approx(-negative(start))
+    nelder = optimize.minimize(
+        negative,
+        start + 0.05,
+        method="Nelder-Mead",
+        options={"maxiter": 20000, "xatol": 1e-6, "fatol": 1e-8},
+    )
+    assert fit.loglik >= -nelder.fun - 1e-3
+
+
+def test_bad_matrices_are_refused() -> None:
+    with pytest.raises(ValueError, match="1 \\(right\\), 0 \\(wrong\\)"):
+        fit_1pl(np.array([[0, 2], [1, 0]]))
+    with pytest.raises(ValueError, match="2-d"):
+        fit_2pl(np.array([0, 1]))
+
+
+def test_sparse_and_dense_paths_give_the_same_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoring.agreement.irt as irt
+
+    x, *_ = simulate(30, 400, missing=0.9, seed=17)  # 10 % answered: the sparse path
+    sparse_fit = fit_2pl(x)
+    sparse_ab = abilities_eap(x, sparse_fit)
+    monkeypatch.setattr(irt, "SPARSE_BELOW", 0.0)  # force dense matrices
+    dense_fit = fit_2pl(x)
+    assert np.allclose(sparse_fit.difficulty, dense_fit.difficulty, atol=1e-5)
+    assert np.allclose(sparse_fit.discrimination, dense_fit.discrimination, atol=1e-5)
+    assert np.allclose(sparse_ab.theta, abilities_eap(x, dense_fit).theta, atol=1e-6)

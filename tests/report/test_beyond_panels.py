@@ -1,0 +1,41 @@
+"""The issue-15 dashboard panels (``{% beyond_panels study tables %}``), rendered alone:
+the integrator adds the one-line hook to templates/research/dashboard.html."""
+
+from __future__ import annotations
+
+import pytest
+from django.template import Context, Template
+from django.utils import translation
+
+from scoring.report import ReportSettings, build_report
+from tests.report.cpdue import cpdue_study
+
+pytestmark = pytest.mark.django_db
+HOOK = Template("{% load beyond %}{% beyond_panels study tables %}")
+
+
+def render(study) -> str:  # type: ignore[no-untyped-def]
+    tables = build_report(study, ReportSettings(n_boot=0)).as_json()
+    return HOOK.render(Context({"study": study, "tables": tables, "report_formats": ("csv",)}))
+
+
+def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> None:  # type: ignore[no-untyped-def]
+    s = cpdue_study("cpdue-panels")
+    lure = s.builder.items["ck-lure"]
+    lure.stem = "「春风又绿江南岸」的作者是谁？"
+    lure.save()
+    with translation.override("en"):
+        html = render(s.builder.study)
+    assert 'id="items"' in html and "ck-lure" in html and "a wrong option draws the strong" in html
+    assert "「春风又绿江南岸」的作者是谁？" in html  # the item's text, a click away
+    assert "ck-lure 选项3" in html  # its options with their shares
+    assert 'id="abilities"' in html and "gpt-4o" in html and "group:C" in html
+    assert 'id="plan"' in html and "power, two groups" in html
+    assert "?table=item_analysis" in html and "?table=abilities" in html
+
+
+def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def]
+    s = cpdue_study("cpdue-panels-zh")
+    with translation.override("zh-hans"):
+        html = render(s.builder.study)
+    assert "题目质量" in html and "人与模型同一能力量表" in html and "还需要多少志愿者" in html
