@@ -8,7 +8,7 @@ attested, stays *ambiguous* (mark 中), which a lenient check accepts and the di
 report as ambiguous rather than wrong.
 
 Sources for the readings: 《汉语大词典》 (曲 qǔ 乐曲; 教 jiāo 使、令; 重 chóng 再、层;
-思 sì 名词 "心绪、情思") and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
+思 sì 名词 "心绪、情思"; 长 cháng 长短之长; 骑 jì 一人一马、骑兵; 燕 yān 国名、地名) and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
 Rules marked ``classical`` apply to the classical tone system only: the modern standard
 (《现代汉语词典》) reads 思 sī in every sense.
 """
@@ -67,9 +67,36 @@ RULES: tuple[ContextRule, ...] = (
     _rule(
         "重",
         "chong2",
-        "[千万几数层九]",
+        "[千万几数层九两]",
         "[来到游见逢阳九门楼叠帘城云衾檐山阴开回归寻温看过圆题]",
-        "重 chóng (again; layers): 重来, 重阳, 万重 …",
+        "重 chóng (again; layers): 重来, 重阳, 万重, 两重 …",
+    ),
+    # 长 cháng (long) before the nouns it qualifies in verse and after the nouns it
+    # predicates; pypinyin's segmenter otherwise takes the modern word across the phrase
+    # (唯见长江 as 见长 jiàn zhǎng, 路长嗟 zhǎng).  生长/家长/兄长 … are not matched.
+    _rule(
+        "长",
+        "chang2",
+        "[路夜日天水道岁漏更意情恨愁梦山宵昼话春秋]",
+        "[江河安亭城天空风夜歌啸叹吁久远路堤街桥门眠恨条林烟沙松剑虹川廊途洲鲸吟袖]",
+        "长 cháng (long): 长江, 长安, 长亭, 路长, 夜长 …",
+    ),
+    # 骑 jì (a horseman, a mounted troop) after a numeral or an attribute, not before
+    # the animal ridden (骑马 qí).
+    ContextRule(
+        "骑",
+        "ji4",
+        re.compile(r"(?<=[千万百一数候铁胡轻飞游精单归从征边突])骑(?![马驴牛鹤鲸虎龙鹿羊])"),
+        False,
+        "骑 jì (a horseman): 千骑, 候骑, 铁骑, 一骑红尘 …",
+    ),
+    # 燕 yān, the state and its land (燕然, 燕山, 燕赵), not 燕 yàn the swallow.
+    _rule(
+        "燕",
+        "yan1",
+        "",
+        "[然山赵京台市歌姬地云]",
+        "燕 yān (the place): 燕然, 燕山, 燕赵, 燕台 …",
     ),
     _rule(
         "思",
@@ -101,3 +128,28 @@ def apply_rules(
             out = list(readings)
         out[k] = tuple(fixed)
     return out
+
+
+# Characters with a level and an oblique reading of the same meaning, which the poet read
+# as the metre needed (王力《汉语诗律学》第一章 §5 "平仄两读而意义不变": 看 听 望 忘 过 醒
+# 叹 誉 凝 …; 《诗词格律》 on 看 and 听).  In the classical system such a character, when the
+# book lists it under both tones (mark 中), takes the tone its position requires.
+SAME_MEANING = frozenset("看听望忘过醒叹誉凝")
+SAME_MEANING_SOURCE = "王力《汉语诗律学》第一章§5（平仄两读而意义不变）"
+
+
+def resolve_by_metre(chars: str, tones: str, marks: str, required: str) -> tuple[str, list[int]]:
+    """Read each 两读同义 character (:data:`SAME_MEANING`, mark 中) in the required tone.
+
+    ``chars``/``tones``/``marks``/``required`` are aligned strings (simplified characters,
+    平/仄/?, 平/仄/中/?, 平/仄/中).  Returns the tone string and the positions changed.
+    """
+    if SAME_MEANING.isdisjoint(chars):
+        return tones, []
+    out = list(tones)
+    changed = []
+    for i, ch in enumerate(chars[: len(required)]):
+        if ch in SAME_MEANING and marks[i] == "中" and required[i] in "平仄" and out[i] != required[i]:
+            out[i] = required[i]
+            changed.append(i)
+    return ("".join(out), changed) if changed else (tones, [])

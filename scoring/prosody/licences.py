@@ -108,7 +108,7 @@ def judge(
                         lic = "一三五不论"
                 elif kind == "C":
                     lic = "特拗" if core[3] == PING else "一三五不论"
-                else:
+                elif core[3] == PING and core[4] == PING:
                     fault = "三平尾"
             elif c == 4:
                 if kind == "C" and core[2] == ZE:

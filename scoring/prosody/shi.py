@@ -26,6 +26,7 @@ from typing import Any
 
 from . import licences, rhyme
 from .align import align
+from .context import resolve_by_metre
 from .ci import bits, tonal_share
 from .reading import Reading
 from .tones import PING, UNKNOWN, ZE, CharTone, ToneSystem
@@ -65,6 +66,54 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
             "首句入韵" if lines[0][-1] == PING else "首句不入韵"
         )
         out.append((name, lines))
+    return out
+
+
+_TYPE_OF = {v: k for k, v in _TYPES5.items()}
+# The couplets a pattern may be built of: line 1 may rhyme (D B, B D) or not (A B, C D);
+# later couplets never rhyme their first line.
+_FIRST_COUPLETS = ("AB", "DB", "CD", "BD")
+_LATER_COUPLETS = ("AB", "CD")
+
+
+def _judge(
+    tones: str, marks: str, lines: list[str], n: int, lenient: bool
+) -> tuple[float, list[tuple[int, int]], list[licences.Verdict]]:
+    """(licensed share, faulty positions, verdicts) of a poem against pattern ``lines``."""
+    tl = [tones[i * n : (i + 1) * n] for i in range(len(lines))]
+    ml = [marks[i * n : (i + 1) * n] for i in range(len(lines))]
+    verdicts = licences.judge(tl, ml, lines, lenient=lenient)
+    share, bad = licences.licensed_share(tl, lines, verdicts)
+    return share, bad, verdicts
+
+
+def _arrange(
+    tones: str, marks: str, chars: str, lines: list[str], n: int, lenient: bool, metre: bool
+) -> list[str]:
+    """The pattern each couplet is judged against for ``pattern_licensed``.
+
+    The licences (拗救) live inside a couplet, so each couplet is judged against the couplet
+    of the standard patterns it fits best (fewest faulty positions; then, for the first
+    couplet, the one whose line 1 ends in the tone the poem's does; then the global
+    pattern's own couplet).  When a couplet leaves the global pattern the poem breaks 粘
+    there (折腰体: 王维《送元二使安西》): that is one 失粘 in ``faults``, not a run of 拗 at
+    every position after it.
+    """
+    out: list[str] = []
+    for k in range(0, len(lines), 2):
+        own = _TYPE_OF[lines[k][-5:]] + _TYPE_OF[lines[k + 1][-5:]]
+        span = slice(k * n, (k + 2) * n)
+        t, mk, ch = tones[span], marks[span], chars[span]
+        best: tuple[tuple[int, bool, bool], list[str]] | None = None
+        for pair in _FIRST_COUPLETS if k == 0 else _LATER_COUPLETS:
+            req = [_line_type(x, n) for x in pair]
+            tt = resolve_by_metre(ch, t, mk, "".join(req))[0] if metre else t
+            _, bad, _ = _judge(tt, mk, req, n, lenient)
+            key = (-len(bad), k > 0 or req[0][-1] == t[n - 1], pair == own)
+            if best is None or key > best[0]:
+                best = (key, req)
+        assert best is not None
+        out.extend(best[1])
     return out
 
 
@@ -126,19 +175,21 @@ def score_shi(
     pys = reading.pinyin_flat()
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
-    scored = []
-    tone_lines, mark_lines = list(reading.tone_lines), list(reading.mark_lines)
-    for name, lines in patterns(n_lines, n):
-        strict = tonal_share(tone_str, mark_str, "".join(lines), lenient=lenient)
-        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
-        lic, bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
-        scored.append((strict[0], lic, name, lines, bits(strict[1]), bad_lic, verdicts))
-    best = max(scored, key=lambda s: (s[1], s[0]))  # max keeps the first of equals
-    m["pattern"], m["pattern_licensed"] = best[0], best[1]
-    _, _, name, lines, bad, bad_lic, verdicts = best
-    rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
-    pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
+    metre = system == "classical"
+    last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
+    scored = []
+    for name, lines in patterns(n_lines, n):
+        req = "".join(lines)
+        fixed, by_metre = resolve_by_metre(simp, tone_str, mark_str, req) if metre else (tone_str, [])
+        strict = tonal_share(fixed, mark_str, req, lenient=lenient)
+        lic, _, _ = _judge(fixed, mark_str, lines, n, lenient)
+        scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
+    best = max(scored, key=lambda s: (s[1], s[0], s[2]))  # max keeps the first of equals
+    _, _, _, name, lines = best
+    arranged = _arrange(tone_str, mark_str, simp, lines, n, lenient, metre)
+    rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if arranged[0][-1] == PING else set())
+    pos = sorted(i * n + n - 1 for i in rhyme_lines)
     text = "".join(reading.lines)
     rs = rhyme.check_set(
         tuple(pos),
@@ -151,22 +202,30 @@ def score_shi(
     )
     m["rhyme"] = rhyme.score_sets([rs])
     m["rhyme_lenient"] = rhyme.score_sets([rs], lenient=True)
-    cts_lines = reading.tones
-    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, "".join(lines), [rs])
-    if resolved:  # ambiguous rhyme characters read as the pattern asks: score again
-        tone_lines = [fixed[i * n : (i + 1) * n] for i in range(n_lines)]
-        strict = tonal_share(fixed, mark_str, "".join(lines), lenient=lenient)
-        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
-        m["pattern_licensed"], bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
-        m["pattern"], bad = strict[0], bits(strict[1])
-        cts_lines = tuple(
-            tuple(
-                replace(ct, tone=fixed[i * n + j]) if i * n + j in resolved else ct
-                for j, ct in enumerate(line)
-            )
-            for i, line in enumerate(reading.tones)
+    # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
+    req = "".join(lines)
+    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
+    fixed, by_metre = resolve_by_metre(simp, fixed, mark_str, req) if metre else (fixed, [])
+    strict = tonal_share(fixed, mark_str, req, lenient=lenient)
+    m["pattern"], bad = strict[0], bits(strict[1])
+    areq = "".join(arranged)
+    afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
+    afixed, a_metre = resolve_by_metre(simp, afixed, mark_str, areq) if metre else (afixed, [])
+    m["pattern_licensed"], bad_lic, verdicts = _judge(afixed, mark_str, arranged, n, lenient)
+    changed = set(a_rhyme) | set(a_metre)
+    cts_lines = tuple(
+        tuple(
+            replace(ct, tone=afixed[i * n + j]) if i * n + j in changed else ct
+            for j, ct in enumerate(line)
         )
-        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in resolved]
+        for i, line in enumerate(reading.tones)
+    )
+    if resolved or a_rhyme:
+        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in sorted(set(resolved) | set(a_rhyme))]
+    if by_metre or a_metre:
+        diag["resolved_by_metre"] = [[p // n, p % n] for p in sorted(set(by_metre) | set(a_metre))]
+    if arranged != lines:
+        diag["couplet_patterns"] = [_TYPE_OF[x[-5:]] for x in arranged]
     found, checks = faults(cts_lines, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
@@ -178,6 +237,7 @@ def score_shi(
             marks="".join(ct.mark for ct in cts),
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
+            required_licensed=arranged[i],
             mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
             mismatches_ambiguous=[
                 p - i * n for p in bad if i * n <= p < (i + 1) * n and mark_str[p] == "中"
@@ -187,7 +247,7 @@ def score_shi(
         )
     diag.update(
         pattern=name,
-        patterns={s[2]: round(s[0], 4) for s in scored},
+        patterns={s[3]: round(s[0], 4) for s in scored},
         licences=[v.to_dict() for v in verdicts if v.licence is not None],
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,
