@@ -50,6 +50,27 @@ def detect(lengths: tuple[int, ...]) -> str | None:
     return None
 
 
+def resplit(lines: list[str], form: str | None = None) -> tuple[str, list[str]] | None:
+    """A shi form and the lines cut every n characters, when only line breaks are missing.
+
+    An edition or a model output may run a poem's lines together (no punctuation, or
+    commas only between couplets): when the total is a form's (20, 28, 40, 56 characters)
+    and every break the text has falls at a multiple of the line length, the poem is that
+    form with the missing breaks supplied -- the shi counterpart of a ci that fits its
+    template once missing commas are allowed.  ``form`` restricts the check to one form.
+    """
+    lengths = [len(x) for x in lines]
+    total = sum(lengths)
+    for name, (n_lines, n) in FORMS.items():
+        if (form is not None and name != form) or total != n_lines * n or not lines:
+            continue
+        ends = list(itertools.accumulate(lengths))
+        if all(e % n == 0 for e in ends):
+            text = "".join(lines)
+            return name, [text[i : i + n] for i in range(0, total, n)]
+    return None
+
+
 def _line_type(t: str, n: int) -> str:
     five = _TYPES5[t]
     return five if n == 5 else _FLIP[five[0]] * 2 + five
