@@ -24,7 +24,7 @@ from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, ToneSystem
 
-RULES_VERSION = "prosody-1.1"
+RULES_VERSION = "prosody-1.2"
 
 CI_METRICS = (
     "structural",
