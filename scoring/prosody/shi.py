@@ -26,7 +26,7 @@ from typing import Any
 
 from . import licences, rhyme
 from .align import align
-from .context import resolve_by_metre
+from .context import SAME_MEANING
 from .ci import bits, tonal_share
 from .reading import Reading
 from .tones import PING, UNKNOWN, ZE, CharTone, ToneSystem
@@ -108,6 +108,42 @@ def _judge(
     return share, bad, verdicts
 
 
+def _by_metre(
+    chars: str, tones: str, marks: str, lines: list[str], n: int, lenient: bool
+) -> tuple[str, list[int]]:
+    """Read each 两读同义 character (:data:`.context.SAME_MEANING`, mark 中) as the metre does.
+
+    Not simply the pattern's tone at its position: the reading that leaves the fewest
+    faults once the licences are applied (then the fewest off-pattern positions, then the
+    contextual reading), couplet by couplet, since the licences live inside a couplet.
+    明朝望乡处 keeps 望 仄 (平平仄平仄 is 特拗); 晓看红湿处 reads 看 平.
+    """
+    if SAME_MEANING.isdisjoint(chars):
+        return tones, []
+    out = list(tones)
+    for k in range(0, len(lines), 2):
+        lo, hi = k * n, min(len(lines), k + 2) * n
+        pos = [i for i in range(lo, hi) if chars[i] in SAME_MEANING and marks[i] == "中"]
+        if not pos or len(pos) > 8:
+            continue
+        req = lines[k : k + 2]
+        best: tuple[tuple[int, int, int], str] | None = None
+        for combo in itertools.product((PING, ZE), repeat=len(pos)):
+            t = list(tones[lo:hi])
+            for i, tone in zip(pos, combo, strict=True):
+                t[i - lo] = tone
+            cand = "".join(t)
+            _, bad, verdicts = _judge(cand, marks[lo:hi], req, n, lenient)
+            changes = sum(a != b for a, b in zip(cand, tones[lo:hi], strict=True))
+            key = (len(bad), len(verdicts), changes)
+            if best is None or key < best[0]:
+                best = (key, cand)
+        assert best is not None
+        out[lo:hi] = best[1]
+    fixed = "".join(out)
+    return fixed, [i for i, (a, b) in enumerate(zip(fixed, tones, strict=True)) if a != b]
+
+
 def _arrange(
     tones: str, marks: str, chars: str, lines: list[str], n: int, lenient: bool, metre: bool
 ) -> list[str]:
@@ -128,7 +164,7 @@ def _arrange(
         best: tuple[tuple[int, bool, bool], list[str]] | None = None
         for pair in _FIRST_COUPLETS if k == 0 else _LATER_COUPLETS:
             req = [_line_type(x, n) for x in pair]
-            tt = resolve_by_metre(ch, t, mk, "".join(req))[0] if metre else t
+            tt = _by_metre(ch, t, mk, req, n, lenient)[0] if metre else t
             _, bad, _ = _judge(tt, mk, req, n, lenient)
             key = (-len(bad), k > 0 or req[0][-1] == t[n - 1], pair == own)
             if best is None or key > best[0]:
@@ -202,7 +238,7 @@ def score_shi(
     scored = []
     for name, lines in patterns(n_lines, n):
         req = "".join(lines)
-        fixed, by_metre = resolve_by_metre(simp, tone_str, mark_str, req) if metre else (tone_str, [])
+        fixed = _by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if metre else tone_str
         strict = tonal_share(fixed, mark_str, req, lenient=lenient)
         lic, _, _ = _judge(fixed, mark_str, lines, n, lenient)
         scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
@@ -226,12 +262,14 @@ def score_shi(
     # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
     req = "".join(lines)
     fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
-    fixed, by_metre = resolve_by_metre(simp, fixed, mark_str, req) if metre else (fixed, [])
+    fixed, by_metre = _by_metre(simp, fixed, mark_str, lines, n, lenient) if metre else (fixed, [])
     strict = tonal_share(fixed, mark_str, req, lenient=lenient)
     m["pattern"], bad = strict[0], bits(strict[1])
     areq = "".join(arranged)
     afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
-    afixed, a_metre = resolve_by_metre(simp, afixed, mark_str, areq) if metre else (afixed, [])
+    afixed, a_metre = (
+        _by_metre(simp, afixed, mark_str, arranged, n, lenient) if metre else (afixed, [])
+    )
     m["pattern_licensed"], bad_lic, verdicts = _judge(afixed, mark_str, arranged, n, lenient)
     changed = set(a_rhyme) | set(a_metre)
     cts_lines = tuple(
