@@ -271,3 +271,20 @@ def test_unpunctuated_shi_gets_its_line_breaks_supplied() -> None:
     assert score_poem("Hello, world.", None).diagnostics["error"] == (
         "no Chinese characters in the text"
     )
+
+
+def test_niuzhu_wang_keeps_its_oblique_reading_in_a_te_ao_line() -> None:
+    # 李白《夜泊牛渚怀古》: 登舟望秋月 is 平平仄平仄 (特拗) with 望 wàng 仄; forcing 望 to the
+    # pattern's 平 at its own position would break the 特拗 into a fault at 秋.
+    text = (
+        "牛渚西江夜，青天无片云。登舟望秋月，空忆谢将军。"
+        "余亦能高咏，斯人不可闻。明朝挂帆席，枫叶落纷纷。"
+    )
+    m, d = _shi(text)
+    assert d["lines"][2]["tones"] == "平平仄平仄" and d["lines"][6]["tones"] == "平平仄平仄"
+    assert "resolved_by_metre" not in d
+    assert (2, 2, "特拗") in _lic(d) and (2, 3, "特拗") in _lic(d)
+    assert m["pattern_licensed"] == 1.0 and d["faults"] == []
+    # 观 (not a 两读同义 character) read guān 平: 平平平平仄, the 4th is a fault
+    m, d = _shi(text.replace("登舟望", "登舟观"))
+    assert d["lines"][2]["licences"] == [{"line": 2, "position": 3, "fault": "拗"}]
