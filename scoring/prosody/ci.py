@@ -273,7 +273,7 @@ def score_ci(
         diag["mismatch_count"] = len(bad)
         if ccv:
             return m, diag
-        fixed, resolved = tone_str, []
+        fixed, resolved = tone_str, list[int]()
         if t.rhyme_groups:
             m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
             m["rhyme_lenient"] = diag["rhyme"].pop("lenient")

@@ -149,7 +149,12 @@ def resolve_by_metre(chars: str, tones: str, marks: str, required: str) -> tuple
     out = list(tones)
     changed = []
     for i, ch in enumerate(chars[: len(required)]):
-        if ch in SAME_MEANING and marks[i] == "中" and required[i] in "平仄" and out[i] != required[i]:
+        if (
+            ch in SAME_MEANING
+            and marks[i] == "中"
+            and required[i] in "平仄"
+            and out[i] != required[i]
+        ):
             out[i] = required[i]
             changed.append(i)
     return ("".join(out), changed) if changed else (tones, [])

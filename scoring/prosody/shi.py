@@ -26,10 +26,10 @@ from typing import Any
 
 from . import licences, rhyme
 from .align import align
-from .context import SAME_MEANING
 from .ci import bits, tonal_share
+from .licences import arrange, by_metre, judge_poem, line_type
 from .reading import Reading
-from .tones import PING, UNKNOWN, ZE, CharTone, ToneSystem
+from .tones import PING, UNKNOWN, CharTone, ToneSystem
 
 FORMS: dict[str, tuple[int, int]] = {
     "shi:jueju5": (4, 5),
@@ -37,9 +37,7 @@ FORMS: dict[str, tuple[int, int]] = {
     "shi:lushi5": (8, 5),
     "shi:lushi7": (8, 7),
 }
-_TYPES5 = {"A": "仄仄平平仄", "B": "平平仄仄平", "C": "平平平仄仄", "D": "仄仄仄平平"}
 _SEQ = {"A": "ABCD", "D": "DBCD", "C": "CDAB", "B": "BDAB"}
-_FLIP = {PING: ZE, ZE: PING}
 
 
 def detect(lengths: tuple[int, ...]) -> str | None:
@@ -71,106 +69,17 @@ def resplit(lines: list[str], form: str | None = None) -> tuple[str, list[str]] 
     return None
 
 
-def _line_type(t: str, n: int) -> str:
-    five = _TYPES5[t]
-    return five if n == 5 else _FLIP[five[0]] * 2 + five
-
-
 def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
     """The four standard patterns as (name, line tone strings)."""
     out = []
     for first in "ACDB":
         seq = _SEQ[first]
         types = seq + ("ABCD" if first in "AD" else "CDAB") if n_lines == 8 else seq
-        lines = [_line_type(t, n) for t in types[:n_lines]]
+        lines = [line_type(t, n) for t in types[:n_lines]]
         name = ("平起" if lines[0][1] == PING else "仄起") + (
             "首句入韵" if lines[0][-1] == PING else "首句不入韵"
         )
         out.append((name, lines))
-    return out
-
-
-_TYPE_OF = {v: k for k, v in _TYPES5.items()}
-# The couplets a pattern may be built of: line 1 may rhyme (D B, B D) or not (A B, C D);
-# later couplets never rhyme their first line.
-_FIRST_COUPLETS = ("AB", "DB", "CD", "BD")
-_LATER_COUPLETS = ("AB", "CD")
-
-
-def _judge(
-    tones: str, marks: str, lines: list[str], n: int, lenient: bool
-) -> tuple[float, list[tuple[int, int]], list[licences.Verdict]]:
-    """(licensed share, faulty positions, verdicts) of a poem against pattern ``lines``."""
-    tl = [tones[i * n : (i + 1) * n] for i in range(len(lines))]
-    ml = [marks[i * n : (i + 1) * n] for i in range(len(lines))]
-    verdicts = licences.judge(tl, ml, lines, lenient=lenient)
-    share, bad = licences.licensed_share(tl, lines, verdicts)
-    return share, bad, verdicts
-
-
-def _by_metre(
-    chars: str, tones: str, marks: str, lines: list[str], n: int, lenient: bool
-) -> tuple[str, list[int]]:
-    """Read each 两读同义 character (:data:`.context.SAME_MEANING`, mark 中) as the metre does.
-
-    Not simply the pattern's tone at its position: the reading that leaves the fewest
-    faults once the licences are applied (then the fewest off-pattern positions, then the
-    contextual reading), couplet by couplet, since the licences live inside a couplet.
-    明朝望乡处 keeps 望 仄 (平平仄平仄 is 特拗); 晓看红湿处 reads 看 平.
-    """
-    if SAME_MEANING.isdisjoint(chars):
-        return tones, []
-    out = list(tones)
-    for k in range(0, len(lines), 2):
-        lo, hi = k * n, min(len(lines), k + 2) * n
-        pos = [i for i in range(lo, hi) if chars[i] in SAME_MEANING and marks[i] == "中"]
-        if not pos or len(pos) > 8:
-            continue
-        req = lines[k : k + 2]
-        best: tuple[tuple[int, int, int], str] | None = None
-        for combo in itertools.product((PING, ZE), repeat=len(pos)):
-            t = list(tones[lo:hi])
-            for i, tone in zip(pos, combo, strict=True):
-                t[i - lo] = tone
-            cand = "".join(t)
-            _, bad, verdicts = _judge(cand, marks[lo:hi], req, n, lenient)
-            changes = sum(a != b for a, b in zip(cand, tones[lo:hi], strict=True))
-            key = (len(bad), len(verdicts), changes)
-            if best is None or key < best[0]:
-                best = (key, cand)
-        assert best is not None
-        out[lo:hi] = best[1]
-    fixed = "".join(out)
-    return fixed, [i for i, (a, b) in enumerate(zip(fixed, tones, strict=True)) if a != b]
-
-
-def _arrange(
-    tones: str, marks: str, chars: str, lines: list[str], n: int, lenient: bool, metre: bool
-) -> list[str]:
-    """The pattern each couplet is judged against for ``pattern_licensed``.
-
-    The licences (拗救) live inside a couplet, so each couplet is judged against the couplet
-    of the standard patterns it fits best (fewest faulty positions; then, for the first
-    couplet, the one whose line 1 ends in the tone the poem's does; then the global
-    pattern's own couplet).  When a couplet leaves the global pattern the poem breaks 粘
-    there (折腰体: 王维《送元二使安西》): that is one 失粘 in ``faults``, not a run of 拗 at
-    every position after it.
-    """
-    out: list[str] = []
-    for k in range(0, len(lines), 2):
-        own = _TYPE_OF[lines[k][-5:]] + _TYPE_OF[lines[k + 1][-5:]]
-        span = slice(k * n, (k + 2) * n)
-        t, mk, ch = tones[span], marks[span], chars[span]
-        best: tuple[tuple[int, bool, bool], list[str]] | None = None
-        for pair in _FIRST_COUPLETS if k == 0 else _LATER_COUPLETS:
-            req = [_line_type(x, n) for x in pair]
-            tt = _by_metre(ch, t, mk, req, n, lenient)[0] if metre else t
-            _, bad, _ = _judge(tt, mk, req, n, lenient)
-            key = (-len(bad), k > 0 or req[0][-1] == t[n - 1], pair == own)
-            if best is None or key > best[0]:
-                best = (key, req)
-        assert best is not None
-        out.extend(best[1])
     return out
 
 
@@ -238,13 +147,13 @@ def score_shi(
     scored = []
     for name, lines in patterns(n_lines, n):
         req = "".join(lines)
-        fixed = _by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if metre else tone_str
+        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if metre else tone_str
         strict = tonal_share(fixed, mark_str, req, lenient=lenient)
-        lic, _, _ = _judge(fixed, mark_str, lines, n, lenient)
+        lic, _, _ = judge_poem(fixed, mark_str, lines, n, lenient)
         scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
     best = max(scored, key=lambda s: (s[1], s[0], s[2]))  # max keeps the first of equals
     _, _, _, name, lines = best
-    arranged = _arrange(tone_str, mark_str, simp, lines, n, lenient, metre)
+    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, metre)
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if arranged[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     text = "".join(reading.lines)
@@ -262,15 +171,15 @@ def score_shi(
     # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
     req = "".join(lines)
     fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
-    fixed, by_metre = _by_metre(simp, fixed, mark_str, lines, n, lenient) if metre else (fixed, [])
+    fixed, metre_pos = by_metre(simp, fixed, mark_str, lines, n, lenient) if metre else (fixed, [])
     strict = tonal_share(fixed, mark_str, req, lenient=lenient)
     m["pattern"], bad = strict[0], bits(strict[1])
     areq = "".join(arranged)
     afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
     afixed, a_metre = (
-        _by_metre(simp, afixed, mark_str, arranged, n, lenient) if metre else (afixed, [])
+        by_metre(simp, afixed, mark_str, arranged, n, lenient) if metre else (afixed, [])
     )
-    m["pattern_licensed"], bad_lic, verdicts = _judge(afixed, mark_str, arranged, n, lenient)
+    m["pattern_licensed"], bad_lic, verdicts = judge_poem(afixed, mark_str, arranged, n, lenient)
     changed = set(a_rhyme) | set(a_metre)
     cts_lines = tuple(
         tuple(
@@ -281,10 +190,10 @@ def score_shi(
     )
     if resolved or a_rhyme:
         diag["resolved_by_rhyme"] = [[p // n, p % n] for p in sorted(set(resolved) | set(a_rhyme))]
-    if by_metre or a_metre:
-        diag["resolved_by_metre"] = [[p // n, p % n] for p in sorted(set(by_metre) | set(a_metre))]
+    if metre_pos or a_metre:
+        diag["resolved_by_metre"] = [[p // n, p % n] for p in sorted(set(metre_pos) | set(a_metre))]
     if arranged != lines:
-        diag["couplet_patterns"] = [_TYPE_OF[x[-5:]] for x in arranged]
+        diag["couplet_patterns"] = [licences.TYPE_OF[x[-5:]] for x in arranged]
     found, checks = faults(cts_lines, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
