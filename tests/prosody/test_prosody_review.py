@@ -288,3 +288,10 @@ def test_niuzhu_wang_keeps_its_oblique_reading_in_a_te_ao_line() -> None:
     # 观 (not a 两读同义 character) read guān 平: 平平平平仄, the 4th is a fault
     m, d = _shi(text.replace("登舟望", "登舟观"))
     assert d["lines"][2]["licences"] == [{"line": 2, "position": 3, "fault": "拗"}]
+
+
+def test_notes_name_the_reading_by_the_metre_from_one() -> None:
+    from scoring.prosody.explain import notes
+
+    s = score_poem(XIYU, None, tone_system="classical")
+    assert "line 7, char 2: 两读同义, read as the metre requires" in notes(s.diagnostics)
