@@ -8,7 +8,7 @@ attested, stays *ambiguous* (mark 中), which a lenient check accepts and the di
 report as ambiguous rather than wrong.
 
 Sources for the readings: 《汉语大词典》 (曲 qǔ 乐曲; 教 jiāo 使、令; 重 chóng 再、层;
-思 sì 名词 "心绪、情思"; 长 cháng 长短之长; 骑 jì 一人一马、骑兵; 燕 yān 国名、地名) and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
+思 sì 名词 "心绪、情思"; 长 cháng 长短之长, 又通"常"; 难 nàn 灾难; 胜 shēng 能承受; 骑 jì 一人一马、骑兵; 燕 yān 国名、地名) and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
 Rules marked ``classical`` apply to the classical tone system only: the modern standard
 (《现代汉语词典》) reads 思 sī in every sense.
 """
@@ -78,8 +78,27 @@ RULES: tuple[ContextRule, ...] = (
         "长",
         "chang2",
         "[路夜日天水道岁漏更意情恨愁梦山宵昼话春秋]",
-        "[江河安亭城天空风夜歌啸叹吁久远路堤街桥门眠恨条林烟沙松剑虹川廊途洲鲸吟袖]",
-        "长 cháng (long): 长江, 长安, 长亭, 路长, 夜长 …",
+        "[江河安亭城天空风夜歌啸叹吁久远路堤街桥门眠恨条林烟沙松剑虹川廊途洲鲸吟袖"
+        "向是在作忆记相随使伴]",
+        "长 cháng (long; 常, always): 长江, 长安, 路长, 长向, 长忆 …",
+    ),
+    # 难 nàn (calamity) after the words it goes with: 多难, 患难, 国难 (杜甫 万方多难).
+    _rule(
+        "难",
+        "nan4",
+        "[多灾患国危遭避罹蒙赴救苦]",
+        "",
+        "难 nàn (calamity): 多难, 患难, 国难 …",
+    ),
+    # 胜 shēng (to bear, 能承受) after a negation or a rhetorical word: 不胜寒, 不胜簪,
+    # 难胜; the modern standard reads shèng here (旧读 shēng), so classical only.
+    _rule(
+        "胜",
+        "sheng1",
+        "[不难岂那讵]",
+        "",
+        "胜 shēng (to bear): 不胜, 难胜 …",
+        classical=True,
     ),
     # 骑 jì (a horseman, a mounted troop) after a numeral or an attribute, not before
     # the animal ridden (骑马 qí).

@@ -295,3 +295,23 @@ def test_notes_name_the_reading_by_the_metre_from_one() -> None:
 
     s = score_poem(XIYU, None, tone_system="classical")
     assert "line 7, char 2: 两读同义, read as the metre requires" in notes(s.diagnostics)
+
+
+def test_denglou_duo_nan_is_oblique() -> None:
+    # 杜甫《登楼》: 万方多难此登临 -- 难 nàn (calamity) 仄, where pypinyin read nán 平
+    # (a false 拗 at the 4th character of a 平平仄仄仄平平 line).
+    text = (
+        "花近高楼伤客心，万方多难此登临。锦江春色来天地，玉垒浮云变古今。"
+        "北极朝廷终不改，西山寇盗莫相侵。可怜后主还祠庙，日暮聊为梁甫吟。"
+    )
+    m, d = _shi(text)
+    assert d["lines"][1]["tones"] == "仄平平仄仄平平"
+    assert d["lines"][1]["pinyin"][3] == "nan4"
+    assert d["lines"][1]["licences"] == [
+        {"line": 1, "position": 0, "licence": "一三五不论", "source": d["licences"][1]["source"]},
+        {"line": 1, "position": 2, "licence": "一三五不论", "source": d["licences"][1]["source"]},
+    ]
+    # 相见时难 keeps nán
+    assert char_tones("相见时难别亦难", tone_system="classical")[3].tone == "平"
+    m, d = _shi(text.replace("多难", "多愁"))  # 愁 平: the 4th is off-pattern
+    assert {"line": 1, "position": 3, "fault": "拗"} in d["lines"][1]["licences"]
