@@ -313,5 +313,6 @@ def test_denglou_duo_nan_is_oblique() -> None:
     ]
     # 相见时难 keeps nán
     assert char_tones("相见时难别亦难", tone_system="classical")[3].tone == "平"
-    m, d = _shi(text.replace("多难", "多愁"))  # 愁 平: the 4th is off-pattern
-    assert {"line": 1, "position": 3, "fault": "拗"} in d["lines"][1]["licences"]
+    broken, d2 = _shi(text.replace("多难", "多愁"))  # 愁 平: the 4th is off-pattern
+    assert {"line": 1, "position": 3, "fault": "拗"} in d2["lines"][1]["licences"]
+    assert broken["pattern_licensed"] < m["pattern_licensed"]
