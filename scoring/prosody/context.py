@@ -8,7 +8,8 @@ attested, stays *ambiguous* (mark 中), which a lenient check accepts and the di
 report as ambiguous rather than wrong.
 
 Sources for the readings: 《汉语大词典》 (曲 qǔ 乐曲; 教 jiāo 使、令; 重 chóng 再、层;
-思 sì 名词 "心绪、情思"; 长 cháng 长短之长, 又通"常"; 难 nàn 灾难; 胜 shēng 能承受; 骑 jì 一人一马、骑兵; 燕 yān 国名、地名) and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
+思 sì 名词 "心绪、情思"; 将 jiàng 将领; 华 huà 华山; 降 xiáng 投降; 传 zhuàn 驿车、传记;
+分 fèn 名分、缘分; 长 cháng 长短之长, 又通"常"; 难 nàn 灾难; 胜 shēng 能承受; 骑 jì 一人一马、骑兵; 燕 yān 国名、地名) and 王力《诗词格律》 (§ 平仄, on 思 and 看 read by the metre).
 Rules marked ``classical`` apply to the classical tone system only: the modern standard
 (《现代汉语词典》) reads 思 sī in every sense.
 """
@@ -60,8 +61,8 @@ RULES: tuple[ContextRule, ...] = (
     _rule(
         "教",
         "jiao1",
-        "[莫休不肯谁偏应却争漫空可那怎犹直忍遣难未若]",
-        "[人他伊君我侬谁渠]",
+        "[莫休不肯谁偏应却争漫空可那怎犹直忍遣难未若更悔翻还须只]",
+        "[人他伊君我侬谁渠妾]",
         "教 jiāo (to let, 使/令): 莫教, 不教, 教人 …",
     ),
     _rule(
@@ -79,7 +80,7 @@ RULES: tuple[ContextRule, ...] = (
         "chang2",
         "[路夜日天水道岁漏更意情恨愁梦山宵昼话春秋]",
         "[江河安亭城天空风夜歌啸叹吁久远路堤街桥门眠恨条林烟沙松剑虹川廊途洲鲸吟袖"
-        "向是在作忆记相随使伴]",
+        "向是在作忆记相随使伴生]",
         "长 cháng (long; 常, always): 长江, 长安, 路长, 长向, 长忆 …",
     ),
     # 难 nàn (calamity) after the words it goes with: 多难, 患难, 国难 (杜甫 万方多难).
@@ -109,6 +110,23 @@ RULES: tuple[ContextRule, ...] = (
         False,
         "骑 jì (a horseman): 千骑, 候骑, 铁骑, 一骑红尘 …",
     ),
+    # 将 jiàng (a general) after the words that qualify it: 飞将, 汉将, 大将, 上将.  将军
+    # keeps pypinyin's jiāng, the level reading verse gives it (李白 空忆谢将军).
+    _rule(
+        "将",
+        "jiang4",
+        "[飞汉名大良主上猛骁勇战老宿胡番边裨副虎]",
+        "[帅士]",
+        "将 jiàng (a general): 飞将, 汉将, 大将, 将帅 …",
+    ),
+    # 华 huà, the mountain: 太华, 少华, 华山, 华阴.
+    _rule("华", "hua4", "[太少西]", "[山阴岳]", "华 huà (the mountain): 太华, 华山, 华阴 …"),
+    # 降 xiáng (to surrender) before the one who surrendered: 降王, 降将, 降卒.
+    _rule("降", "xiang2", "", "[王将卒虏旗幡表]", "降 xiáng (surrendered): 降王, 降将 …"),
+    # 传 zhuàn (a relay station's carriage; a commentary): 传车, 传舍, 经传, 列传.
+    _rule("传", "zhuan4", "[经列史外自]", "[车舍]", "传 zhuàn: 传车, 传舍, 列传 …"),
+    # 分 fèn (one's lot, share): 有分, 缘分, 名分, 本分.
+    _rule("分", "fen4", "[有本缘名职天情无福身]", "", "分 fèn (lot, share): 有分, 缘分 …"),
     # 燕 yān, the state and its land (燕然, 燕山, 燕赵), not 燕 yàn the swallow.
     _rule(
         "燕",

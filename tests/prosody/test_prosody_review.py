@@ -316,3 +316,37 @@ def test_denglou_duo_nan_is_oblique() -> None:
     broken, d2 = _shi(text.replace("多难", "多愁"))  # 愁 平: the 4th is off-pattern
     assert {"line": 1, "position": 3, "fault": "拗"} in d2["lines"][1]["licences"]
     assert broken["pattern_licensed"] < m["pattern_licensed"]
+
+
+@pytest.mark.parametrize(
+    ("line", "tones", "char", "reading"),
+    [
+        ("但使龙城飞将在", "仄仄平平平仄仄", "将", "jiang4"),  # 王昌龄《出塞》 飞将 jiàng
+        ("空忆谢将军", "平仄仄平平", "将", "jiang1"),  # 李白: 将军 keeps the level reading
+        ("悔教夫婿觅封侯", "仄平平仄仄平平", "教", "jiao1"),  # 王昌龄《闺怨》 悔教 jiāo
+        ("终见降王走传车", "平仄平平仄仄平", "降", "xiang2"),  # 李商隐《筹笔驿》 降王 xiáng
+        ("终见降王走传车", "平仄平平仄仄平", "传", "zhuan4"),  # 传车 zhuàn
+        ("平生自有分", "平平仄仄仄", "分", "fen4"),  # 卢纶 有分 fèn
+        ("岧峣太华俯咸京", "平平仄仄仄平平", "华", "hua4"),  # 崔颢 太华 huà
+        ("无如此处学长生", "平平仄仄仄平平", "长", "chang2"),  # 崔颢 长生 cháng
+    ],
+)
+def test_phrase_readings_of_the_tang_corpus(line: str, tones: str, char: str, reading: str) -> None:
+    cts = char_tones(line, tone_system="classical", form_family="shi")
+    assert "".join(c.tone for c in cts) == tones
+    assert next(c.pinyin for c in cts if c.char == char) == reading
+
+
+def test_guiyuan_hui_jiao_and_a_broken_copy() -> None:
+    text = "闺中少妇不知愁，春日凝妆上翠楼。忽见陌头杨柳色，悔教夫婿觅封侯。"
+    m, d = _shi(text)
+    assert [x["tones"] for x in d["lines"]] == [
+        "平平仄仄仄平平",  # 不 入声
+        "平仄平平仄仄平",  # 日 入声
+        "仄仄仄平平仄仄",  # 忽 陌 色 入声
+        "仄平平仄仄平平",  # 教 jiāo; 觅 入声
+    ]
+    assert m["pattern_licensed"] == 1.0 and d["faults"] == []
+    # 悔使: 使 仄 where 平 is required -- 失对 with 忽见
+    _, d = _shi(text.replace("悔教", "悔使"))
+    assert {"fault": "失对", "lines": [2, 3]} in d["faults"]
