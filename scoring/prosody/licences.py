@@ -16,6 +16,11 @@ A 仄仄平平仄, B 平平仄仄平, C 平平平仄仄 or D 仄仄仄平平, an
 * anything else off-pattern (the core's 2nd, 4th and 5th, the 2nd of a 七言 line) is a fault.
 
 Characters of unknown tone are never off-pattern; ambiguous ones are not in lenient mode.
+
+The licences live inside a couplet, so :func:`arrange` judges each couplet against the
+couplet of the standard patterns it fits best (a 失粘 between couplets, the 折腰体, is then
+one fault in ``faults``), and :func:`by_metre` reads a 两读同义 character (看 听 望 …) in
+the tone that leaves the fewest faults once the licences apply.
 """
 
 from __future__ import annotations
