@@ -350,3 +350,34 @@ def test_guiyuan_hui_jiao_and_a_broken_copy() -> None:
     # 悔使: 使 仄 where 平 is required -- 失对 with 忽见
     _, d = _shi(text.replace("悔教", "悔使"))
     assert {"fault": "失对", "lines": [2, 3]} in d["faults"]
+
+
+@pytest.mark.parametrize(
+    ("line", "system", "tones", "char", "reading"),
+    [
+        # 长 is cháng in verse outside the words of growing and seniority
+        ("红颜岂得长如旧", "classical", "平平仄仄平平仄", "长", "chang2"),
+        ("何事长向别时圆", "classical", "平仄平仄仄平平", "长", "chang2"),
+        ("万物生长", "classical", "仄仄平仄", "长", "zhang3"),
+        ("兄长", "modern", "平仄", "长", "zhang3"),
+        # 沈 = 沉 chén, except the surname
+        ("孤馆深沈", "classical", "平仄平平", "沈", "chen2"),
+        ("沈郎多病", "classical", "仄平平仄", "沈", "shen3"),
+        # 教 平 in classical verse (令也, 使也) outside 教化/教坊 …; jiào in modern
+        ("枉教雨里分飞去", "classical", "仄平仄仄平平仄", "教", "jiao1"),
+        ("从教吹落", "modern", "平仄平仄", "教", "jiao4"),
+        ("从教吹落", "classical", "平平平仄", "教", "jiao1"),
+        ("教坊", "classical", "仄平", "教", "jiao4"),
+        # 胜 shēng in 不胜 (classical), 禁 jīn in 不能禁, 浪 láng in 沧浪, 兴 xìng in 乘兴
+        ("高处不胜寒", "classical", "平仄仄平平", "胜", "sheng1"),
+        ("情多无那不能禁", "classical", "平平平仄仄平平", "禁", "jin1"),
+        ("独立沧浪忘却归", "classical", "仄仄平平仄仄平", "浪", "lang2"),
+        ("雪夜乘兴", "classical", "仄仄平仄", "兴", "xing4"),
+    ],
+)
+def test_phrase_readings_of_the_song_ci_corpus(
+    line: str, system: str, tones: str, char: str, reading: str
+) -> None:
+    cts = char_tones(line, tone_system=system)  # type: ignore[arg-type]
+    assert "".join(c.tone for c in cts) == tones
+    assert next(c.pinyin for c in cts if c.char == char) == reading
