@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from annotation.models import Response
 from research.access import study_for
 from scoring.prosody import score_poem
+from scoring.prosody.context import SAME_MEANING_SOURCE
 from scoring.rules import TONE_SYSTEMS, default_tone_system
 from studies.models import Item
 
@@ -91,6 +92,14 @@ def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
                 "where": _where(k, p),
                 "what": _("both tones attested: read as the rhyme position requires"),
                 "source": "",
+            }
+        )
+    for k, p in diag.get("resolved_by_metre") or []:
+        out.append(
+            {
+                "where": _where(k, p),
+                "what": _("same meaning in both tones: read as the metre requires"),
+                "source": SAME_MEANING_SOURCE,
             }
         )
     rhyme: dict[str, Any] = diag["rhyme"] if isinstance(diag.get("rhyme"), dict) else {}

@@ -20,11 +20,11 @@ from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
 from .reading import read_lines
 from .shi import FORMS as SHI_FORMS
-from .shi import detect, score_shi
+from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, ToneSystem
 
-RULES_VERSION = "prosody-1.1"
+RULES_VERSION = "prosody-1.2"
 
 CI_METRICS = (
     "structural",
@@ -183,6 +183,11 @@ def _score_body(
     lines = ccv_lines(body) if ccv else split_lines(body)
     context = not ccv
     extra: dict[str, Any] = {}
+    if not ccv and (fm is None or fm in SHI_FORMS) and detect(tuple(map(len, lines))) is None:
+        cut = resplit(lines, fm)
+        if cut is not None:  # only line breaks missing: supply them (see shi.resplit)
+            extra["line_breaks_supplied"] = len(cut[1]) - len(lines)
+            lines = cut[1]
     if fm is None:
         detected = detect(tuple(len(x) for x in lines))
         header_cipai = next((c for h in header if (c := _header_cipai(h))), None)
@@ -194,7 +199,9 @@ def _score_body(
         else:
             lens = [len(x) for x in lines]
             extra["error"] = (
-                f"form not given and not detected ({len(lines)} lines of lengths {lens})"
+                "no Chinese characters in the text"
+                if not lines
+                else f"form not given and not detected ({len(lines)} lines of lengths {lens})"
             )
             return None, {}, extra, header
     if fm.startswith("ci:") or fm.startswith("ci："):

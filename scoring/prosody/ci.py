@@ -21,6 +21,7 @@ from typing import Any
 
 from . import rhyme
 from .align import nearest
+from .context import resolve_by_metre
 from .names import siblings
 from .reading import Reading
 from .templates import Cipai, CiTemplate, load_cipai
@@ -270,16 +271,26 @@ def score_ci(
         diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
         diag["lines"] = _line_report(reading, t.tones, bad)
         diag["mismatch_count"] = len(bad)
-        if t.rhyme_groups and not ccv:
+        if ccv:
+            return m, diag
+        fixed, resolved = tone_str, list[int]()
+        if t.rhyme_groups:
             m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
             m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
             fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, t.tones, sets)
-            if resolved:  # ambiguous rhyme characters read as the template asks
-                share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
-                m["tonal"], bad = share, bits(mask)
-                diag["lines"] = _line_report(reading, t.tones, bad, fixed)
-                diag["mismatch_count"] = len(bad)
+        by_metre: list[int] = []
+        if system == "classical":
+            simp = "".join(reading.simplified)
+            fixed, by_metre = resolve_by_metre(simp, fixed, mark_str, t.tones)
+        if resolved or by_metre:  # ambiguous characters read as the template asks
+            share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
+            m["tonal"], bad = share, bits(mask)
+            diag["lines"] = _line_report(reading, t.tones, bad, fixed)
+            diag["mismatch_count"] = len(bad)
+            if resolved:
                 diag["resolved_by_rhyme"] = _per_line(resolved, lengths)
+            if by_metre:
+                diag["resolved_by_metre"] = _per_line(by_metre, lengths)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])

@@ -36,6 +36,8 @@ def notes(diag: dict[str, Any]) -> list[str]:
         out.append(f"{where}: {f['fault']}")
     for k, p in diag.get("resolved_by_rhyme") or []:
         out.append(f"{at(k, p)}: both tones attested, read as the rhyme position requires")
+    for k, p in diag.get("resolved_by_metre") or []:
+        out.append(f"{at(k, p)}: 两读同义, read as the metre requires")
     rhyme: dict[str, Any] = diag["rhyme"] if isinstance(diag.get("rhyme"), dict) else {}
     for s in rhyme.get("sets") or []:
         misses = [c for c, ok in zip(s["chars"], s["ok"], strict=False) if ok is False]

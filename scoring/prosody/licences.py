@@ -16,13 +16,20 @@ A 仄仄平平仄, B 平平仄仄平, C 平平平仄仄 or D 仄仄仄平平, an
 * anything else off-pattern (the core's 2nd, 4th and 5th, the 2nd of a 七言 line) is a fault.
 
 Characters of unknown tone are never off-pattern; ambiguous ones are not in lenient mode.
+
+The licences live inside a couplet, so :func:`arrange` judges each couplet against the
+couplet of the standard patterns it fits best (a 失粘 between couplets, the 折腰体, is then
+one fault in ``faults``), and :func:`by_metre` reads a 两读同义 character (看 听 望 …) in
+the tone that leaves the fewest faults once the licences apply.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from .context import SAME_MEANING
 from .tones import PING, UNKNOWN, ZE
 
 SOURCE_WANG_GELU = "王力《诗词格律》第二章§3"
@@ -36,6 +43,8 @@ LICENCES = {
     "特拗": SOURCE_WANG_GELU + "（特定的平仄格式 平平仄平仄）",
 }
 
+TYPES5 = {"A": "仄仄平平仄", "B": "平平仄仄平", "C": "平平平仄仄", "D": "仄仄仄平平"}
+_FLIP = {PING: ZE, ZE: PING}
 _TYPES = {"仄仄平平仄": "A", "平平仄仄平": "B", "平平平仄仄": "C", "仄仄仄平平": "D"}
 
 
@@ -108,7 +117,7 @@ def judge(
                         lic = "一三五不论"
                 elif kind == "C":
                     lic = "特拗" if core[3] == PING else "一三五不论"
-                else:
+                elif core[3] == PING and core[4] == PING:
                     fault = "三平尾"
             elif c == 4:
                 if kind == "C" and core[2] == ZE:
@@ -131,3 +140,92 @@ def licensed_share(
     )
     bad = [(v.line, v.position) for v in verdicts if v.licence is None]
     return ((known - len(bad)) / known if known else 0.0), bad
+
+
+def line_type(t: str, n: int) -> str:
+    five = TYPES5[t]
+    return five if n == 5 else _FLIP[five[0]] * 2 + five
+
+
+TYPE_OF = {v: k for k, v in TYPES5.items()}
+# The couplets a pattern may be built of: line 1 may rhyme (D B, B D) or not (A B, C D);
+# later couplets never rhyme their first line.
+_FIRST_COUPLETS = ("AB", "DB", "CD", "BD")
+_LATER_COUPLETS = ("AB", "CD")
+
+
+def judge_poem(
+    tones: str, marks: str, lines: list[str], n: int, lenient: bool
+) -> tuple[float, list[tuple[int, int]], list[Verdict]]:
+    """(licensed share, faulty positions, verdicts) of a poem against pattern ``lines``."""
+    tl = [tones[i * n : (i + 1) * n] for i in range(len(lines))]
+    ml = [marks[i * n : (i + 1) * n] for i in range(len(lines))]
+    verdicts = judge(tl, ml, lines, lenient=lenient)
+    share, bad = licensed_share(tl, lines, verdicts)
+    return share, bad, verdicts
+
+
+def by_metre(
+    chars: str, tones: str, marks: str, lines: list[str], n: int, lenient: bool
+) -> tuple[str, list[int]]:
+    """Read each 两读同义 character (:data:`.context.SAME_MEANING`, mark 中) as the metre does.
+
+    Not simply the pattern's tone at its position: the reading that leaves the fewest
+    faults once the licences are applied (then the fewest off-pattern positions, then the
+    contextual reading), couplet by couplet, since the licences live inside a couplet.
+    明朝望乡处 keeps 望 仄 (平平仄平仄 is 特拗); 晓看红湿处 reads 看 平.
+    """
+    if SAME_MEANING.isdisjoint(chars):
+        return tones, []
+    out = list(tones)
+    for k in range(0, len(lines), 2):
+        lo, hi = k * n, min(len(lines), k + 2) * n
+        pos = [i for i in range(lo, hi) if chars[i] in SAME_MEANING and marks[i] == "中"]
+        if not pos or len(pos) > 8:
+            continue
+        req = lines[k : k + 2]
+        best: tuple[tuple[int, int, int], str] | None = None
+        for combo in itertools.product((PING, ZE), repeat=len(pos)):
+            t = list(tones[lo:hi])
+            for i, tone in zip(pos, combo, strict=True):
+                t[i - lo] = tone
+            cand = "".join(t)
+            _, bad, verdicts = judge_poem(cand, marks[lo:hi], req, n, lenient)
+            changes = sum(a != b for a, b in zip(cand, tones[lo:hi], strict=True))
+            key = (len(bad), len(verdicts), changes)
+            if best is None or key < best[0]:
+                best = (key, cand)
+        assert best is not None
+        out[lo:hi] = best[1]
+    fixed = "".join(out)
+    return fixed, [i for i, (a, b) in enumerate(zip(fixed, tones, strict=True)) if a != b]
+
+
+def arrange(
+    tones: str, marks: str, chars: str, lines: list[str], n: int, lenient: bool, metre: bool
+) -> list[str]:
+    """The pattern each couplet is judged against for ``pattern_licensed``.
+
+    The licences (拗救) live inside a couplet, so each couplet is judged against the couplet
+    of the standard patterns it fits best (fewest faulty positions; then, for the first
+    couplet, the one whose line 1 ends in the tone the poem's does; then the global
+    pattern's own couplet).  When a couplet leaves the global pattern the poem breaks 粘
+    there (折腰体: 王维《送元二使安西》): that is one 失粘 in ``faults``, not a run of 拗 at
+    every position after it.
+    """
+    out: list[str] = []
+    for k in range(0, len(lines), 2):
+        own = TYPE_OF[lines[k][-5:]] + TYPE_OF[lines[k + 1][-5:]]
+        span = slice(k * n, (k + 2) * n)
+        t, mk, ch = tones[span], marks[span], chars[span]
+        best: tuple[tuple[int, bool, bool], list[str]] | None = None
+        for pair in _FIRST_COUPLETS if k == 0 else _LATER_COUPLETS:
+            req = [line_type(x, n) for x in pair]
+            tt = by_metre(ch, t, mk, req, n, lenient)[0] if metre else t
+            _, bad, _ = judge_poem(tt, mk, req, n, lenient)
+            key = (-len(bad), k > 0 or req[0][-1] == t[n - 1], pair == own)
+            if best is None or key > best[0]:
+                best = (key, req)
+        assert best is not None
+        out.extend(best[1])
+    return out

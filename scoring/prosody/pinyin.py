@@ -125,16 +125,33 @@ def line_pinyin(line: str) -> tuple[str, ...]:
     return _no_neutral(line, tuple(map(tone3, out)))
 
 
-def _no_neutral(line: str, readings: tuple[str, ...]) -> tuple[str, ...]:
-    """Replace neutral-tone readings (生子 shēng zi) by the character's first toned reading.
+# Tone sandhi in pypinyin's phrase dictionary (不住 bú zhù, 一片 yí piàn): a reading of the
+# spoken chain, not of the character; 中华新韵 and the rhyme books go by the citation tone.
+_SANDHI = {"不": "bu4", "一": "yi1"}
 
-    Classical verse has no neutral tone; pypinyin's neutral readings come from modern
-    colloquial phrases.  A character with no toned reading keeps its neutral one (平).
+
+def _no_neutral(line: str, readings: tuple[str, ...]) -> tuple[str, ...]:
+    """Citation tones: no neutral tone and no tone sandhi.
+
+    A neutral-tone reading (生子 shēng zi) becomes the character's first toned reading:
+    classical verse has no neutral tone, and pypinyin's neutral readings come from modern
+    colloquial phrases; a character with no toned reading keeps its neutral one (平).  The
+    sandhi readings of 不 and 一 that pypinyin's phrase dictionary carries (啼不住 bú, 一片
+    yí) become their citation tones (bù 仄, yī 平): 不 is 多 in 平水韵 (尤 fǒu as well as
+    入声 物), so its modern reading decides its tone, and bú made it 平 (李白 啼不住, 辛弃疾
+    遮不住).
     """
-    if "5" not in "".join(readings):
+    joined = "".join(readings)
+    sandhi = ("不" in line or "一" in line) and any(
+        ch in _SANDHI and r != _SANDHI[ch] and r[:-1] == _SANDHI[ch][:-1]
+        for ch, r in zip(line, readings, strict=True)
+    )
+    if "5" not in joined and not sandhi:
         return readings
     return tuple(
-        (toned_reading(ch) or r) if r.endswith("5") else r
+        _SANDHI[ch]
+        if ch in _SANDHI and r[:-1] == _SANDHI[ch][:-1]
+        else ((toned_reading(ch) or r) if r.endswith("5") else r)
         for ch, r in zip(line, readings, strict=True)
     )
 

@@ -27,8 +27,9 @@ from typing import Any
 from . import licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
+from .licences import arrange, by_metre, judge_poem, line_type
 from .reading import Reading
-from .tones import PING, UNKNOWN, ZE, CharTone, ToneSystem
+from .tones import PING, UNKNOWN, CharTone, ToneSystem
 
 FORMS: dict[str, tuple[int, int]] = {
     "shi:jueju5": (4, 5),
@@ -36,9 +37,7 @@ FORMS: dict[str, tuple[int, int]] = {
     "shi:lushi5": (8, 5),
     "shi:lushi7": (8, 7),
 }
-_TYPES5 = {"A": "仄仄平平仄", "B": "平平仄仄平", "C": "平平平仄仄", "D": "仄仄仄平平"}
 _SEQ = {"A": "ABCD", "D": "DBCD", "C": "CDAB", "B": "BDAB"}
-_FLIP = {PING: ZE, ZE: PING}
 
 
 def detect(lengths: tuple[int, ...]) -> str | None:
@@ -49,9 +48,25 @@ def detect(lengths: tuple[int, ...]) -> str | None:
     return None
 
 
-def _line_type(t: str, n: int) -> str:
-    five = _TYPES5[t]
-    return five if n == 5 else _FLIP[five[0]] * 2 + five
+def resplit(lines: list[str], form: str | None = None) -> tuple[str, list[str]] | None:
+    """A shi form and the lines cut every n characters, when only line breaks are missing.
+
+    An edition or a model output may run a poem's lines together (no punctuation, or
+    commas only between couplets): when the total is a form's (20, 28, 40, 56 characters)
+    and every break the text has falls at a multiple of the line length, the poem is that
+    form with the missing breaks supplied -- the shi counterpart of a ci that fits its
+    template once missing commas are allowed.  ``form`` restricts the check to one form.
+    """
+    lengths = [len(x) for x in lines]
+    total = sum(lengths)
+    for name, (n_lines, n) in FORMS.items():
+        if (form is not None and name != form) or total != n_lines * n or not lines:
+            continue
+        ends = list(itertools.accumulate(lengths))
+        if all(e % n == 0 for e in ends):
+            text = "".join(lines)
+            return name, [text[i : i + n] for i in range(0, total, n)]
+    return None
 
 
 def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
@@ -60,7 +75,7 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
     for first in "ACDB":
         seq = _SEQ[first]
         types = seq + ("ABCD" if first in "AD" else "CDAB") if n_lines == 8 else seq
-        lines = [_line_type(t, n) for t in types[:n_lines]]
+        lines = [line_type(t, n) for t in types[:n_lines]]
         name = ("平起" if lines[0][1] == PING else "仄起") + (
             "首句入韵" if lines[0][-1] == PING else "首句不入韵"
         )
@@ -126,19 +141,21 @@ def score_shi(
     pys = reading.pinyin_flat()
     tone_str = reading.tone_string()
     mark_str = "".join(reading.mark_lines)
-    scored = []
-    tone_lines, mark_lines = list(reading.tone_lines), list(reading.mark_lines)
-    for name, lines in patterns(n_lines, n):
-        strict = tonal_share(tone_str, mark_str, "".join(lines), lenient=lenient)
-        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
-        lic, bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
-        scored.append((strict[0], lic, name, lines, bits(strict[1]), bad_lic, verdicts))
-    best = max(scored, key=lambda s: (s[1], s[0]))  # max keeps the first of equals
-    m["pattern"], m["pattern_licensed"] = best[0], best[1]
-    _, _, name, lines, bad, bad_lic, verdicts = best
-    rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if lines[0][-1] == PING else set())
-    pos = sorted(i * n + n - 1 for i in rhyme_lines)
     simp = "".join(reading.simplified)
+    metre = system == "classical"
+    last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
+    scored = []
+    for name, lines in patterns(n_lines, n):
+        req = "".join(lines)
+        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if metre else tone_str
+        strict = tonal_share(fixed, mark_str, req, lenient=lenient)
+        lic, _, _ = judge_poem(fixed, mark_str, lines, n, lenient)
+        scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
+    best = max(scored, key=lambda s: (s[1], s[0], s[2]))  # max keeps the first of equals
+    _, _, _, name, lines = best
+    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, metre)
+    rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if arranged[0][-1] == PING else set())
+    pos = sorted(i * n + n - 1 for i in rhyme_lines)
     text = "".join(reading.lines)
     rs = rhyme.check_set(
         tuple(pos),
@@ -151,22 +168,32 @@ def score_shi(
     )
     m["rhyme"] = rhyme.score_sets([rs])
     m["rhyme_lenient"] = rhyme.score_sets([rs], lenient=True)
-    cts_lines = reading.tones
-    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, "".join(lines), [rs])
-    if resolved:  # ambiguous rhyme characters read as the pattern asks: score again
-        tone_lines = [fixed[i * n : (i + 1) * n] for i in range(n_lines)]
-        strict = tonal_share(fixed, mark_str, "".join(lines), lenient=lenient)
-        verdicts = licences.judge(tone_lines, mark_lines, lines, lenient=lenient)
-        m["pattern_licensed"], bad_lic = licences.licensed_share(tone_lines, lines, verdicts)
-        m["pattern"], bad = strict[0], bits(strict[1])
-        cts_lines = tuple(
-            tuple(
-                replace(ct, tone=fixed[i * n + j]) if i * n + j in resolved else ct
-                for j, ct in enumerate(line)
-            )
-            for i, line in enumerate(reading.tones)
+    # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
+    req = "".join(lines)
+    fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
+    fixed, metre_pos = by_metre(simp, fixed, mark_str, lines, n, lenient) if metre else (fixed, [])
+    strict = tonal_share(fixed, mark_str, req, lenient=lenient)
+    m["pattern"], bad = strict[0], bits(strict[1])
+    areq = "".join(arranged)
+    afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
+    afixed, a_metre = (
+        by_metre(simp, afixed, mark_str, arranged, n, lenient) if metre else (afixed, [])
+    )
+    m["pattern_licensed"], bad_lic, verdicts = judge_poem(afixed, mark_str, arranged, n, lenient)
+    changed = set(a_rhyme) | set(a_metre)
+    cts_lines = tuple(
+        tuple(
+            replace(ct, tone=afixed[i * n + j]) if i * n + j in changed else ct
+            for j, ct in enumerate(line)
         )
-        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in resolved]
+        for i, line in enumerate(reading.tones)
+    )
+    if resolved or a_rhyme:
+        diag["resolved_by_rhyme"] = [[p // n, p % n] for p in sorted(set(resolved) | set(a_rhyme))]
+    if metre_pos or a_metre:
+        diag["resolved_by_metre"] = [[p // n, p % n] for p in sorted(set(metre_pos) | set(a_metre))]
+    if arranged != lines:
+        diag["couplet_patterns"] = [licences.TYPE_OF[x[-5:]] for x in arranged]
     found, checks = faults(cts_lines, rhyme_lines, lenient)
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
@@ -178,6 +205,7 @@ def score_shi(
             marks="".join(ct.mark for ct in cts),
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
+            required_licensed=arranged[i],
             mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
             mismatches_ambiguous=[
                 p - i * n for p in bad if i * n <= p < (i + 1) * n and mark_str[p] == "中"
@@ -187,7 +215,7 @@ def score_shi(
         )
     diag.update(
         pattern=name,
-        patterns={s[2]: round(s[0], 4) for s in scored},
+        patterns={s[3]: round(s[0], 4) for s in scored},
         licences=[v.to_dict() for v in verdicts if v.licence is not None],
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,

@@ -15,6 +15,11 @@ Data quirk handled here: ``Word_Tune.json`` marks 157 characters that the 平水
 under both a level and an oblique rhyme (空 离 施 重 长 …) as plain ``仄``; likewise some
 ``Ci_Word_Tune.json`` entries.  A character listed under both tones in the rhyme book is
 treated as ``多`` (both readings attested), which is what the rhyme book itself says.
+
+A second quirk: every 平水韵 rhyme is named after its first character (一东 东, 一先 先),
+and ``Pingshui_Rhyme.json`` leaves 先 out of 下平一先 (it lists it only under 去声 十七霰),
+so 先 was read 仄 and did not rhyme in 一先.  :func:`pingshui` puts each rhyme's name
+character back into its rhyme (checked over all 106 rhymes: 先 is the only one missing).
 """
 
 from __future__ import annotations
@@ -48,6 +53,19 @@ def _load(relpath: str) -> Any:
     ref = resources.files(_PACKAGE).joinpath("data", *relpath.split("/"))
     with ref.open("r", encoding="utf-8") as fh:
         return json.load(fh)
+
+
+@lru_cache(maxsize=1)
+def pingshui() -> dict[str, dict[str, list[str]]]:
+    """``Pingshui_Rhyme.json`` with each rhyme's name character in its own rhyme (一先 先)."""
+    data: dict[str, dict[str, list[str]]] = _load("rhyme/Pingshui_Rhyme.json")
+    return {
+        section: {
+            rhyme: chars if rhyme[-1] in chars else [rhyme[-1], *chars]
+            for rhyme, chars in sub.items()
+        }
+        for section, sub in data.items()
+    }
 
 
 @lru_cache(maxsize=1)
@@ -106,7 +124,7 @@ def shi_tone_table() -> dict[str, str]:
     rhymes of ``Pingshui_Rhyme.json`` become ``多`` (see the module docstring).
     """
     table: dict[str, str] = dict(_load("rhyme/Word_Tune.json"))
-    ping, ze = _ping_ze_sets(_load("rhyme/Pingshui_Rhyme.json"), PING_SECTIONS)
+    ping, ze = _ping_ze_sets(pingshui(), PING_SECTIONS)
     for ch in ping & ze:
         table[ch] = "多"
     return table
@@ -155,7 +173,7 @@ def cilin_groups() -> dict[str, frozenset[str]]:
 @lru_cache(maxsize=1)
 def pingshui_ping_groups() -> dict[str, frozenset[str]]:
     """平水韵: character -> its level-tone rhymes (上平/下平 30 韵), for regulated verse."""
-    data: dict[str, dict[str, list[str]]] = _load("rhyme/Pingshui_Rhyme.json")
+    data = pingshui()
     pairs = [
         (f"{section[:2]}{rhyme}", chars)
         for section, sub in data.items()

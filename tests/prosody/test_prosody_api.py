@@ -151,7 +151,7 @@ def test_batch_scores_jsonl_and_csv_files(tmp_path: object) -> None:
     # modern tones: 更上一层楼 is 三平尾, which 一三五不论 does not license (19 of 20)
     assert rows[1]["pattern_licensed"] == "0.95" and rows[1]["structural"] == "1.0"
     assert rows[2]["tonal"] == rows[0]["tonal"]
-    assert rows[3]["form"] == "" and "not detected" in rows[3]["error"]
+    assert rows[3]["form"] == "" and rows[3]["error"] == "no Chinese characters in the text"
     jsonl = Path(str(tmp_path)) / "scores.jsonl"
     assert batch.main([str(src), "--out", str(jsonl), "--tone-system", "classical"]) == 0
     first = json.loads(jsonl.read_text(encoding="utf-8").splitlines()[0])

@@ -59,12 +59,15 @@ def test_chunwang_classical_and_the_sheng_polyphone() -> None:
     assert s.diagnostics["pattern"] == "仄起首句不入韵"  # 国破 (破 仄) ... 深 not a rhyme
     # 深 心 金 簪: 下平十二侵.
     assert s.metrics["rhyme"] == 1.0
-    # 浑欲不胜簪: 胜 should be shēng (平, "bear"), but pypinyin reads 不胜 as bù shèng, so
-    # the line reads 平仄仄仄平, which has no two adjacent 平: a false 孤平.  胜 is 多 in
-    # 平水韵, so the lenient mode clears it.
-    assert s.diagnostics["faults"] == [{"fault": "孤平", "line": 7}]
+    # 浑欲不胜簪: 胜 is shēng (平, "bear"; pypinyin alone reads 不胜 bù shèng, which made
+    # the line 平仄仄仄平, a false 孤平): the phrase rule reads 平仄仄平平.
+    assert s.diagnostics["lines"][7]["tones"] == "平仄仄平平"
+    assert s.diagnostics["faults"] == []
     lenient = score_poem(CHUNWANG, "shi:lushi5", tone_system="classical", lenient=True)
     assert lenient.diagnostics["faults"] == []
+    # a broken copy: 浑欲不满簪 is 平仄仄仄平, 孤平
+    broken = score_poem(CHUNWANG.replace("不胜簪", "不满簪"), "shi:lushi5", tone_system="classical")
+    assert broken.diagnostics["faults"] == [{"fault": "孤平", "line": 7}]
     # Modern 簪 zān falls in 八寒, not with 深 心 金 (九文): 3 of 4.
     assert score_poem(CHUNWANG, "shi:lushi5").metrics["rhyme"] == pytest.approx(0.75)
 

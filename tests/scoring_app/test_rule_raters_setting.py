@@ -134,3 +134,35 @@ def test_poem_page_opens_with_the_study_tone_system_and_counts_from_one(
         "licence: 特拗",
     ) in notes
     assert "王力《诗词格律》" in page.content.decode()
+
+
+def test_poem_page_names_a_character_read_by_the_metre(
+    tmp_path: Path,
+    client,
+    django_user_model,  # type: ignore[no-untyped-def]
+) -> None:
+    from django.urls import reverse
+
+    assert load(tmp_path, STUDY.replace("[modern, ccv]", "[classical]")) == ""
+    study = Study.objects.get()
+    item = Item.objects.create(
+        study=study,
+        task=Task.objects.get(study=study),
+        external_id="xiyu",
+        # 杜甫《春夜喜雨》: 晓看红湿处 -- 看 平 by the metre (2nd character of the 7th line)
+        poem_text="好雨知时节，当春乃发生。随风潜入夜，润物细无声。"
+        "野径云俱黑，江船火独明。晓看红湿处，花重锦官城。",
+        poem_form="shi:lushi5",
+    )
+    user = django_user_model.objects.create_user("r", password="pw")
+    study.researchers.add(user)
+    client.force_login(user)
+    page = client.get(reverse("research:poem", args=[item.pk]))
+    notes = {n["where"]: (n["what"], n["source"]) for n in page.context["notes"]}
+    where = next(w for w in notes if w in ("第 7 句第 2 字", "line 7, character 2"))
+    assert notes[where][0] in (
+        "平仄两读而意义不变：按格律所需声调读",
+        "same meaning in both tones: read as the metre requires",
+    )
+    assert "王力《汉语诗律学》" in notes[where][1]
+    assert not any("失粘" in what for what, _ in notes.values())
