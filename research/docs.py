@@ -57,6 +57,12 @@ def _renderer() -> MarkdownIt:
             tokens[idx].attrSet("href", url)
         return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
 
+    def th_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        if not tokens[idx + 1].content.strip():  # an empty header cell is no header
+            tokens[idx].tag = tokens[idx + 2].tag = "td"
+        return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+
+    md.add_render_rule("th_open", th_open)
     md.add_render_rule("heading_open", heading_open)
     md.add_render_rule("link_open", link_open)
     return md
