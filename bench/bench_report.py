@@ -124,8 +124,13 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
     AggregateResult.objects.bulk_create(
         [
             AggregateResult(
-                study=study, model=m, task=f"bench:{form}", metric="structural_accuracy",
-                value=0.5, run=run, source="bench",
+                study=study,
+                model=m,
+                task=f"bench:{form}",
+                metric="structural_accuracy",
+                value=0.5,
+                run=run,
+                source="bench",
             )
             for m, _r, _s in MODELS
             for run in ("direct", "form_aware")

@@ -231,12 +231,12 @@ def heatmap(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
                 f'fill="{fill}"><title>{escape(tip)}</title></rect>'
             )
-            body.append(
-                _text(x + cell_w / 2 - 1, y + 15, label, size=11, anchor="middle")
-            )
+            body.append(_text(x + cell_w / 2 - 1, y + 15, label, size=11, anchor="middle"))
             if n is not None:
                 body.append(
-                    _text(x + cell_w / 2 - 1, y + 28, f"n={n}", size=9, anchor="middle", fill="#333")
+                    _text(
+                        x + cell_w / 2 - 1, y + 28, f"n={n}", size=9, anchor="middle", fill="#333"
+                    )
                 )
     scale = f"{low:g} … {high:g}"
     if note:
@@ -301,11 +301,7 @@ def forest(
             )
         if _ok(r.value):
             v = float(r.value)
-            ci = (
-                f" [{float(r.low):.3f}, {float(r.high):.3f}]"
-                if _ok(r.low) and _ok(r.high)
-                else ""
-            )
+            ci = f" [{float(r.low):.3f}, {float(r.high):.3f}]" if _ok(r.low) and _ok(r.high) else ""
             tip = f"{r.label}: {v:.3f}{ci}" + (f" ({r.n})" if r.n else "")
             body.append(
                 f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'

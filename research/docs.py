@@ -47,7 +47,7 @@ def _renderer() -> MarkdownIt:
     def heading_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         inline = tokens[idx + 1]
         tokens[idx].attrSet("id", slug(inline.content))
-        return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+        return self.renderToken(tokens, idx, options, env)
 
     def link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         href = str(tokens[idx].attrGet("href") or "")
@@ -55,12 +55,12 @@ def _renderer() -> MarkdownIt:
         if match and match["name"] in env.get("names", ()):
             url = reverse("research:doc", args=[match["name"]]) + (match["anchor"] or "")
             tokens[idx].attrSet("href", url)
-        return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+        return self.renderToken(tokens, idx, options, env)
 
     def th_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         if not tokens[idx + 1].content.strip():  # an empty header cell is no header
             tokens[idx].tag = tokens[idx + 2].tag = "td"
-        return self.renderToken(tokens, idx, options, env)  # type: ignore[no-any-return]
+        return self.renderToken(tokens, idx, options, env)
 
     md.add_render_rule("th_open", th_open)
     md.add_render_rule("heading_open", heading_open)
@@ -85,7 +85,7 @@ def render_doc(name: str) -> tuple[str, str]:
 
 def _allowed(request: HttpRequest) -> bool:
     user = request.user
-    return bool(user.is_staff or visible_studies(user).exists())  # type: ignore[arg-type]
+    return bool(user.is_staff or visible_studies(user).exists())
 
 
 @login_required
@@ -96,7 +96,7 @@ def doc(request: HttpRequest, name: str) -> HttpResponse:
     return render(
         request,
         "research/doc.html",
-        {"title": title, "body": mark_safe(html), "names": available(), "name": name},  # noqa: S308
+        {"title": title, "body": mark_safe(html), "names": available(), "name": name},
     )
 
 

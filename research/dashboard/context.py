@@ -66,9 +66,7 @@ def read_settings(study: Study, query: QueryDict) -> SettingsForm:
     if missing := unknown_tasks(study, settings.tasks):
         errors["tasks"] = _("no task %(tasks)s in this study") % {"tasks": ", ".join(missing)}
         settings = replace(settings, tasks=())
-    shown = {
-        k: str(v) for k, v in settings.as_json().items() if not isinstance(v, list)
-    }
+    shown = {k: str(v) for k, v in settings.as_json().items() if not isinstance(v, list)}
     for name, value in values.items():
         if name in errors and value is not None:
             shown[name] = str(value)
@@ -82,12 +80,10 @@ def _pick(value: str | None, choices: list[str]) -> str:
 
 
 def _svg(svg: str | None) -> SafeString | None:
-    return mark_safe(svg) if svg else None  # noqa: S308 (built escaped by research.charts)
+    return mark_safe(svg) if svg else None  # built escaped by research.charts
 
 
-def paper_context(
-    study: Study, report: Report, query: QueryDict, labels: Labels
-) -> dict[str, Any]:
+def paper_context(study: Study, report: Report, query: QueryDict, labels: Labels) -> dict[str, Any]:
     """The views of the new tables: a chart where a paper has one, then the table."""
     t = report.tables
     by = report.settings.by
@@ -109,7 +105,8 @@ def paper_context(
         per_form = report_for(study, replace(report.settings, by=forms_by), only=("rule_rates",))
         heat_rows = per_form.tables["rule_rates"]
     out["rule_rate_heatmaps"] = [
-        (condition, _svg(svg)) for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
+        (condition, _svg(svg))
+        for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
     ]
     validation = task_filter(t["validation"], task)
     vmetrics = paper.validation_metrics(validation)

@@ -192,6 +192,8 @@ class Labels:
         for suffix, word in ((" majority", _("majority")), (" mean", _("mean"))):
             if text.endswith(suffix):
                 return f"{self.rater_set(text[: -len(suffix)])} ({word})"
+        if "+" in text:  # a union of sets (``humans+model:x``: people with one judge)
+            return " + ".join(self.rater_set(part) for part in text.split("+"))
         if text == "key":
             return _("answer key")
         if text == "humans":

@@ -49,7 +49,8 @@ def ratings_chart(rows: Rows, labels: Labels) -> str | None:
             r.get("ci_low"),
             r.get("ci_high"),
             r["rater_set"],
-            n=_("n=%(items)s items, %(raters)s raters") % {
+            n=_("n=%(items)s items, %(raters)s raters")
+            % {
                 "items": r.get("n_items"),
                 "raters": r.get("n_raters"),
             },
@@ -67,9 +68,7 @@ def ratings_chart(rows: Rows, labels: Labels) -> str | None:
     )
 
 
-def rule_rate_heatmaps(
-    rows: Rows, labels: Labels, metric: str
-) -> list[tuple[str, str]]:
+def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, str]]:
     """One heatmap of form × generating model per prompt condition for ``metric``
     (``rule/version/field``): [(condition label, svg)]."""
     part = [r for r in rows if _metric_key(r) == metric and r.get("form") not in (None, "*")]
@@ -82,10 +81,12 @@ def rule_rate_heatmaps(
         values = {(str(r["form"]), _source(r.get("source"))): r.get("value") for r in cells}
         counts = {(str(r["form"]), _source(r.get("source"))): r.get("n") for r in cells}
         shown = condition if condition not in (None, "") else _("no condition")
-        title = _("%(metric)s per form and source, condition %(condition)s") % {
-            "metric": metric,
-            "condition": shown,
-        }
+        title = (
+            _("%(metric)s per form and source, condition %(condition)s")
+            % {"metric": metric, "condition": shown}
+            if condition not in (None, "")
+            else _("%(metric)s per form and source") % {"metric": metric}
+        )
         svg = heatmap(
             forms,
             sources,
@@ -118,9 +119,7 @@ def rule_rates_chart(rows: Rows, metric: str) -> str | None:
         return None
     items = [
         Interval(
-            " · ".join(
-                str(v) for v in (_source(r.get("source")), r.get("condition")) if v
-            ),
+            " · ".join(str(v) for v in (_source(r.get("source")), r.get("condition")) if v),
             r.get("value"),
             r.get("ci_low"),
             r.get("ci_high"),
@@ -174,9 +173,8 @@ def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
     bounded = metric not in ("mean_diff",)
     return forest(
         items,
-        title=_("%(metric)s of each judge against its reference") % {
-            "metric": labels.metric(metric)
-        },
+        title=_("%(metric)s of each judge against its reference")
+        % {"metric": labels.metric(metric)},
         x_label=labels.metric(metric),
         low=-1.0 if bounded and any((r.get("ci_low") or 0) < 0 for r in part) else None,
         high=1.0 if bounded else None,
@@ -241,7 +239,8 @@ def form_length_chart(rows: Rows, measure: str) -> str | None:
     points = [
         Point(str(r["form"]), float(r["length"]), r.get("value"), r.get("n"))
         for r in part
-        if r.get("form") not in (None, "*") and r.get("length") is not None
+        if r.get("form") not in (None, "*")
+        and r.get("length") is not None
         and r.get("statistic") != "spearman"
     ]
     if not points:
@@ -250,7 +249,7 @@ def form_length_chart(rows: Rows, measure: str) -> str | None:
     title = measure
     if rho and rho.get("value") is not None:
         p = rho.get("p_value")
-        title += " · ρ = %.2f" % rho["value"] + (f", p = {p:.3g}" if p is not None else "")
+        title += f" · ρ = {rho['value']:.2f}" + (f", p = {p:.3g}" if p is not None else "")
         title += f" (n={rho.get('n')})"
     return scatter(
         points,

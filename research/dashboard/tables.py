@@ -341,9 +341,7 @@ def agreement_pivot(rows: Rows, labels: Labels, chosen: str = "") -> Pivot | Non
         field=fld,
         columns=columns,
         rows=[(labels.rater_set(s), [cells.get((s, k)) for k in keys]) for s in sets],
-        choices=[
-            (f"{t}|{f}", labels.task(t), labels.field(t, f)) for t, f in pairs
-        ],
+        choices=[(f"{t}|{f}", labels.task(t), labels.field(t, f)) for t, f in pairs],
     )
 
 

@@ -169,9 +169,7 @@ def paper_studies(transactional_db: Any, live_server: Any) -> tuple[Study, Study
     from tests.report.test_worked_tang import build_tang
 
     tang, cciv = build_tang()[0].study, build_cciv()[0].study
-    user = get_user_model().objects.create_user(
-        "paper-reader", password=PASSWORD, is_staff=True
-    )
+    user = get_user_model().objects.create_user("paper-reader", password=PASSWORD, is_staff=True)
     tang.researchers.add(user)
     cciv.researchers.add(user)
     return tang, cciv
@@ -221,8 +219,8 @@ def test_the_papers_tables_as_a_researcher_reads_them(
     with page.expect_download() as info:
         figure.locator("button.chart-svg").click()
     svg = info.value.path().read_text(encoding="utf-8")
-    assert svg.startswith("<?xml") and "<svg" in svg and info.value.suggested_filename.endswith(
-        ".svg"
+    assert (
+        svg.startswith("<?xml") and "<svg" in svg and info.value.suggested_filename.endswith(".svg")
     )
     with page.expect_download() as info:
         figure.locator("button.chart-png").click()

@@ -111,9 +111,11 @@ def test_agreement_is_a_pivot_of_rater_set_by_coefficient(known: Builder) -> Non
     assert len(pivot.rows) == len({r["rater_set"] for r in rows})
     assert sum(c is not None for _name, cells in pivot.rows for c in cells) == len(rows)
     for r in rows:
-        name = known.study.groups.get(slug=r["rater_set"][6:]).name if r["rater_set"].startswith(
-            "group:"
-        ) else None
+        name = (
+            known.study.groups.get(slug=r["rater_set"][6:]).name
+            if r["rater_set"].startswith("group:")
+            else None
+        )
         if name:  # group names, never the slug
             assert any(label == name for label, _cells in pivot.rows)
     defined = [r for r in rows if r["value"] is not None]

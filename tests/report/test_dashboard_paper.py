@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.http import QueryDict
 from django.test import Client
+from django.utils import translation
 
 from research.charts import Interval, forest, nice_ticks
 from research.dashboard import paper
@@ -18,9 +19,7 @@ from research.dashboard.tables import PAGE_SIZE, table_view
 from research.docs import render_doc
 from scoring.report import build_report
 from scoring.report.settings import ReportSettings
-from tests.report.test_worked_cciv import cciv, scores  # noqa: F401
-from tests.report.test_worked_fuxi import fuxi  # noqa: F401
-from tests.report.test_worked_tang import tang  # noqa: F401
+from tests.report.test_worked_cciv import scores
 
 pytestmark = pytest.mark.django_db
 
@@ -124,8 +123,13 @@ def test_names_in_the_readers_language(tang) -> None:  # type: ignore[no-untyped
     labels = Labels(b.study)
     assert labels.rater_set("group:experts") == group.name
     assert labels.rater_set("group:experts mean").startswith(group.name)
-    assert labels.metric("cohen_kappa", "quadratic") == "Cohen's κ (quadratic weights)"
-    assert labels.field("tang", "*").startswith("all parts right")
+    with translation.override("en"):
+        assert labels.metric("cohen_kappa", "quadratic") == "Cohen's κ (quadratic weights)"
+        assert labels.field("tang", "*").startswith("all parts right")
+        assert labels.rater_set("humans+model:qwen") == "all people + qwen"
+    with translation.override("zh-hans"):
+        assert labels.metric("cohen_kappa", "quadratic") == "Cohen κ (二次加权)"
+        assert labels.rater_set("humans") == "全体人类"
     assert "全体人类" in html  # "humans", translated
     assert "group:experts" not in html.split('id="settings"')[1].split('id="downloads"')[0]
 
@@ -200,4 +204,4 @@ def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ig
     html = _client(b.study).get(f"/research/studies/{b.study.pk}/").content.decode()
     assert "/research/docs/report/" in html and "docs/report.md" not in html
     assert 'src="/static/js/charts.js"' in html
-    assert html.count("class=\"chart-box\"") >= 5
+    assert html.count('class="chart-box"') >= 5
