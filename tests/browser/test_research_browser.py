@@ -89,7 +89,7 @@ def _download(page: Any, selector: str) -> str:
 
 
 def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
-    browser, research_demo, live_server, shoot
+    browser, research_demo, live_server, shoot, axe
 ) -> None:  # type: ignore[no-untyped-def]
     study = research_demo
     context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
@@ -111,6 +111,7 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
 
     # The dashboard: progress per group, every chart drawn inline (no CDN), tables.
     shoot(page, "research-2-dashboard")
+    axe.check(page, "the demo study's dashboard")
     finished = page.locator("#progress table").first.locator("tbody tr td:nth-child(4)")
     assert sum(int(t) for t in finished.all_inner_texts()) == 6
     assert page.locator("#accuracy svg").count() == 1
@@ -146,7 +147,7 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
         (r.rater.name, r.item.external_id, r.field, r.value)
         for r in human.select_related("rater", "item")
     }
-    accuracy_link = "#downloads a[href$='/report.csv?table=accuracy']"
+    accuracy_link = "#downloads a[href*='/report.csv?table=accuracy&']"
     accuracy = list(csv.DictReader(io.StringIO(_download(page, accuracy_link))))
     groups = {p.group.slug for p in Participant.objects.filter(study=study).select_related("group")}
     assert {f"group:{g}" for g in groups} <= {r["rater_set"] for r in accuracy}
