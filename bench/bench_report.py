@@ -308,6 +308,60 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
             )
 
 
+def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str, float]:
+    """In-process time of reading the study and of each table (the report's own build
+    loop, table by table), to find hot spots."""
+    from scoring.report.build import Context, _specs
+    from scoring.report.data import study_data
+    from scoring.report.sets import rater_sets
+    from scoring.report.settings import ReportSettings
+    from scoring.report.splits import split_data
+    from studies.models import Study
+
+    study = Study.objects.get(slug=slug)
+    opts = ReportSettings(n_boot=n_boot, by=by)
+    t0 = time.perf_counter()
+    data = study_data(study)
+    sets = rater_sets(data.raters, data.group_slugs)
+    out = {"read": time.perf_counter() - t0}
+    whole = Context(data, sets, opts, data)
+    for name, spec in _specs().items():
+        t0 = time.perf_counter()
+        keys = tuple(k for k in by if k not in spec.native) if spec.split else ()
+        if keys:
+            for _combo, part in split_data(data, keys):
+                spec.build(Context(part, sets, opts, data))
+        else:
+            spec.build(whole)
+        out[name] = time.perf_counter() - t0
+    return out
+
+
+def dashboard_seconds(slug: str) -> dict[str, float]:
+    """The dashboard page of the bench study through Django's test client: the first view
+    (the report and the per-form rule rates built and cached), the next view (from the
+    cache), and the next page of the validation table."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from studies.models import Study
+
+    study = Study.objects.get(slug=slug)
+    user = get_user_model().objects.create_superuser("bench-researcher", password="x")
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(user)
+    url = f"/research/studies/{study.pk}/"
+    out = {}
+    for name, query in (("first", {}), ("cached", {}), ("next_page", {"p_validation": "2"})):
+        t0 = time.perf_counter()
+        reply = client.get(url, query)
+        out[name] = time.perf_counter() - t0
+        if reply.status_code != 200:
+            raise SystemExit(f"dashboard: HTTP {reply.status_code}")
+        out[f"{name}_kb"] = len(reply.content) / 1024
+    return out
+
+
 def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
     """alpha of one dimension from the database vs the package on pre-counted values."""
     import krippendorff
@@ -417,6 +471,11 @@ def main() -> None:
             "--by",
             "source,condition",
         )
+        profile = {
+            "whole": table_seconds("bench", args.n_boot),
+            "by_source_condition": table_seconds("bench", args.n_boot, ("source", "condition")),
+        }
+        dashboard = dashboard_seconds("bench")
         alpha = [alpha_ratio("quality", "prosody")]
         make_large_table(world, 5_000 if args.quick else 50_000)
         alpha.append(alpha_ratio("wide", "v"))
@@ -444,6 +503,8 @@ def main() -> None:
             "target_peak_rss_mb": 1024,
             "meets_target": split["seconds"] < 30 and split["peak_rss_mb"] < 1024,
         },
+        "profile_seconds": profile,
+        "dashboard_seconds": dashboard,
         "alpha_from_database": alpha,
         "quick": args.quick,
     }
