@@ -133,12 +133,8 @@ def gap_differences(
         if np.isfinite(stack).all():
             bounds = np.quantile(stack, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
         else:
-            bounds = np.array(
-                [
-                    [(ci.low, ci.high) for ci in [percentile_interval(c, confidence, n_boot)]][0]
-                    for c in stack.T
-                ]
-            ).T
+            each = [percentile_interval(c, confidence, n_boot) for c in stack.T]
+            bounds = np.array([[ci.low for ci in each], [ci.high for ci in each]])
     out = []
     for j in range(k):
         a, b = 2 * j, 2 * j + 1
