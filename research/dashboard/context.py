@@ -83,7 +83,9 @@ def _svg(svg: str | None) -> SafeString | None:
     return mark_safe(svg) if svg else None  # built escaped by research.charts
 
 
-def paper_context(study: Study, report: Report, query: QueryDict, labels: Labels) -> dict[str, Any]:
+def paper_context(
+    study: Study, report: Report, query: QueryDict, labels: Labels, fp: str | None = None
+) -> dict[str, Any]:
     """The views of the new tables: a chart where a paper has one, then the table."""
     t = report.tables
     by = report.settings.by
@@ -102,7 +104,9 @@ def paper_context(study: Study, report: Report, query: QueryDict, labels: Labels
     heat_rows = t["rule_rates"]
     if metric and "form" not in by:
         forms_by = (*by, "form")
-        per_form = report_for(study, replace(report.settings, by=forms_by), only=("rule_rates",))
+        per_form = report_for(
+            study, replace(report.settings, by=forms_by), only=("rule_rates",), fp=fp
+        )
         heat_rows = per_form.tables["rule_rates"]
     out["rule_rate_heatmaps"] = [
         (condition, _svg(svg))

@@ -22,7 +22,7 @@ from research.downloads import (
 )
 from research.recruit import recruit_links
 from scoring.report import TABLES
-from scoring.report.service import report_for
+from scoring.report.service import fingerprint, report_for
 
 PREFERRED = ("prosody:modern/structural", "/structural", "/tonal")
 
@@ -52,7 +52,8 @@ def study_list(request: HttpRequest) -> HttpResponse:
 def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     study = study_for(request.user, study_id)
     form = context.read_settings(study, request.GET)
-    report = report_for(study, form.settings)
+    fp = fingerprint(study)
+    report = report_for(study, form.settings, fp=fp)
     labels = Labels(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     rule = _pick(request.GET.get("rule"), rules, *PREFERRED)
@@ -72,10 +73,10 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
             name: table_view(name, tables[name], labels, query, by=report.settings.by)
             for name in ("accuracy", "model_vs_groups", "correlation", "rule_vs_rating")
         },
-        **context.paper_context(study, report, query, labels),
+        **context.paper_context(study, report, query, labels, fp),
         "table_names": TABLES,
         "funnel": progress.funnel(study),
-        "answers": progress.task_progress(study),
+        "answers": progress.task_progress_cached(study, fp),
         "accuracy_svg": _safe(charts.accuracy_chart(report, study)),
         "correlation_svg": _safe(charts.correlation_chart(report, study)),
         "rules_svg": _safe(charts.rules_chart(report, study, rule)) if rule else None,
