@@ -1,4 +1,5 @@
-"""The project's documentation (docs/*.md) inside the app, for logged-in researchers.
+"""The project's documentation (docs/*.md) inside the app, for any logged-in user (like
+the study list: the documents hold no study's data; a volunteer has no login).
 
 Markdown is rendered by markdown-it-py's ``js-default`` preset: raw HTML in a document is
 shown as text, never passed through, and ``javascript:``/``data:`` links are refused
@@ -20,8 +21,6 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
-
-from research.access import visible_studies
 
 NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 LINK = re.compile(r"^(?P<name>[a-z][a-z0-9-]*)\.md(?P<anchor>#[^\s]*)?$")
@@ -83,15 +82,8 @@ def render_doc(name: str) -> tuple[str, str]:
     return first.lstrip("# ").strip(), _md().render(text, {"names": names})
 
 
-def _allowed(request: HttpRequest) -> bool:
-    user = request.user
-    return bool(user.is_staff or visible_studies(user).exists())
-
-
 @login_required
 def doc(request: HttpRequest, name: str) -> HttpResponse:
-    if not _allowed(request):
-        raise Http404("No such document")
     title, html = render_doc(name)
     return render(
         request,
