@@ -150,6 +150,14 @@ VALUES = {
     "wilson": gettext_lazy("Wilson"),
     "t over item means": gettext_lazy("t over item means"),
     "Fisher z": gettext_lazy("Fisher z"),
+    "mean": gettext_lazy("mean"),
+    "rate": gettext_lazy("rate"),
+    "item bootstrap (percentile)": gettext_lazy("item bootstrap (percentile)"),
+    "stratified item bootstrap (percentile)": gettext_lazy(
+        "stratified item bootstrap (percentile)"
+    ),
+    "item-cluster bootstrap (percentile)": gettext_lazy("item-cluster bootstrap (percentile)"),
+    "normal over ratings (mean ± z·SE)": gettext_lazy("normal over ratings (mean ± z·SE)"),
 }
 
 
