@@ -144,5 +144,11 @@ def _label_of_key(key: str) -> str:
 
 
 def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[str, Any]:
+    """The agreement pivot, and the pair matrices of the same task and field."""
     rows = task_filter(report.tables["agreement"], query.get("task", ""))
-    return {"pivot": agreement_pivot(rows, labels, query.get("agr", ""))}
+    pivot = agreement_pivot(rows, labels, query.get("agr", ""))
+    maps = []
+    if pivot is not None:
+        found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
+        maps = [(name, _svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
+    return {"pivot": pivot, "pair_heatmaps": maps}

@@ -257,3 +257,52 @@ def form_length_chart(rows: Rows, measure: str) -> str | None:
         x_label=_("length of the form (characters)"),
         y_label=_("rate or accuracy"),
     )
+
+
+#: A pair matrix is drawn for a set of at most this many raters (the table has them all).
+MAX_PAIR_RATERS = 12
+
+
+def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list[tuple[str, str]]:
+    """Cohen's κ of every pair of raters within a set, as a rater × rater matrix with n
+    in each cell (one per set and weighting), for one task and field: [(name, svg)]."""
+    pairs = [
+        r
+        for r in rows
+        if r.get("summary") == "pair"
+        and r.get("set_b") is None
+        and r.get("metric") == "cohen_kappa"
+        and (r.get("task"), r.get("field")) == (task, field)
+    ]
+    out = []
+    for key in dict.fromkeys((r["set_a"], r.get("weights") or "none") for r in pairs):
+        cells = [r for r in pairs if (r["set_a"], r.get("weights") or "none") == key]
+        raters = sorted({str(r["rater_a"]) for r in cells} | {str(r["rater_b"]) for r in cells})
+        if len(raters) > MAX_PAIR_RATERS:
+            continue
+        values: dict[tuple[str, str], float | None] = {}
+        counts: dict[tuple[str, str], int | None] = {}
+        for r in cells:
+            for a, b in ((r["rater_a"], r["rater_b"]), (r["rater_b"], r["rater_a"])):
+                values[(str(a), str(b))] = r.get("value")
+                counts[(str(a), str(b))] = r.get("n")
+        name = f"{labels.rater_set(key[0])} · {labels.metric('cohen_kappa', key[1])}"
+        title = _("%(metric)s of each pair of raters: %(set)s, %(task)s · %(field)s") % {
+            "metric": labels.metric("cohen_kappa", key[1]),
+            "set": labels.rater_set(key[0]),
+            "task": labels.task(task),
+            "field": labels.field(task, field),
+        }
+        svg = heatmap(
+            raters,
+            raters,
+            values,
+            title=title,
+            low=-1.0,
+            high=1.0,
+            diverging=True,
+            counts=counts,
+            note=_("cell: κ and its n items"),
+        )
+        out.append((name, svg))
+    return out

@@ -212,6 +212,7 @@ def test_the_papers_tables_as_a_researcher_reads_them(
         chart = page.locator(f"#{section} figure.chart-box svg")
         assert chart.count() == 1, section
         assert "n=" in " ".join(chart.locator("text").all_text_contents()), section
+    assert page.locator("#pairwise figure.chart-box svg").count() >= 1  # κ of expert pairs
     axe.check(page, "the dashboard of the Tang worked study")
     shoot(page, "research-5-paper-tang")
 

@@ -205,3 +205,25 @@ def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ig
     assert "/research/docs/report/" in html and "docs/report.md" not in html
     assert 'src="/static/js/charts.js"' in html
     assert html.count('class="chart-box"') >= 5
+
+
+def test_pair_matrix_of_the_three_experts(tang) -> None:  # type: ignore[no-untyped-def]
+    """Tang: Cohen's κ of each pair of experts as a matrix, recomputed with scikit-learn."""
+    from sklearn.metrics import cohen_kappa_score
+
+    b, _items, responses = tang
+    page = _client(b.study).get(
+        f"/research/studies/{b.study.pk}/", {"agr": "tang|prosody", "n_boot": "0"}
+    )
+    maps = {name: str(svg) for name, svg, _chart in page.context["pair_heatmaps"]}
+    experts = next(
+        svg for name, svg in maps.items() if name.startswith("组experts") and "(" not in name
+    )
+    wide = responses[responses.field == "prosody"].pivot(
+        index="item", columns="rater", values="value"
+    )
+    for a, c in (("e1", "e2"), ("e1", "e3"), ("e2", "e3")):
+        both = wide[[a, c]].dropna()
+        kappa = cohen_kappa_score(both[a], both[c])
+        for x, y in ((a, c), (c, a)):
+            assert f"{x} · {y}: {kappa:.2f} (n={len(both)})" in experts
