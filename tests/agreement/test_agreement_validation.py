@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn import metrics
 from statsmodels.stats.proportion import proportion_confint
 
-from scoring.agreement.classify import classification, measures
+from scoring.agreement.classify import classification, classifications, measures
 from scoring.agreement.gaps import gap_difference, gap_differences, not_estimable
 from scoring.agreement.paired import fisher_interval, paired_estimates
 
@@ -120,3 +120,20 @@ def test_gap_differences_share_draws_and_equal_one_call_per_pair() -> None:
         assert g == alone
     few = gap_differences(passing[:2], failing, n_boot=300, seed=11)
     assert all(not g.estimable and math.isnan(g.difference_ci[0]) for g in few)
+
+
+def test_classifications_share_draws_and_equal_one_call_per_case() -> None:
+    """Judges on the same items share bootstrap draws; each result is exactly its own
+    ``classification`` (resampled tables are sums of whole counts), including a judge on
+    other items and a judge with no labels."""
+    rng = np.random.default_rng(5)
+    items = np.repeat(np.arange(30), 3)
+    gold = rng.integers(0, 3, size=items.size)
+    cases = [(rng.integers(0, 3, size=items.size), gold, items) for _ in range(3)]
+    cases.append((rng.integers(0, 3, size=20), gold[:20], items[:20]))  # other items
+    cases.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)))
+    together = classifications(cases, n_options=3, n_boot=200, seed=9)
+    for case, got in zip(cases, together, strict=True):
+        alone = classification(*case, n_options=3, n_boot=200, seed=9)
+        assert got == alone or (got.n == alone.n == 0)
+    assert together[0].estimates != together[1].estimates
