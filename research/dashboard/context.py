@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 
 from research.dashboard import paper
 from research.dashboard.labels import Labels
-from research.dashboard.tables import agreement_pivot, table_view, task_filter
+from research.dashboard.pivot import agreement_pivot
+from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
 from scoring.report.build import Report, unknown_tasks
 from scoring.report.service import report_for

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, Point, forest, heatmap, scatter
+from research.charts import Interval, forest, heatmap
 from research.dashboard.labels import Labels
+from research.scatter import Point, scatter
 
 Rows = list[dict[str, Any]]
 #: At most this many rows in one forest plot (the table below has them all).
