@@ -1,8 +1,10 @@
 """Report benchmark (issue 5): the full statistics report over 1,000,000 responses.
 
 A generated study (3 groups; 6 tasks: two single-choice, one three-part, one best/worst,
-two 1–5 rating tasks with 5 and 2 dimensions; 4 model raters; one rule rater with three
-metrics; 1 % of participants flagged; two attention checks) is written straight into a
+two 1–5 rating tasks with 5 and 2 dimensions whose poems carry provenance — half by people,
+half by the four judge models under two prompt conditions and two samples, six cipai —
+so every table of issue 12 has rows; 4 model raters; one rule rater with three metrics;
+published figures to match; 1 % of participants flagged; two attention checks) is written straight into a
 throw-away database, then ``manage.py report`` runs in a child process whose wall time
 and peak memory (VmHWM from /proc/self/status) are measured. Targets: 30 s and 1 GB.
 
@@ -38,11 +40,40 @@ MODELS = (
 DIMS5 = ("prosody", "theme", "emotion", "imagery", "language")
 DIMS2 = ("informativeness", "aesthetic")
 PER_TASK = 10
+#: The tables of issue 12; the bench study must give each of them rows.
+NEW_TABLES = (
+    "ratings",
+    "rule_rates",
+    "validation",
+    "pairwise",
+    "echo_chamber",
+    "self_preference",
+    "form_length",
+    "published_vs_computed",
+)
 # Fields each participant answers per item of each task: 1 + 1 + 3 + 2 + 5 + 2 = 14.
 FIELDS_PER_PARTICIPANT = PER_TASK * 14
 
 
+def _poem(i: int, forms: tuple[str, ...]) -> dict[str, object]:
+    """A rating item's poem with its provenance: every other poem by a person, the rest by
+    one of the judge models under one of two prompt conditions, two samples each."""
+    model = MODELS[(i // 2) % len(MODELS)][0]
+    machine = i % 2 == 0
+    return {
+        "poem_text": "春风",
+        "poem_form": forms[i % len(forms)],
+        "poem_source": f"model:{model}" if machine else "human",
+        "source_kind": "model" if machine else "human",
+        "source_model": model if machine else "",
+        "poem_condition": ("direct", "form_aware")[(i // 8) % 2] if machine else "",
+        "sample": (i // 16) % 2 if machine else None,
+        "category": ("ci", "shi", "couplet")[i % 3],
+    }
+
+
 def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
+    from annotation.models import AggregateResult
     from studies.models import Group, Item, Study, Task
 
     study = Study.objects.create(slug="bench", title="基准研究")
@@ -77,15 +108,7 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
     items = []
     for slug, task in tasks.items():
         for i in range(n_items):
-            poem = (
-                {
-                    "poem_text": "春风",
-                    "poem_form": forms[i % len(forms)],
-                    "poem_source": "human" if i % 2 else f"model:{MODELS[i % 4][0]}",
-                }
-                if task.kind == "rating"
-                else {}
-            )
+            poem = _poem(i, forms) if task.kind == "rating" else {}
             items.append(
                 Item(
                     study=study,
@@ -98,6 +121,22 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
                 )
             )
     Item.objects.bulk_create(items, batch_size=2000)
+    AggregateResult.objects.bulk_create(
+        [
+            AggregateResult(
+                study=study,
+                model=m,
+                task=f"bench:{form}",
+                metric="structural_accuracy",
+                value=0.5,
+                run=run,
+                source="bench",
+            )
+            for m, _r, _s in MODELS
+            for run in ("direct", "form_aware")
+            for form in forms
+        ]
+    )
     ids = {}
     for pk, ext in Item.objects.filter(study=study).values_list("pk", "external_id"):
         ids[ext] = pk
@@ -269,6 +308,60 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
             )
 
 
+def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str, float]:
+    """In-process time of reading the study and of each table (the report's own build
+    loop, table by table), to find hot spots."""
+    from scoring.report.build import Context, _specs
+    from scoring.report.data import study_data
+    from scoring.report.sets import rater_sets
+    from scoring.report.settings import ReportSettings
+    from scoring.report.splits import split_data
+    from studies.models import Study
+
+    study = Study.objects.get(slug=slug)
+    opts = ReportSettings(n_boot=n_boot, by=by)
+    t0 = time.perf_counter()
+    data = study_data(study)
+    sets = rater_sets(data.raters, data.group_slugs)
+    out = {"read": time.perf_counter() - t0}
+    whole = Context(data, sets, opts, data)
+    for name, spec in _specs().items():
+        t0 = time.perf_counter()
+        keys = tuple(k for k in by if k not in spec.native) if spec.split else ()
+        if keys:
+            for _combo, part in split_data(data, keys):
+                spec.build(Context(part, sets, opts, data))
+        else:
+            spec.build(whole)
+        out[name] = time.perf_counter() - t0
+    return out
+
+
+def dashboard_seconds(slug: str) -> dict[str, float]:
+    """The dashboard page of the bench study through Django's test client: the first view
+    (the report and the per-form rule rates built and cached), the next view (from the
+    cache), and the next page of the validation table."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from studies.models import Study
+
+    study = Study.objects.get(slug=slug)
+    user = get_user_model().objects.create_superuser("bench-researcher", password="x")
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    client.force_login(user)
+    url = f"/research/studies/{study.pk}/"
+    out = {}
+    for name, query in (("first", {}), ("cached", {}), ("next_page", {"p_validation": "2"})):
+        t0 = time.perf_counter()
+        reply = client.get(url, query)
+        out[name] = time.perf_counter() - t0
+        if reply.status_code != 200:
+            raise SystemExit(f"dashboard: HTTP {reply.status_code}")
+        out[f"{name}_kb"] = len(reply.content) / 1024
+    return out
+
+
 def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
     """alpha of one dimension from the database vs the package on pre-counted values."""
     import krippendorff
@@ -361,6 +454,28 @@ def main() -> None:
             for k, v in json.loads(out.read_text(encoding="utf-8")).items()
             if isinstance(v, list)
         }
+        empty = [k for k in NEW_TABLES if not tables.get(k)]
+        if empty:
+            raise SystemExit(f"the bench study left new tables empty: {', '.join(empty)}")
+        # The same report split by provenance (every table per source × condition).
+        split = manage(
+            env,
+            "report",
+            "bench",
+            "--format",
+            "json",
+            "--out",
+            str(tmpdir / "report-by.json"),
+            "--n-boot",
+            str(args.n_boot),
+            "--by",
+            "source,condition",
+        )
+        profile = {
+            "whole": table_seconds("bench", args.n_boot),
+            "by_source_condition": table_seconds("bench", args.n_boot, ("source", "condition")),
+        }
+        dashboard = dashboard_seconds("bench")
         alpha = [alpha_ratio("quality", "prosody")]
         make_large_table(world, 5_000 if args.quick else 50_000)
         alpha.append(alpha_ratio("wide", "v"))
@@ -382,6 +497,14 @@ def main() -> None:
             "meets_target": run["seconds"] < 30 and run["peak_rss_mb"] < 1024,
             "rows": tables,
         },
+        "report_by_source_condition": {
+            **split,
+            "target_seconds": 30,
+            "target_peak_rss_mb": 1024,
+            "meets_target": split["seconds"] < 30 and split["peak_rss_mb"] < 1024,
+        },
+        "profile_seconds": profile,
+        "dashboard_seconds": dashboard,
         "alpha_from_database": alpha,
         "quick": args.quick,
     }

@@ -70,12 +70,36 @@ def _width(label: str, size: int = 12) -> float:
     return sum(size if ord(ch) > 0x2E80 else size * 0.6 for ch in label)
 
 
+def nice_ticks(low: float, high: float, target: int = 5) -> list[float]:
+    """Round axis ticks covering [low, high] (steps of 1, 2, 2.5 or 5 × 10^k), with 0
+    among them whenever the range crosses or touches it (Heckbert, "Nice numbers for graph
+    labels", Graphics Gems, 1990)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return [0.0, 1.0]
+    if high < low:
+        low, high = high, low
+    if high == low:
+        low, high = low - 0.5, high + 0.5
+    raw = (high - low) / max(target - 1, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw - 1e-12)
+    first = math.floor(low / step + 1e-9) * step
+    last = math.ceil(high / step - 1e-9) * step
+    count = round((last - first) / step)
+    return [round(first + k * step, 10) + 0.0 for k in range(count + 1)]
+
+
+def tick_label(v: float) -> str:
+    return f"{v:g}"
+
+
 @dataclass(frozen=True)
 class Series:
     name: str
     values: Sequence[float | None]
     low: Sequence[float | None] | None = None
     high: Sequence[float | None] | None = None
+    n: Sequence[int | None] | None = None  # the count behind each value, drawn beside it
 
 
 def grouped_bars(
@@ -96,13 +120,15 @@ def grouped_bars(
     width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60)
     height = top + plot_h + label_h + legend_rows * 18 + 10
     body = [_text(left, 16, title, size=13, weight="bold")]
-    for i in range(6):  # y axis
-        v = y_max * i / 5
-        y = top + plot_h - plot_h * i / 5
+    ticks = nice_ticks(0.0, y_max, 6)
+    y_max = ticks[-1]
+    for v in ticks:  # y axis: round ticks, 0 drawn as the axis itself
+        y = top + plot_h - plot_h * v / y_max
+        stroke = "#555" if v == 0 else "#ddd"
         body.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8:.1f}" y2="{y:.1f}" stroke="{stroke}"/>'
         )
-        body.append(_text(left - 6, y + 4, f"{v:.1f}", size=10, anchor="end"))
+        body.append(_text(left - 6, y + 4, tick_label(v), size=10, anchor="end"))
     if y_label:
         body.append(_text(12, top + plot_h / 2, y_label, size=11, anchor="middle", rotate=-90))
     for c, cat in enumerate(categories):
@@ -115,11 +141,17 @@ def grouped_bars(
             h = plot_h * max(0.0, min(float(v), y_max)) / y_max
             x = x0 + s * bar
             colour = PALETTE[s % len(PALETTE)]
+            n = ser.n[c] if ser.n and c < len(ser.n) else None
+            shown = f"{float(v):.3f}" + (f" (n={n})" if n is not None else "")
             body.append(
                 f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
                 f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
-                f"{escape(cat)}: {float(v):.3f}</title></rect>"
+                f"{escape(cat)}: {shown}</title></rect>"
             )
+            if n is not None:  # the count, written up the bar
+                body.append(
+                    _text(x + (bar - 2) / 2 + 3, top + plot_h - 3, f"n={n}", size=9, rotate=-90)
+                )
             lo = ser.low[c] if ser.low and c < len(ser.low) else None
             hi = ser.high[c] if ser.high and c < len(ser.high) else None
             if _ok(lo) and _ok(hi):
@@ -169,10 +201,12 @@ def heatmap(
     low: float = 0.0,
     high: float = 1.0,
     diverging: bool = False,
-    counts: dict[tuple[str, str], int] | None = None,
+    counts: Mapping[tuple[str, str], int | None] | None = None,
+    note: str = "",
 ) -> str:
-    """A rows × columns grid coloured by value (diverging around the middle if asked)."""
-    cell_w, cell_h = 58.0, 24.0
+    """A rows × columns grid coloured by value (diverging around the middle if asked),
+    each cell with its value and, when ``counts`` are given, its n."""
+    cell_w, cell_h = 58.0, (34.0 if counts else 24.0)
     left = max([_width(r, 11) for r in rows] + [40]) + 12
     top = max([_width(c, 11) * 0.71 for c in columns] + [20]) + 34
     overhang = max([_width(c, 11) * 0.71 for c in columns[-2:]] + [0])  # rotated labels
@@ -197,10 +231,17 @@ def heatmap(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
                 f'fill="{fill}"><title>{escape(tip)}</title></rect>'
             )
-            body.append(
-                _text(x + cell_w / 2 - 1, y + cell_h * 0.66, label, size=11, anchor="middle")
-            )
-    body.append(_text(left, height - 8, f"{low:g} … {high:g}", size=10, fill="#555"))
+            body.append(_text(x + cell_w / 2 - 1, y + 15, label, size=11, anchor="middle"))
+            if n is not None:
+                body.append(
+                    _text(
+                        x + cell_w / 2 - 1, y + 28, f"n={n}", size=9, anchor="middle", fill="#333"
+                    )
+                )
+    scale = f"{low:g} … {high:g}"
+    if note:
+        scale += f" · {note}"
+    body.append(_text(left, height - 8, scale, size=10, fill="#555"))
     return _svg(width, height, title, body)
 
 
@@ -211,28 +252,43 @@ class Interval:
     low: float | None
     high: float | None
     group: str = ""
+    n: str = ""  # the count(s) behind the estimate, e.g. "n=36" or "14/14"; drawn at right
+    note: str = ""  # e.g. why there is no interval
 
 
-def forest(rows: Sequence[Interval], *, title: str, x_label: str = "") -> str:
-    """Point estimates with CI lines on a shared horizontal axis, zero marked."""
+def forest(
+    rows: Sequence[Interval],
+    *,
+    title: str,
+    x_label: str = "",
+    low: float | None = None,
+    high: float | None = None,
+) -> str:
+    """Point estimates with CI lines on a shared horizontal axis (round ticks, zero
+    marked), each row's n written at its right; a row without an interval shows its
+    point alone (and its note), never a made-up interval."""
     finite = [v for r in rows for v in (r.value, r.low, r.high) if _ok(v)]
     lo = min([0.0, *finite]) if finite else -1.0
     hi = max([0.0, *finite]) if finite else 1.0
-    pad = (hi - lo) * 0.05 or 0.5
-    lo, hi = lo - pad, hi + pad
+    ticks = nice_ticks(lo if low is None else low, hi if high is None else high, 6)
+    lo, hi = ticks[0], ticks[-1]
     left = max([_width(r.label, 11) for r in rows] + [60]) + 14
+    right_w = max([_width(f"{r.n}  {r.note}".strip(), 10) for r in rows] + [30]) + 16
     plot_w, row_h, top = 360.0, 20.0, 30.0
-    width = max(left + plot_w + 20, _width(title, 13) + 20)
+    width = max(left + plot_w + right_w, _width(title, 13) + 20)
     height = top + max(len(rows), 1) * row_h + 34
 
     def sx(v: float) -> float:
         return left + plot_w * (v - lo) / (hi - lo)
 
-    body = [
-        _text(8, 16, title, size=13, weight="bold"),
-        f'<line x1="{sx(0):.1f}" y1="{top - 4}" x2="{sx(0):.1f}" y2="{height - 30:.1f}" '
-        'stroke="#999" stroke-dasharray="3 3"/>',
-    ]
+    body = [_text(8, 16, title, size=13, weight="bold")]
+    for v in ticks:
+        stroke, dash = ("#555", "") if v == 0 else ("#e4e4e4", "")
+        body.append(
+            f'<line x1="{sx(v):.1f}" y1="{top - 4}" x2="{sx(v):.1f}" y2="{height - 30:.1f}" '
+            f'stroke="{stroke}"{dash}/>'
+        )
+        body.append(_text(sx(v), height - 16, tick_label(v), size=10, anchor="middle"))
     groups = sorted({r.group for r in rows})
     for i, r in enumerate(rows):
         y = top + i * row_h + row_h / 2
@@ -245,13 +301,15 @@ def forest(rows: Sequence[Interval], *, title: str, x_label: str = "") -> str:
             )
         if _ok(r.value):
             v = float(r.value)
+            ci = f" [{float(r.low):.3f}, {float(r.high):.3f}]" if _ok(r.low) and _ok(r.high) else ""
+            tip = f"{r.label}: {v:.3f}{ci}" + (f" ({r.n})" if r.n else "")
             body.append(
                 f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
-                f"<title>{escape(r.label)}: {v:.3f}</title></circle>"
+                f"<title>{escape(tip)}</title></circle>"
             )
-    for t in range(5):
-        v = lo + (hi - lo) * t / 4
-        body.append(_text(sx(v), height - 16, f"{v:.2f}", size=10, anchor="middle"))
+        side = f"{r.n}  {r.note}".strip()
+        if side:
+            body.append(_text(left + plot_w + 8, y + 4, side, size=10, fill="#333"))
     if x_label:
         body.append(_text(left + plot_w / 2, height - 3, x_label, size=10, anchor="middle"))
     return _svg(width, height, title, body)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from research import poems, recruit
+from research import docs, poems, recruit
 from research.dashboard import views as dashboard
 
 app_name = "research"
@@ -20,6 +20,8 @@ urlpatterns = [
         name="download-responses",
     ),
     path("poems/<int:item_id>/", poems.poem_detail, name="poem"),
+    path("docs/", docs.doc_index, name="docs"),
+    path("docs/<slug:name>/", docs.doc, name="doc"),
     path(
         "studies/<int:study_id>/recruit/<slug:key>/",
         recruit.recruit_print,

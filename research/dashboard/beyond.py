@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.cache import cache
 
+from research.dashboard.labels import Labels
 from research.downloads import REPORT_FORMATS
 from scoring.report.plan import Goals, plan_rows
 from scoring.report.service import TIMEOUT, fingerprint
@@ -66,7 +67,34 @@ def _plan(study: Study) -> list[dict[str, Any]]:
     return rows
 
 
+NAMED = ("task", "field", "rater_set", "set_b")  # codes shown by their reader-facing names
+
+
+def _named(
+    rows: list[dict[str, Any]], labels: Labels, keys: tuple[str, ...] = NAMED
+) -> list[dict[str, Any]]:
+    """Rows with their task, field and rater sets named in the reader's language (the
+    tables keep the codes; the page shows names, as the rest of the dashboard does)."""
+    return [
+        {**r, **{k: labels.value(k, r[k], r) for k in keys if r.get(k) not in (None, "")}}
+        for r in rows
+    ]
+
+
 def panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
+    return _named_panels(_panels(study, tables), Labels(study))
+
+
+def _named_panels(ctx: dict[str, Any], labels: Labels) -> dict[str, Any]:
+    for key in ("model_percentiles", "distributions", "left_out", "spearman"):
+        ctx[key] = _named(ctx[key], labels)
+    for key in ("icc", "plan", "top_poems"):
+        ctx[key] = _named(ctx[key], labels)
+    ctx["flagged"] = _named(ctx["flagged"], labels, ("task",))  # its field is compared
+    return ctx
+
+
+def _panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
     abilities = tables.get("abilities", [])
     bws = tables.get("bws", [])
     poems = [r for r in bws if r["summary"] == "poem" and r["method"] == "count"]

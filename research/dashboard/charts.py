@@ -27,7 +27,7 @@ def _labels(study: Study) -> tuple[dict[str, str], dict[tuple[str, str], str], d
 def set_label(name: str, groups: dict[str, str]) -> str:
     if name.startswith("group:"):
         slug = name.split(":", 1)[1]
-        return f"{slug} {groups.get(slug, '')}".strip()
+        return groups.get(slug) or slug
     if name == "humans":
         return _("all people")
     if name == "models":
@@ -55,6 +55,7 @@ def accuracy_chart(report: Report, study: Study) -> str | None:
                 [c["value"] if c else None for c in cells],
                 [c["ci_low"] if c else None for c in cells],
                 [c["ci_high"] if c else None for c in cells],
+                [c["n_responses"] if c else None for c in cells],
             )
         )
     categories = [
@@ -121,11 +122,14 @@ def rules_chart(report: Report, study: Study, rule: str) -> str | None:
             r["ci_low"],
             r["ci_high"],
             r["rater_set"],
+            n=f"n={r['n_pass']}/{r['n_fail']}",
+            note="" if r.get("ci_low") is not None else _("no interval"),
         )
         for r in rows
     ]
     title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": rule}
-    return forest(items, title=title, x_label=_("mean rating difference (95% bootstrap CI)"))
+    x_label = _("mean rating difference, passing − failing (n passing / n failing)")
+    return forest(items, title=title, x_label=x_label)
 
 
 def metric_choices(report: Report) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -9,7 +11,9 @@ from django.utils.safestring import mark_safe
 
 from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
-from research.dashboard import charts, progress
+from research.dashboard import charts, context, progress
+from research.dashboard.labels import Labels, explain_star
+from research.dashboard.tables import table_view
 from research.downloads import (
     REPORT_FORMATS,
     RESPONSE_FORMATS,
@@ -18,7 +22,7 @@ from research.downloads import (
 )
 from research.recruit import recruit_links
 from scoring.report import TABLES
-from scoring.report.service import report_for
+from scoring.report.service import fingerprint, report_for
 from scoring.rules import default_tone_system, unscored_poem_count
 
 PREFERRED = ("/structural", "/tonal")
@@ -48,25 +52,35 @@ def study_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     study = study_for(request.user, study_id)
-    report = report_for(study)
+    form = context.read_settings(study, request.GET)
+    fp = fingerprint(study)
+    report = report_for(study, form.settings, fp=fp)
+    labels = Labels(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     # the study's default rule rater first (its rule_raters setting; classical unless it says)
     preferred = (f"prosody:{default_tone_system(study)}/structural", *PREFERRED)
     rule = _pick(request.GET.get("rule"), rules, *preferred)
     metric = _pick(request.GET.get("metric"), metrics, *preferred)
     tables = report.as_json()
-    context = {
+    query = request.GET
+    ctx = {
         "study": study,
         "unscored": unscored_poem_count(study),
         "report": report,
         "tables": tables,
-        # Coefficients with a value first; those the data cannot give (too few shared
-        # units, one rater) folded below with their reason.
-        "agreement_defined": [r for r in tables["agreement"] if r["value"] is not None],
-        "agreement_undefined": [r for r in tables["agreement"] if r["value"] is None],
+        "form": form,
+        **context.settings_choices(study),
+        "task_filter": query.get("task", ""),
+        "star_note": explain_star(),
+        **context.agreement_context(report, query, labels),
+        "views": {
+            name: table_view(name, tables[name], labels, query, by=report.settings.by)
+            for name in ("accuracy", "model_vs_groups", "correlation", "rule_vs_rating")
+        },
+        **context.paper_context(study, report, query, labels, fp),
         "table_names": TABLES,
         "funnel": progress.funnel(study),
-        "answers": progress.task_progress(study),
+        "answers": progress.task_progress_cached(study, fp),
         "accuracy_svg": _safe(charts.accuracy_chart(report, study)),
         "correlation_svg": _safe(charts.correlation_chart(report, study)),
         "rules_svg": _safe(charts.rules_chart(report, study, rule)) if rule else None,
@@ -80,8 +94,19 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "report_formats": REPORT_FORMATS,
         "response_formats": RESPONSE_FORMATS,
         "recruit": recruit_links(request, study),
+        "settings_query": settings_query(form),
     }
-    return render(request, "research/dashboard.html", context)
+    return render(request, "research/dashboard.html", ctx)
+
+
+def settings_query(form: context.SettingsForm) -> str:
+    """The report settings as a query string, so downloads give the tables on screen."""
+    values = {
+        k: ",".join(v) if isinstance(v, list) else v
+        for k, v in form.settings.as_json().items()
+        if v not in ([], None)
+    }
+    return urlencode(values)
 
 
 @login_required
@@ -90,7 +115,8 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
     table = request.GET.get("table") or None
     if fmt not in REPORT_FORMATS or (table is not None and table not in TABLES):
         raise Http404("No such download")
-    return report_download(report_for(study), fmt, table)
+    settings = context.read_settings(study, request.GET).settings
+    return report_download(report_for(study, settings), fmt, table)
 
 
 @login_required

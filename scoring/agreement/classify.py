@@ -128,31 +128,91 @@ def classification(
     ``n_options == 2`` the measures are for option ``positive`` (default 0);
     otherwise precision, recall and F1 are macro averages.
     """
+    return classifications(
+        [(judge, reference, items)],
+        n_options=n_options,
+        positive=positive,
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=seed,
+    )[0]
+
+
+@dataclass
+class _Case:
+    n: int
+    n_items: int
+    k: int
+    pos: int | None
+    labels: tuple[int, ...]
+    table: FloatArray  # 1 x k x k
+    per_item: FloatArray | None  # n_items x k*k, for the bootstrap
+    items_key: bytes
+
+
+def _case(
+    judge: IntArray, reference: IntArray, items: IntArray, n_options: int, positive: int | None
+) -> _Case:
     judge = np.asarray(judge, dtype=np.int64)
     reference = np.asarray(reference, dtype=np.int64)
     k = max(int(n_options), int(judge.max(initial=-1)) + 1, int(reference.max(initial=-1)) + 1)
     pos = (0 if positive is None else int(positive)) if k == 2 else None
     labels = tuple(int(v) for v in np.union1d(judge, reference))
-    n = int(judge.size)
-    _, cluster = np.unique(np.asarray(items), return_inverse=True)
+    unique, cluster = np.unique(np.asarray(items), return_inverse=True)
     n_items = int(cluster.max(initial=-1)) + 1
-    if n == 0:
-        nan = tuple(Estimate(m, NAN, NAN, NAN, "") for m in METRICS)
-        return Classification(0, 0, labels, pos, nan)
     cells = judge * k + reference
     table = np.bincount(cells, minlength=k * k).reshape(1, k, k).astype(np.float64)
-    point = {m: float(v[0]) for m, v in measures(table, pos).items()}
-    boot: dict[str, FloatArray] = {m: np.full(0, NAN) for m in METRICS}
+    flat = np.bincount(cluster * (k * k) + cells, minlength=n_items * k * k)
+    per_item = flat.reshape(n_items, k * k).astype(np.float64)
+    key = np.asarray(unique).tobytes() + f"|{k}".encode()
+    return _Case(int(judge.size), n_items, k, pos, labels, table, per_item, key)
+
+
+def classifications(
+    cases: list[tuple[IntArray, IntArray, IntArray]],
+    *,
+    n_options: int,
+    positive: int | None = None,
+    n_boot: int = 0,
+    confidence: float = 0.95,
+    seed: Seed = None,
+) -> list[Classification]:
+    """``classification`` of several (judge, reference, items) cases. Cases on the same
+    items share one set of bootstrap draws, the very draws each one's own call makes
+    with ``seed`` (so each result equals its own call exactly: the resampled tables are
+    sums of whole counts), at the cost of one matrix product for all of them."""
+    prepared = [_case(j, r, i, n_options, positive) for j, r, i in cases]
+    boots: list[dict[str, FloatArray]] = [{m: np.full(0, NAN) for m in METRICS} for _ in cases]
     if n_boot > 0:
-        flat = np.bincount(cluster * (k * k) + cells, minlength=n_items * k * k)
-        per_item = flat.reshape(n_items, k * k).astype(np.float64)
-        chunks: dict[str, list[FloatArray]] = {m: [] for m in METRICS}
-        for draws in draw_chunks(rng_from(seed), n_items, n_boot):
-            weights = draw_weights(draws, n_items)
-            stack = (weights @ per_item).reshape(-1, k, k)
-            for m, values in measures(stack, pos).items():
-                chunks[m].append(values)
-        boot = {m: np.concatenate(v) for m, v in chunks.items()}
+        together: dict[bytes, list[int]] = {}
+        for c, case in enumerate(prepared):
+            if case.n:
+                together.setdefault(case.items_key, []).append(c)
+        for members in together.values():
+            first = prepared[members[0]]
+            k, n_items = first.k, first.n_items
+            stacked = np.hstack([prepared[c].per_item for c in members])  # type: ignore[misc]
+            chunks: list[dict[str, list[FloatArray]]] = [{m: [] for m in METRICS} for _ in members]
+            for draws in draw_chunks(rng_from(seed), n_items, n_boot):
+                product = (draw_weights(draws, n_items) @ stacked).reshape(-1, len(members), k, k)
+                for slot, c in enumerate(members):
+                    for m, values in measures(product[:, slot], prepared[c].pos).items():
+                        chunks[slot][m].append(values)
+            for slot, c in enumerate(members):
+                boots[c] = {m: np.concatenate(v) for m, v in chunks[slot].items()}
+    return [
+        _result(case, boot, n_boot, confidence) for case, boot in zip(prepared, boots, strict=True)
+    ]
+
+
+def _result(
+    case: _Case, boot: dict[str, FloatArray], n_boot: int, confidence: float
+) -> Classification:
+    n, pos, table = case.n, case.pos, case.table
+    if n == 0:
+        nan = tuple(Estimate(m, NAN, NAN, NAN, "") for m in METRICS)
+        return Classification(0, 0, case.labels, pos, nan)
+    point = {m: float(v[0]) for m, v in measures(table, pos).items()}
     estimates = []
     tp = int(table[0, pos, pos]) if pos is not None else 0
     for m in METRICS:
@@ -172,4 +232,4 @@ def classification(
             estimates.append(Estimate(m, value, ci_b.low, ci_b.high, BOOTSTRAP))
         else:
             estimates.append(Estimate(m, value, NAN, NAN, ""))
-    return Classification(n, n_items, labels, pos, tuple(estimates))
+    return Classification(n, case.n_items, case.labels, pos, tuple(estimates))

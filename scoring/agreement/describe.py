@@ -144,7 +144,15 @@ class Correlation:
     kendall_p: float = NAN
 
 
-def correlations(a: Sequence[float | None], b: Sequence[float | None]) -> Correlation:
+def _floats(values: Sequence[float | None] | FloatArray) -> FloatArray:
+    if isinstance(values, np.ndarray):
+        return np.asarray(values, dtype=np.float64)
+    return np.asarray([NAN if v is None else float(v) for v in values], dtype=np.float64)
+
+
+def correlations(
+    a: Sequence[float | None] | FloatArray, b: Sequence[float | None] | FloatArray
+) -> Correlation:
     """Pearson, Spearman and Kendall tau-b of paired values, and mean(a - b).
 
     Pairs with a missing side are dropped. Fewer than two pairs, or a constant
@@ -152,8 +160,7 @@ def correlations(a: Sequence[float | None], b: Sequence[float | None]) -> Correl
     """
     if len(a) != len(b):
         raise ValueError("a and b must be paired (equal length)")
-    x = np.asarray([NAN if v is None else float(v) for v in a], dtype=np.float64)
-    y = np.asarray([NAN if v is None else float(v) for v in b], dtype=np.float64)
+    x, y = _floats(a), _floats(b)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     n = int(x.size)

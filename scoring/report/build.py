@@ -126,8 +126,11 @@ def unknown_tasks(study: Study, slugs: tuple[str, ...]) -> list[str]:
     return [s for s in slugs if s not in known]
 
 
-def build_report(study: Study, settings: ReportSettings | None = None) -> Report:
-    """Every table of the report for ``study`` (exclusions applied and listed)."""
+def build_report(
+    study: Study, settings: ReportSettings | None = None, only: tuple[str, ...] = ()
+) -> Report:
+    """Every table of the report for ``study`` (exclusions applied and listed); with
+    ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
@@ -137,6 +140,9 @@ def build_report(study: Study, settings: ReportSettings | None = None) -> Report
     tables: dict[str, Rows] = {}
     splits: dict[tuple[str, ...], list[tuple[dict[str, Any], Context]]] = {}
     for name, spec in _specs().items():
+        if only and name not in only:
+            tables[name] = []
+            continue
         keys = tuple(k for k in opts.by if k not in spec.native) if spec.split else ()
         if not keys:
             tables[name] = spec.build(whole)

@@ -58,10 +58,11 @@ def pairs(sets: list[RaterSet], rules: list[str]) -> list[tuple[str, str]]:
 
 
 def correlation_row(
-    task: str, fld: str, a: str, b: str, ma: pd.Series, mb: pd.Series
+    task: str, fld: str, a: str, b: str, xa: np.ndarray, xb: np.ndarray
 ) -> dict[str, Any]:
-    both = pd.concat([ma, mb], axis=1, join="inner").to_numpy(dtype=np.float64)
-    c = correlations(both[:, 0].tolist(), both[:, 1].tolist())
+    """One pair's row from the two sets' item means on one item axis (NaN: not rated)."""
+    both = np.isfinite(xa) & np.isfinite(xb)
+    c = correlations(xa[both], xb[both])
     return {
         "task": task,
         "field": fld,
@@ -93,7 +94,12 @@ def correlation_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, An
             means: Means = {s.name: item_means(cell, s) for s in rated}
             means = {k: v for k, v in means.items() if not v.empty}
             means.update(rules)
+            if not means:
+                continue
+            # every set's means on one sorted item axis: a pair is a mask, not a join
+            axis = pd.Index(np.unique(np.concatenate([m.index.to_numpy() for m in means.values()])))
+            aligned = {k: v.reindex(axis).to_numpy(dtype=np.float64) for k, v in means.items()}
             for a, b in pairs([s for s in sets if s.name in means], sorted(rules)):
                 if a in means and b in means:
-                    rows.append(correlation_row(task.slug, fld, a, b, means[a], means[b]))
+                    rows.append(correlation_row(task.slug, fld, a, b, aligned[a], aligned[b]))
     return rows

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.agreement.difference import bootstrap_mean_difference
-from scoring.agreement.gaps import METHOD, gap_difference, not_estimable
+from scoring.agreement.gaps import METHOD, GapDifference, gap_differences, not_estimable
 from scoring.report.correlation import rule_means
 from scoring.report.data import StudyData
 from scoring.report.ratings import rating_cells
@@ -50,21 +50,63 @@ def echo_chamber_rows(
         rules = rule_means(data, sets, task_ids[task])
         judge_means = {j.name: _means(cell, j) for j in judges}
         people_means = {p.name: _means(cell, p) for p in people}
+        # Every set's item means on one sorted item axis (the order an inner join of
+        # the per-set means gives), so each pair's poems are a mask, not a join.
+        index = pd.Index(np.unique(cell["item"].to_numpy()))
+        jv = {k: v.reindex(index).to_numpy(dtype=np.float64) for k, v in judge_means.items()}
+        pv = {k: v.reindex(index).to_numpy(dtype=np.float64) for k, v in people_means.items()}
+        is_machine = index.isin(machine)
         for rule, scores in sorted(rules.items()):
             cut = pass_threshold(scores, opts.pass_threshold)
-            for judge, jm in judge_means.items():
-                for person, pm in people_means.items():
-                    both = pd.concat([jm, pm, scores], axis=1, join="inner").dropna()
-                    if both.empty:
+            sv = scores.reindex(index).to_numpy(dtype=np.float64)
+            rated = np.isfinite(sv)
+            jobs: list[tuple[str, str, str, np.ndarray]] = []
+            for judge, jm in jv.items():
+                by_judge = rated & np.isfinite(jm)
+                for person, pm in pv.items():
+                    both = by_judge & np.isfinite(pm)
+                    if not both.any():
                         continue
                     for poems in ("machine", "all"):
-                        part = both.loc[both.index.isin(machine)] if poems == "machine" else both
-                        if part.empty:
-                            continue
-                        rows.append(
-                            _echo_row(task, dim, rule, cut, poems, judge, person, part, opts)
-                        )
+                        mask = both & is_machine if poems == "machine" else both
+                        if mask.any():
+                            jobs.append((judge, person, poems, mask))
+            found = _gaps(jobs, jv, pv, sv >= cut, opts)
+            for (judge, person, poems, _mask), g in zip(jobs, found, strict=True):
+                rows.append(_echo_row(task, dim, rule, cut, poems, judge, person, g, opts))
     return rows
+
+
+def _gaps(
+    jobs: list[tuple[str, str, str, np.ndarray]],
+    judges: dict[str, np.ndarray],
+    people: dict[str, np.ndarray],
+    passed: np.ndarray,
+    opts: ReportSettings,
+) -> list[GapDifference]:
+    """Each job's gap difference; jobs on the same poems share one set of bootstrap draws
+    (``gap_differences``: the same figures as one call each, a fraction of the time)."""
+    by_poems: dict[bytes, list[int]] = {}
+    for k, (_j, _p, _poems, mask) in enumerate(jobs):
+        by_poems.setdefault(mask.tobytes(), []).append(k)
+    out: list[GapDifference | None] = [None] * len(jobs)
+    for members in by_poems.values():
+        mask = jobs[members[0]][3]
+        cols = np.column_stack(
+            [col[mask] for k in members for col in (judges[jobs[k][0]], people[jobs[k][1]])]
+        )
+        up = passed[mask]
+        found = gap_differences(
+            cols[up],
+            cols[~up],
+            min_side=opts.min_side,
+            n_boot=opts.n_boot,
+            confidence=opts.confidence,
+            seed=opts.seed,
+        )
+        for k, g in zip(members, found, strict=True):
+            out[k] = g
+    return [g for g in out if g is not None]
 
 
 def _echo_row(
@@ -75,21 +117,9 @@ def _echo_row(
     poems: str,
     judge: str,
     person: str,
-    part: pd.DataFrame,
+    g: GapDifference,
     opts: ReportSettings,
 ) -> dict[str, Any]:
-    values = part.to_numpy(dtype=np.float64)
-    passed = values[:, 2] >= cut
-    g = gap_difference(
-        values[passed, 0],
-        values[passed, 1],
-        values[~passed, 0],
-        values[~passed, 1],
-        min_side=opts.min_side,
-        n_boot=opts.n_boot,
-        confidence=opts.confidence,
-        seed=opts.seed,
-    )
     return {
         "task": task,
         "field": dim,

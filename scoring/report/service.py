@@ -35,14 +35,21 @@ def fingerprint(study: Study) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
-def report_for(study: Study, settings: ReportSettings | None = None) -> Report:
+def report_for(
+    study: Study,
+    settings: ReportSettings | None = None,
+    only: tuple[str, ...] = (),
+    fp: str | None = None,
+) -> Report:
     """The study's report with ``settings``, from the cache when nothing changed (every
-    setting is part of the key: ``ReportSettings.cache_key``)."""
+    setting is part of the key: ``ReportSettings.cache_key``); ``only``: just those
+    tables (``build_report``), cached apart; ``fp``: the study's ``fingerprint`` when the
+    caller has just computed it (it scans the responses)."""
     opts = settings or ReportSettings()
-    settings_hash = hashlib.sha256(opts.cache_key().encode()).hexdigest()[:16]
-    key = f"report:{study.pk}:{fingerprint(study)}:{settings_hash}"
+    settings_hash = hashlib.sha256(f"{opts.cache_key()}|{only}".encode()).hexdigest()[:16]
+    key = f"report:{study.pk}:{fp or fingerprint(study)}:{settings_hash}"
     cached: Report | None = cache.get(key)
     if cached is None:
-        cached = build_report(study, opts)
+        cached = build_report(study, opts, only)
         cache.set(key, cached, TIMEOUT)
     return cached

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring.agreement.classify import classification
+from scoring.agreement.classify import Classification, classifications
 from scoring.agreement.paired import paired_estimates
 from scoring.report.data import StudyData, TaskInfo
 from scoring.report.ratings import rating_cells
@@ -76,27 +76,40 @@ def _signature(items: pd.DataFrame, ids: np.ndarray, fld: str) -> tuple[str, ...
 def _rows_for(
     scope: dict[str, Any],
     fld: str,
-    judge: str,
-    reference: str,
-    arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
+    cases: list[tuple[str, str, tuple[np.ndarray, np.ndarray, np.ndarray]]],
     n_options: int,
     positive: int,
     options: tuple[str, ...] | None,
     opts: ReportSettings,
 ) -> list[dict[str, Any]]:
-    labels, gold, items = arrays
-    if labels.size == 0:
-        return []
-    result = classification(
-        labels.astype(np.int64),
-        gold.astype(np.int64),
-        items,
+    """The rows of each (judge, reference, (labels, gold, items)) case of one scope and
+    field; cases on the same items share their bootstrap draws (``classifications``)."""
+    cases = [c for c in cases if c[2][0].size]
+    results = classifications(
+        [
+            (labels.astype(np.int64), gold.astype(np.int64), items)
+            for _j, _r, (labels, gold, items) in cases
+        ],
         n_options=n_options,
         positive=positive,
         n_boot=opts.n_boot,
         confidence=opts.confidence,
         seed=opts.seed,
     )
+    rows: list[dict[str, Any]] = []
+    for (judge, reference, _arrays), result in zip(cases, results, strict=True):
+        rows += _result_rows(scope, fld, judge, reference, result, options)
+    return rows
+
+
+def _result_rows(
+    scope: dict[str, Any],
+    fld: str,
+    judge: str,
+    reference: str,
+    result: Classification,
+    options: tuple[str, ...] | None,
+) -> list[dict[str, Any]]:
     pos = result.positive
     named = None
     if pos is not None:
@@ -183,10 +196,11 @@ def _choice_rows(
         positive = _positive(by_id[members[0]])
         item_col, rater_col = cell["item"].to_numpy(), cell["rater"].to_numpy()
         value_col = cell["value"].to_numpy()
+        cases = []
         for judge in judges:
             mask = np.isin(rater_col, judge.raters) & np.isfinite(gold)
-            arrays = (value_col[mask], gold[mask], item_col[mask])
-            rows += _rows_for(scope, fld, judge.name, KEY, arrays, n_options, positive, sig, opts)
+            cases.append((judge.name, KEY, (value_col[mask], gold[mask], item_col[mask])))
+        rows += _rows_for(scope, fld, cases, n_options, positive, sig, opts)
         for ref in references:
             modal = pd.concat(
                 [
@@ -195,13 +209,12 @@ def _choice_rows(
                 ]
             )
             ref_gold = modal.reindex(item_col).to_numpy(dtype=np.float64)
+            cases = []
             for judge in model_judges:
                 mask = np.isin(rater_col, judge.raters) & np.isfinite(ref_gold)
                 arrays = (value_col[mask], ref_gold[mask], item_col[mask])
-                reference = f"{ref.name} majority"
-                rows += _rows_for(
-                    scope, fld, judge.name, reference, arrays, n_options, positive, sig, opts
-                )
+                cases.append((judge.name, f"{ref.name} majority", arrays))
+            rows += _rows_for(scope, fld, cases, n_options, positive, sig, opts)
     return rows
 
 

@@ -11,8 +11,8 @@ from scipy import stats
 from sklearn import metrics
 from statsmodels.stats.proportion import proportion_confint
 
-from scoring.agreement.classify import classification, measures
-from scoring.agreement.gaps import gap_difference, not_estimable
+from scoring.agreement.classify import classification, classifications, measures
+from scoring.agreement.gaps import gap_difference, gap_differences, not_estimable
 from scoring.agreement.paired import fisher_interval, paired_estimates
 
 
@@ -103,3 +103,37 @@ def test_the_gap_difference_and_its_minimum_side() -> None:
     assert math.isnan(one.difference_ci[0]) and not one.estimable
     assert one.reason == not_estimable(5, 1, 5)
     assert one.reason == "not estimable: fewer than 5 poems on a side (n_fail = 1)"
+
+
+def test_gap_differences_share_draws_and_equal_one_call_per_pair() -> None:
+    """Several (judge, people) pairs on the same poems in one call give exactly each
+    pair's own ``gap_difference`` (same seed: the same bootstrap draws)."""
+    rng = np.random.default_rng(3)
+    passing = rng.uniform(1, 5, size=(12, 6))
+    failing = rng.uniform(1, 5, size=(9, 6))
+    together = gap_differences(passing, failing, n_boot=300, seed=11)
+    for k, g in enumerate(together):
+        a, b = 2 * k, 2 * k + 1
+        alone = gap_difference(
+            passing[:, a], passing[:, b], failing[:, a], failing[:, b], n_boot=300, seed=11
+        )
+        assert g == alone
+    few = gap_differences(passing[:2], failing, n_boot=300, seed=11)
+    assert all(not g.estimable and math.isnan(g.difference_ci[0]) for g in few)
+
+
+def test_classifications_share_draws_and_equal_one_call_per_case() -> None:
+    """Judges on the same items share bootstrap draws; each result is exactly its own
+    ``classification`` (resampled tables are sums of whole counts), including a judge on
+    other items and a judge with no labels."""
+    rng = np.random.default_rng(5)
+    items = np.repeat(np.arange(30), 3)
+    gold = rng.integers(0, 3, size=items.size)
+    cases = [(rng.integers(0, 3, size=items.size), gold, items) for _ in range(3)]
+    cases.append((rng.integers(0, 3, size=20), gold[:20], items[:20]))  # other items
+    cases.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)))
+    together = classifications(cases, n_options=3, n_boot=200, seed=9)
+    for case, got in zip(cases, together, strict=True):
+        alone = classification(*case, n_options=3, n_boot=200, seed=9)
+        assert got == alone or (got.n == alone.n == 0)
+    assert together[0].estimates != together[1].estimates

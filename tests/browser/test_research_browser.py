@@ -89,7 +89,7 @@ def _download(page: Any, selector: str) -> str:
 
 
 def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
-    browser, research_demo, live_server, shoot
+    browser, research_demo, live_server, shoot, axe
 ) -> None:  # type: ignore[no-untyped-def]
     study = research_demo
     context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
@@ -111,6 +111,7 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
 
     # The dashboard: progress per group, every chart drawn inline (no CDN), tables.
     shoot(page, "research-2-dashboard")
+    axe.check(page, "the demo study's dashboard")
     finished = page.locator("#progress table").first.locator("tbody tr td:nth-child(4)")
     assert sum(int(t) for t in finished.all_inner_texts()) == 6
     assert page.locator("#accuracy svg").count() == 1
@@ -146,7 +147,7 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
         (r.rater.name, r.item.external_id, r.field, r.value)
         for r in human.select_related("rater", "item")
     }
-    accuracy_link = "#downloads a[href$='/report.csv?table=accuracy']"
+    accuracy_link = "#downloads a[href*='/report.csv?table=accuracy&']"
     accuracy = list(csv.DictReader(io.StringIO(_download(page, accuracy_link))))
     groups = {p.group.slug for p in Participant.objects.filter(study=study).select_related("group")}
     assert {f"group:{g}" for g in groups} <= {r["rater_set"] for r in accuracy}
@@ -157,4 +158,108 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     shoot(page, "research-4-poem")
     text = page.inner_text("main")
     assert "平" in text and "仄" in text
+    context.close()
+
+
+@pytest.fixture
+def paper_studies(transactional_db: Any, live_server: Any) -> tuple[Study, Study]:
+    """The synthetic Tang and CCiV worked studies (tests/report), shared with a researcher."""
+    from django.contrib.auth import get_user_model
+
+    from tests.report.test_worked_cciv import build_cciv
+    from tests.report.test_worked_tang import build_tang
+
+    tang, cciv = build_tang()[0].study, build_cciv()[0].study
+    user = get_user_model().objects.create_user("paper-reader", password=PASSWORD, is_staff=True)
+    tang.researchers.add(user)
+    cciv.researchers.add(user)
+    return tang, cciv
+
+
+def _login(page: Any, base: str) -> None:
+    page.goto(f"{base}/research/")
+    page.fill("#id_username", "paper-reader")
+    page.fill("#id_password", PASSWORD)
+    with page.expect_navigation():
+        page.click("input[type=submit], button[type=submit]")
+
+
+def test_the_papers_tables_as_a_researcher_reads_them(
+    browser, paper_studies, live_server, shoot, axe
+) -> None:  # type: ignore[no-untyped-def]
+    from django.utils import translation
+
+    tang, cciv = paper_studies
+    with translation.override("zh-hans"):
+        not_estimable = translation.gettext("not estimable")
+    context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/research/studies/{tang.pk}/?n_boot=50")
+
+    # Agreement as a pivot: a row per rater set (named as the reader knows them), a column
+    # per coefficient, n in every cell.
+    pivot = page.locator("#agreement table.pivot")
+    assert pivot.locator("thead th").count() >= 4
+    rows = pivot.locator("tbody th").all_inner_texts()
+    assert "组experts" in rows and not any(r.startswith("group:") for r in rows)
+    assert pivot.locator("small.n").count() >= 4
+    # The new tables with their charts: n beside every estimate.
+    for section in ("ratings", "echo_chamber", "self_preference", "validation"):
+        chart = page.locator(f"#{section} figure.chart-box svg")
+        assert chart.count() == 1, section
+        assert "n=" in " ".join(chart.locator("text").all_text_contents()), section
+    assert page.locator("#pairwise figure.chart-box svg").count() >= 1  # κ of expert pairs
+    axe.check(page, "the dashboard of the Tang worked study")
+    shoot(page, "research-5-paper-tang")
+
+    # A chart as SVG and as PNG, made in the browser.
+    figure = page.locator("#echo_chamber figure.chart-box")
+    with page.expect_download() as info:
+        figure.locator("button.chart-svg").click()
+    svg = info.value.path().read_text(encoding="utf-8")
+    assert (
+        svg.startswith("<?xml") and "<svg" in svg and info.value.suggested_filename.endswith(".svg")
+    )
+    with page.expect_download() as info:
+        figure.locator("button.chart-png").click()
+    png = info.value.path().read_bytes()
+    width = int.from_bytes(png[16:20], "big")
+    drawn = figure.locator("svg").evaluate("s => s.width.baseVal.value")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and width == int(-(-drawn * 2 // 1))
+
+    # Report settings from the page: a minimum side above the 14 machine poems a side
+    # leaves the echo chamber without an interval, and the chart says so.
+    page.fill("#set-min_side", "20")
+    with page.expect_navigation():
+        page.click("#settings button[type=submit]")
+    assert page.locator("#set-min_side").input_value() == "20"
+    texts = " ".join(page.locator("#echo_chamber svg text").all_text_contents())
+    assert not_estimable in texts
+    assert page.locator("#echo_chamber svg line[stroke-width='2']").count() == 0
+
+    # A big table a page at a time; the next page keeps the settings.
+    nav = page.locator("#validation nav.pages")
+    assert nav.count() == 1
+    with page.expect_navigation():
+        nav.locator("a").last.click()
+    assert "p_validation=2" in page.url and "min_side=20" in page.url
+    shoot(page, "research-6-paper-tang-settings")
+
+    # CCiV: the per-cipai heatmap of each prompt condition.
+    page.goto(f"{live_server.url}/research/studies/{cciv.pk}/?n_boot=50")
+    assert page.locator("#rule_rates figure.chart-box svg").count() >= 3  # forest + 2 heatmaps
+    axe.check(page, "the dashboard of the CCiV worked study")
+    shoot(page, "research-7-paper-cciv")
+
+    # The definitions are the in-app docs.
+    with page.expect_navigation():
+        page.click("a[href='/research/docs/report/']")
+    assert page.locator("article.markdown h1").count() == 1
+    axe.check(page, "a documentation page")
+    shoot(page, "research-8-docs")
+    assert all(u.startswith(live_server.url) or u.startswith("data:") for u in requests)
     context.close()

@@ -29,7 +29,8 @@ def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> Non
     assert 'id="items"' in html and "ck-lure" in html and "a wrong option draws the strong" in html
     assert "「春风又绿江南岸」的作者是谁？" in html  # the item's text, a click away
     assert "ck-lure 选项3" in html  # its options with their shares
-    assert 'id="abilities"' in html and "gpt-4o" in html and "group:C" in html
+    assert 'id="abilities"' in html and "gpt-4o" in html and "组C" in html
+    assert "group:C" not in html  # rater sets by their reader-facing names
     assert 'id="plan"' in html and "power, two groups" in html
     assert "?table=item_analysis" in html and "?table=abilities" in html
 

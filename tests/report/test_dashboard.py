@@ -98,18 +98,37 @@ def test_charts_escape_labels_and_use_the_cjk_font_stack() -> None:
     assert "<circle" in plot and "韵律 · humans" in plot
 
 
-def test_agreement_shows_computed_coefficients_and_folds_the_rest(known: Builder) -> None:
-    page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
-    defined, undefined = page.context["agreement_defined"], page.context["agreement_undefined"]
-    rows = page.context["tables"]["agreement"]
-    # The fixture has both: groups of one rater give no coefficient (reason given).
-    assert defined and undefined and len(defined) + len(undefined) == len(rows)
-    assert all(r["value"] is not None for r in defined)
-    assert all(r["value"] is None and r["reason"] for r in undefined)
-    section = page.content.decode().split('id="agreement"')[1].split("</section>")[0]
-    # Folded under a summary naming how many, each with its reason.
-    assert f"{len(undefined)} coefficients the data cannot give yet" in section
-    assert "<details" in section and undefined[0]["reason"] in section
+def test_agreement_is_a_pivot_of_rater_set_by_coefficient(known: Builder) -> None:
+    client = _researcher_client(known.study)
+    page = client.get(f"/research/studies/{known.study.pk}/")
+    pivot = page.context["pivot"]
+    rows = [
+        r
+        for r in page.context["tables"]["agreement"]
+        if (r["task"], r["field"]) == (pivot.task, pivot.field)
+    ]
+    # One row per rater set of this task and field, one column per coefficient.
+    assert len(pivot.rows) == len({r["rater_set"] for r in rows})
+    assert sum(c is not None for _name, cells in pivot.rows for c in cells) == len(rows)
+    for r in rows:
+        name = (
+            known.study.groups.get(slug=r["rater_set"][6:]).name
+            if r["rater_set"].startswith("group:")
+            else None
+        )
+        if name:  # group names, never the slug
+            assert any(label == name for label, _cells in pivot.rows)
+    defined = [r for r in rows if r["value"] is not None]
+    assert any(f"{r['value']:.3f}" in str(pivot.rows) for r in defined)
+    undefined = [r for r in page.context["tables"]["agreement"] if r["value"] is None]
+    assert undefined, "the fixture has a group of one rater"
+    other = next(
+        f"{r['task']}|{r['field']}"
+        for r in page.context["tables"]["agreement"]
+        if (r["task"], r["field"]) != (pivot.task, pivot.field)
+    )
+    assert client.get(page.request["PATH_INFO"], {"agr": other}).context["pivot"].key == other
+    assert client.get(page.request["PATH_INFO"], {"agr": "x|y"}).context["pivot"].key == pivot.key
 
 
 def test_exclusion_reasons_are_translated_on_the_chinese_dashboard(known: Builder) -> None:

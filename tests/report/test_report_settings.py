@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
 from scoring.report import ReportSettings, SettingsError, build_report, settings_from
@@ -143,8 +144,7 @@ def test_the_report_job_takes_the_settings(
     job.refresh_from_db()
     assert job.status == "done", job.message
     assert job.summary["settings"]["by"] == ["source"]
-    from django.conf import settings as django_settings
-
+    # result files are named relative to DATA_DIR (jobs.runners.stored_name)
     with open(Path(django_settings.DATA_DIR) / job.result_file, encoding="utf-8") as fh:
         data = json.load(fh)
     assert data["settings"]["tasks"] == ["quality"] and data["accuracy"] == []

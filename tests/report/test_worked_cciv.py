@@ -79,6 +79,11 @@ def cciv_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture
 def cciv(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+    return build_cciv()
+
+
+def build_cciv() -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
+    """The worked study stored in the database (also the browser test's study)."""
     items, responses = cciv_frame()
     b = Builder("cciv-worked", description=SYNTHETIC)
     b.task("ci", "rating", dimensions=DIMENSIONS)

@@ -51,6 +51,11 @@ def fuxi_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture
 def fuxi(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+    return build_fuxi()
+
+
+def build_fuxi() -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
+    """The worked study stored in the database (also the browser test's study)."""
     items, responses = fuxi_frame()
     b = Builder("fuxi-worked", description=SYNTHETIC)
     b.group("E")

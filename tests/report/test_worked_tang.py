@@ -76,6 +76,11 @@ def tang_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.fixture
 def tang(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+    return build_tang()
+
+
+def build_tang() -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
+    """The worked study stored in the database (also the browser test's study)."""
     items, responses = tang_frame()
     b = Builder("tang-worked", description=SYNTHETIC)
     b.group("experts")

@@ -1,0 +1,155 @@
+"""What the dashboard page shows, as plain data: the report settings read from the query
+string (the same names and checks as the CLI and the API), the chosen views (task filter,
+agreement cell, metrics), the pivot, paged tables and the charts.
+
+The report comes from ``report_for`` (cached until the study's data or the settings
+change); the per-form rule rates behind the heatmap are a second cached report holding
+that one table only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.http import QueryDict
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from research.dashboard import paper
+from research.dashboard.labels import Labels
+from research.dashboard.pivot import agreement_pivot
+from research.dashboard.tables import table_view, task_filter
+from scoring.report import BY_KEYS, SettingsError, settings_from
+from scoring.report.build import Report, unknown_tasks
+from scoring.report.service import report_for
+from scoring.report.settings import RATINGS_CI, SETTING_NAMES, ReportSettings
+from studies.models import Study
+
+#: The paper tables the dashboard shows, in order (issue 15 adds its panels after them,
+#: through ``research/_more_sections.html``).
+PAPER_TABLES = (
+    "ratings",
+    "rule_rates",
+    "validation",
+    "pairwise",
+    "echo_chamber",
+    "self_preference",
+    "form_length",
+    "published_vs_computed",
+)
+
+
+@dataclass
+class SettingsForm:
+    settings: ReportSettings
+    values: dict[str, str]  # what the form shows (the query's values, or the defaults)
+    errors: dict[str, str]
+
+
+def read_settings(study: Study, query: QueryDict) -> SettingsForm:
+    """Report settings from the query string. A bad value is named with its message and
+    the report falls back to the defaults for it (the page still shows)."""
+    values: dict[str, Any] = {}
+    for name in SETTING_NAMES:
+        got = query.getlist(name)
+        if name in ("by", "tasks"):
+            values[name] = ",".join(got) if got else None
+        else:
+            values[name] = got[-1] if got else None
+    errors: dict[str, str] = {}
+    settings = ReportSettings()
+    for name in SETTING_NAMES:  # each setting on its own, so one bad value spoils no other
+        try:
+            settings = settings_from({name: values[name]}, base=settings)
+        except SettingsError as exc:
+            errors[exc.name] = exc.message
+    if missing := unknown_tasks(study, settings.tasks):
+        errors["tasks"] = _("no task %(tasks)s in this study") % {"tasks": ", ".join(missing)}
+        settings = replace(settings, tasks=())
+    shown = {k: str(v) for k, v in settings.as_json().items() if not isinstance(v, list)}
+    for name, value in values.items():
+        if name in errors and value is not None:
+            shown[name] = str(value)
+    return SettingsForm(settings, shown, errors)
+
+
+def _pick(value: str | None, choices: list[str]) -> str:
+    if value is not None and value in choices:
+        return value
+    return choices[0] if choices else ""
+
+
+def _svg(svg: str | None) -> SafeString | None:
+    return mark_safe(svg) if svg else None  # built escaped by research.charts
+
+
+def paper_context(
+    study: Study, report: Report, query: QueryDict, labels: Labels, fp: str | None = None
+) -> dict[str, Any]:
+    """The views of the new tables: a chart where a paper has one, then the table."""
+    t = report.tables
+    by = report.settings.by
+    task = query.get("task", "")
+    out: dict[str, Any] = {}
+    views = {}
+    for name in PAPER_TABLES:
+        views[name] = table_view(name, t[name], labels, query, by=by)
+    out["paper"] = views
+    ratings = task_filter(t["ratings"], task)
+    out["ratings_svg"] = _svg(paper.ratings_chart(ratings, labels))
+    metrics = paper.rule_rate_metrics(t["rule_rates"])
+    metric = _pick(query.get("rate_metric"), metrics)
+    out["rate_metrics"], out["rate_metric"] = metrics, metric
+    out["rule_rates_svg"] = _svg(paper.rule_rates_chart(t["rule_rates"], metric))
+    heat_rows = t["rule_rates"]
+    if metric and "form" not in by:
+        forms_by = (*by, "form")
+        per_form = report_for(
+            study, replace(report.settings, by=forms_by), only=("rule_rates",), fp=fp
+        )
+        heat_rows = per_form.tables["rule_rates"]
+    out["rule_rate_heatmaps"] = [
+        (condition, _svg(svg))
+        for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
+    ]
+    validation = task_filter(t["validation"], task)
+    vmetrics = paper.validation_metrics(validation)
+    vmetric = _pick(query.get("val_metric"), vmetrics)
+    out["val_metrics"] = [(m, labels.metric(m)) for m in vmetrics]
+    out["val_metric"] = vmetric
+    out["validation_svg"] = _svg(paper.validation_chart(validation, labels, vmetric))
+    out["echo_svg"] = _svg(paper.echo_chart(task_filter(t["echo_chamber"], task), labels))
+    out["self_svg"] = _svg(
+        paper.self_preference_chart(task_filter(t["self_preference"], task), labels)
+    )
+    measures = paper.form_length_measures(t["form_length"])
+    measure = _pick(query.get("length_measure"), measures)
+    out["length_measures"], out["length_measure"] = measures, measure
+    out["form_length_svg"] = _svg(paper.form_length_chart(t["form_length"], measure))
+    return out
+
+
+def settings_choices(study: Study) -> dict[str, Any]:
+    return {
+        "by_keys": [(k, _label_of_key(k)) for k in BY_KEYS],
+        "ratings_ci_choices": RATINGS_CI,
+        "task_choices": list(study.tasks.order_by("position", "slug").values_list("slug", "title")),
+    }
+
+
+def _label_of_key(key: str) -> str:
+    from research.dashboard.labels import column_label
+
+    return column_label(key)
+
+
+def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[str, Any]:
+    """The agreement pivot, and the pair matrices of the same task and field."""
+    rows = task_filter(report.tables["agreement"], query.get("task", ""))
+    pivot = agreement_pivot(rows, labels, query.get("agr", ""))
+    maps = []
+    if pivot is not None:
+        found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
+        maps = [(name, _svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
+    return {"pivot": pivot, "pair_heatmaps": maps}

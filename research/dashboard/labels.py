@@ -1,0 +1,258 @@
+"""The report's codes in the reader's language: task titles, dimension and part labels,
+group names, rater sets, coefficients, statistics and column headers (gettext, Chinese
+first). One ``Labels`` per study and request; every template and chart goes through it.
+
+``*`` in the report means "all": all parts right (a field), every source, condition or
+form pooled (a split column); ``explain_star`` says which.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from studies.kinds import ALL_PARTS
+from studies.models import Study
+
+#: Coefficients and statistics by the report's name (docs/statistics.md defines each).
+METRICS = {
+    "percent_agreement": gettext_lazy("percent agreement"),
+    "krippendorff_alpha": gettext_lazy("Krippendorff's α"),
+    "fleiss_kappa": gettext_lazy("Fleiss' κ"),
+    "cohen_kappa": gettext_lazy("Cohen's κ"),
+    "gwet_ac1": gettext_lazy("Gwet's AC1"),
+    "accuracy": gettext_lazy("accuracy"),
+    "precision": gettext_lazy("precision"),
+    "recall": gettext_lazy("recall"),
+    "f1": gettext_lazy("F1"),
+    "phi": gettext_lazy("Pearson φ"),
+    "pearson": gettext_lazy("Pearson r"),
+    "spearman": gettext_lazy("Spearman ρ"),
+    "kendall": gettext_lazy("Kendall τ"),
+    "mean_diff": gettext_lazy("mean difference"),
+    "rate": gettext_lazy("rate"),
+    "mean": gettext_lazy("mean"),
+}
+WEIGHTS = {
+    "linear": gettext_lazy("linear weights"),
+    "quadratic": gettext_lazy("quadratic weights"),
+}
+LEVELS = {
+    "nominal": gettext_lazy("nominal"),
+    "ordinal": gettext_lazy("ordinal"),
+    "interval": gettext_lazy("interval"),
+    "ratio": gettext_lazy("ratio"),
+}
+#: Column headers of every table the dashboard shows (unlisted columns keep their name).
+COLUMNS = {
+    "task": gettext_lazy("Task"),
+    "field": gettext_lazy("Part or dimension"),
+    "rater_set": gettext_lazy("Rater set"),
+    "n_raters": gettext_lazy("Raters"),
+    "n_responses": gettext_lazy("Responses"),
+    "n_items": gettext_lazy("Items"),
+    "n_ratings": gettext_lazy("Ratings"),
+    "n_units": gettext_lazy("Units"),
+    "value": gettext_lazy("Value"),
+    "mean": gettext_lazy("Mean"),
+    "sd": gettext_lazy("SD"),
+    "ci": gettext_lazy("CI"),
+    "ci_method": gettext_lazy("Interval"),
+    "rule": gettext_lazy("Rule metric"),
+    "version": gettext_lazy("Version"),
+    "source": gettext_lazy("Source"),
+    "condition": gettext_lazy("Condition"),
+    "sample": gettext_lazy("Sample"),
+    "form": gettext_lazy("Form"),
+    "category": gettext_lazy("Category"),
+    "n": gettext_lazy("n"),
+    "kind": gettext_lazy("Statistic"),
+    "successes": gettext_lazy("Passing"),
+    "scope": gettext_lazy("Scope"),
+    "left_out": gettext_lazy("Left out"),
+    "judge": gettext_lazy("Judge"),
+    "reference": gettext_lazy("Reference"),
+    "generator": gettext_lazy("Generating model"),
+    "positive": gettext_lazy("Positive option"),
+    "average": gettext_lazy("Averaging"),
+    "metric": gettext_lazy("Coefficient"),
+    "set_a": gettext_lazy("Set a"),
+    "set_b": gettext_lazy("Set b"),
+    "summary": gettext_lazy("Row"),
+    "rater_a": gettext_lazy("Rater a"),
+    "rater_b": gettext_lazy("Rater b"),
+    "weights": gettext_lazy("Weights"),
+    "n_pairs": gettext_lazy("Pairs"),
+    "min": gettext_lazy("Min"),
+    "max": gettext_lazy("Max"),
+    "reason": gettext_lazy("Note"),
+    "threshold": gettext_lazy("Pass threshold"),
+    "poems": gettext_lazy("Poems"),
+    "judges": gettext_lazy("Judges"),
+    "people": gettext_lazy("People"),
+    "n_pass": gettext_lazy("n passing"),
+    "n_fail": gettext_lazy("n failing"),
+    "judges_gap": gettext_lazy("Judges' gap"),
+    "people_gap": gettext_lazy("People's gap"),
+    "difference": gettext_lazy("Difference"),
+    "model": gettext_lazy("Model"),
+    "n_own": gettext_lazy("n own"),
+    "n_other": gettext_lazy("n other"),
+    "mean_own": gettext_lazy("Own poems"),
+    "mean_other": gettext_lazy("Others' poems"),
+    "diff": gettext_lazy("Difference"),
+    "measure": gettext_lazy("Measure"),
+    "length": gettext_lazy("Length (characters)"),
+    "statistic": gettext_lazy("Statistic"),
+    "p_value": gettext_lazy("p"),
+    "run": gettext_lazy("Run"),
+    "published": gettext_lazy("Published"),
+    "n_published": gettext_lazy("n published"),
+    "computed": gettext_lazy("Computed"),
+    "computed_as": gettext_lazy("Computed as"),
+    "match": gettext_lazy("Match"),
+    "a": gettext_lazy("Set a"),
+    "b": gettext_lazy("Set b"),
+    "pearson": gettext_lazy("Pearson r"),
+    "spearman": gettext_lazy("Spearman ρ"),
+    "kendall": gettext_lazy("Kendall τ"),
+    "mean_diff": gettext_lazy("Mean difference a − b"),
+    "model_value": gettext_lazy("Model's accuracy"),
+    "group": gettext_lazy("Group"),
+    "group_value": gettext_lazy("Group's accuracy"),
+    "n_members": gettext_lazy("Members"),
+    "percentile": gettext_lazy("Percentile of the model among the members"),
+    "mean_pass": gettext_lazy("Mean, passing"),
+    "mean_fail": gettext_lazy("Mean, failing"),
+}
+#: Field names every study shares (the others are a task's own dimension or part keys).
+FIELDS = {
+    "answer": gettext_lazy("answer"),
+    "best": gettext_lazy("best"),
+    "worst": gettext_lazy("worst"),
+}
+#: Text values the report writes that a reader should see translated.
+VALUES = {
+    "machine": gettext_lazy("machine-written"),
+    "all": gettext_lazy("all"),
+    "pair": gettext_lazy("pair"),
+    "task": gettext_lazy("per task"),
+    "pooled": gettext_lazy("pooled"),
+    "without": gettext_lazy("one left out"),
+    "binary": gettext_lazy("positive option"),
+    "macro": gettext_lazy("macro-average"),
+    "key": gettext_lazy("answer key"),
+    "matched": gettext_lazy("matched"),
+    "no match": gettext_lazy("no match"),
+    "human": gettext_lazy("human poets"),
+    "wilson": gettext_lazy("Wilson"),
+    "t over item means": gettext_lazy("t over item means"),
+    "Fisher z": gettext_lazy("Fisher z"),
+    "mean": gettext_lazy("mean"),
+    "rate": gettext_lazy("rate"),
+    "item bootstrap (percentile)": gettext_lazy("item bootstrap (percentile)"),
+    "stratified item bootstrap (percentile)": gettext_lazy(
+        "stratified item bootstrap (percentile)"
+    ),
+    "item-cluster bootstrap (percentile)": gettext_lazy("item-cluster bootstrap (percentile)"),
+    "normal over ratings (mean ± z·SE)": gettext_lazy("normal over ratings (mean ± z·SE)"),
+}
+
+
+class Labels:
+    """Reader-facing names of one study's tasks, dimensions, groups and rater sets."""
+
+    def __init__(self, study: Study) -> None:
+        self.tasks: dict[str, str] = {}
+        self.fields: dict[tuple[str, str], str] = {}
+        self.kinds: dict[str, str] = {}
+        for t in study.tasks.order_by("position", "slug"):
+            self.tasks[t.slug] = t.title or t.slug
+            self.kinds[t.slug] = t.kind
+            for d in t.dimensions or []:
+                self.fields[(t.slug, d["key"])] = str(d.get("label") or d["key"])
+        self.groups: dict[str, str] = dict(study.groups.values_list("slug", "name"))
+
+    def task(self, slug: Any) -> str:
+        if slug in (None, ""):
+            return ""
+        if slug == "*":
+            return _("all tasks")
+        return self.tasks.get(slug, str(slug))
+
+    def field(self, task: Any, field: Any) -> str:
+        if field == ALL_PARTS:
+            return _("all parts right (*)")
+        if field in (None, ""):
+            return ""
+        if field in FIELDS:
+            return str(FIELDS[field])
+        return self.fields.get((task, field), str(field))
+
+    def rater_set(self, name: Any) -> str:
+        """``group:A`` → the group's name; ``humans`` → all people; ``model:x@run`` → x
+        (run); reference sets with " majority" / " mean" keep that suffix, translated."""
+        if name in (None, ""):
+            return ""
+        text = str(name)
+        for suffix, word in ((" majority", _("majority")), (" mean", _("mean"))):
+            if text.endswith(suffix):
+                return f"{self.rater_set(text[: -len(suffix)])} ({word})"
+        if "+" in text:  # a union of sets (``humans+model:x``: people with one judge)
+            return " + ".join(self.rater_set(part) for part in text.split("+"))
+        if text == "key":
+            return _("answer key")
+        if text == "humans":
+            return _("all people")
+        if text == "models":
+            return _("all models")
+        kind, _sep, rest = text.partition(":")
+        if kind == "group":
+            return self.groups.get(rest) or rest
+        if kind == "model":
+            model, _at, run = rest.partition("@")
+            return f"{model} ({run})" if run else model
+        if kind == "rule":
+            return _("rule %(name)s") % {"name": rest}
+        return text
+
+    def metric(self, name: Any, weights: Any = None) -> str:
+        text = str(METRICS.get(name, name)) if name else ""
+        if weights and weights != "none" and weights in WEIGHTS:
+            text += f" ({WEIGHTS[weights]})"
+        return text
+
+    def value(self, column: str, value: Any, row: dict[str, Any]) -> Any:
+        """A cell as the reader should see it (codes named; numbers left to the template)."""
+        if value is None:
+            return None
+        if column == "task" or column == "left_out":
+            return self.task(value)
+        if column == "field":
+            return self.field(row.get("task"), value)
+        if column in ("rater_set", "judge", "reference", "set_a", "set_b", "judges", "people"):
+            return self.rater_set(value)
+        if column == "metric":
+            return self.metric(value, row.get("weights"))
+        if column in ("level",):
+            return str(LEVELS.get(value, value))
+        if column in ("source", "condition", "form", "category", "generator") and value == "*":
+            return _("all (*)")
+        if isinstance(value, str) and value in VALUES:
+            return str(VALUES[value])
+        if isinstance(value, bool):
+            return _("yes") if value else _("no")
+        return value
+
+
+def column_label(name: str) -> str:
+    return str(COLUMNS.get(name, name))
+
+
+def explain_star() -> str:
+    return _(
+        "* means all: a field * is the share of items with all parts right; a source, "
+        "condition or form * pools every value."
+    )

@@ -1,0 +1,309 @@
+"""Charts of the papers' tables (issue 12) as a paper would draw them: forest plots with n
+beside each estimate (no interval where the report gives none), the form × model heatmap
+of one prompt condition, and a form's rate against its length.
+
+Each function takes the report's rows (already filtered by task where the view asks) and
+the study's ``Labels``, and returns an SVG string or None when there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from research.charts import Interval, forest, heatmap
+from research.dashboard.labels import Labels
+from research.scatter import Point, scatter
+
+Rows = list[dict[str, Any]]
+#: At most this many rows in one forest plot (the table below has them all).
+MAX_ROWS = 40
+
+
+def _limits(rows: Rows, *keys: str) -> tuple[float | None, float | None]:
+    vals = [
+        float(r[k])
+        for r in rows
+        for k in keys
+        if isinstance(r.get(k), int | float) and math.isfinite(r[k])
+    ]
+    if not vals:
+        return None, None
+    return float(math.floor(min(vals))), float(math.ceil(max(vals)))
+
+
+def _not_estimable(row: dict[str, Any]) -> str:
+    return _("no interval") if row.get("ci_low") is None else ""
+
+
+def ratings_chart(rows: Rows, labels: Labels) -> str | None:
+    """Mean rating per dimension × rater set with its interval and n items / n raters."""
+    rows = rows[:MAX_ROWS]
+    if not rows:
+        return None
+    items = [
+        Interval(
+            f"{labels.field(r['task'], r['field'])} · {labels.rater_set(r['rater_set'])}",
+            r.get("mean"),
+            r.get("ci_low"),
+            r.get("ci_high"),
+            r["rater_set"],
+            n=_("n=%(items)s items, %(raters)s raters")
+            % {
+                "items": r.get("n_items"),
+                "raters": r.get("n_raters"),
+            },
+            note=_not_estimable(r),
+        )
+        for r in rows
+    ]
+    low, high = _limits(rows, "ci_low", "ci_high", "mean")
+    return forest(
+        items,
+        title=_("Mean rating per dimension and rater set"),
+        x_label=_("mean rating (%(pct)s%% CI)") % {"pct": "95"},
+        low=low,
+        high=high,
+    )
+
+
+def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, str]]:
+    """One heatmap of form × generating model per prompt condition for ``metric``
+    (``rule/version/field``): [(condition label, svg)]."""
+    part = [r for r in rows if _metric_key(r) == metric and r.get("form") not in (None, "*")]
+    out = []
+    conditions = list(dict.fromkeys(r.get("condition") for r in part))
+    for condition in conditions:
+        cells = [r for r in part if r.get("condition") == condition]
+        forms = sorted({str(r["form"]) for r in cells})
+        sources = sorted({_source(r.get("source")) for r in cells})
+        values = {(str(r["form"]), _source(r.get("source"))): r.get("value") for r in cells}
+        counts = {(str(r["form"]), _source(r.get("source"))): r.get("n") for r in cells}
+        shown = condition if condition not in (None, "") else _("no condition")
+        title = (
+            _("%(metric)s per form and source, condition %(condition)s")
+            % {"metric": metric, "condition": shown}
+            if condition not in (None, "")
+            else _("%(metric)s per form and source") % {"metric": metric}
+        )
+        svg = heatmap(
+            forms,
+            sources,
+            values,
+            title=title,
+            counts=counts,
+            note=_("cell: rate or mean, and its n poems"),
+        )
+        out.append((str(shown), svg))
+    return out
+
+
+def _source(value: Any) -> str:
+    return str(value) if value not in (None, "") else _("unknown")
+
+
+def _metric_key(row: dict[str, Any]) -> str:
+    return f"{row['rule']}/{row['version']}/{row['field']}"
+
+
+def rule_rate_metrics(rows: Rows) -> list[str]:
+    return list(dict.fromkeys(_metric_key(r) for r in rows))
+
+
+def rule_rates_chart(rows: Rows, metric: str) -> str | None:
+    """The rate (or mean) of one metric per source × condition, with its CI and n."""
+    part = [r for r in rows if _metric_key(r) == metric and r.get("form") in (None, "*")]
+    part = part[:MAX_ROWS]
+    if not part:
+        return None
+    items = [
+        Interval(
+            " · ".join(str(v) for v in (_source(r.get("source")), r.get("condition")) if v),
+            r.get("value"),
+            r.get("ci_low"),
+            r.get("ci_high"),
+            str(r.get("condition") or ""),
+            n=f"n={r.get('n')}",
+            note=_not_estimable(r),
+        )
+        for r in part
+    ]
+    return forest(
+        items,
+        title=_("%(metric)s per source and condition") % {"metric": metric},
+        x_label=_("rate (Wilson CI) or mean (bootstrap CI)"),
+        low=0.0,
+        high=1.0,
+    )
+
+
+def validation_metrics(rows: Rows) -> list[str]:
+    return list(dict.fromkeys(r["metric"] for r in rows))
+
+
+def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
+    """One coefficient of each judge against its reference, per task and pooled."""
+    part = [r for r in rows if r["metric"] == metric and r.get("generator") in (None, "*")]
+    part = part[:MAX_ROWS]
+    if not part:
+        return None
+    items = []
+    for r in part:
+        where = labels.task(r.get("task")) if r.get("task") else ""
+        if r.get("scope") == "without":
+            where = _("without %(task)s") % {"task": labels.task(r.get("left_out"))}
+        elif r.get("scope") == "pooled":
+            where = _("pooled")
+        label = (
+            f"{where} · {labels.field(r.get('task'), r.get('field'))} · "
+            f"{labels.rater_set(r['judge'])} / {labels.rater_set(r['reference'])}"
+        )
+        items.append(
+            Interval(
+                label,
+                r.get("value"),
+                r.get("ci_low"),
+                r.get("ci_high"),
+                str(r.get("scope")),
+                n=f"n={r.get('n')}",
+                note=_not_estimable(r),
+            )
+        )
+    bounded = metric not in ("mean_diff",)
+    return forest(
+        items,
+        title=_("%(metric)s of each judge against its reference")
+        % {"metric": labels.metric(metric)},
+        x_label=labels.metric(metric),
+        low=-1.0 if bounded and any((r.get("ci_low") or 0) < 0 for r in part) else None,
+        high=1.0 if bounded else None,
+    )
+
+
+def echo_chart(rows: Rows, labels: Labels) -> str | None:
+    """Judges' gap minus people's gap (passing − failing poems) with its interval and
+    n_pass / n_fail; a row below the minimum side shows no interval and says so."""
+    part = rows[:MAX_ROWS]
+    if not part:
+        return None
+    items = [
+        Interval(
+            f"{labels.field(r['task'], r['field'])} · {r['rule']} · {labels.value('poems', r['poems'], r)}",
+            r.get("difference"),
+            r.get("ci_low") if r.get("estimable") else None,
+            r.get("ci_high") if r.get("estimable") else None,
+            str(r.get("poems")),
+            n=f"n={r.get('n_pass')}/{r.get('n_fail')}",
+            note="" if r.get("estimable") else _("not estimable"),
+        )
+        for r in part
+    ]
+    return forest(
+        items,
+        title=_("Echo chamber: judges' gap minus people's gap"),
+        x_label=_("difference of gaps, passing − failing poems (n passing / n failing)"),
+    )
+
+
+def self_preference_chart(rows: Rows, labels: Labels) -> str | None:
+    part = rows[:MAX_ROWS]
+    if not part:
+        return None
+    items = [
+        Interval(
+            f"{labels.rater_set(r['judge'])} · {labels.field(r['task'], r['field'])}",
+            r.get("diff"),
+            r.get("ci_low"),
+            r.get("ci_high"),
+            str(r.get("judge")),
+            n=f"n={r.get('n_own')}/{r.get('n_other')}",
+            note=_not_estimable(r),
+        )
+        for r in part
+    ]
+    return forest(
+        items,
+        title=_("Self-preference: own poems minus others' poems"),
+        x_label=_("mean rating difference (n own / n other poems)"),
+    )
+
+
+def form_length_measures(rows: Rows) -> list[str]:
+    return list(dict.fromkeys(str(r["measure"]) for r in rows))
+
+
+def form_length_chart(rows: Rows, measure: str) -> str | None:
+    """Each form's rate (or accuracy) against its length, with Spearman's ρ in the title."""
+    part = [r for r in rows if r["measure"] == measure]
+    points = [
+        Point(str(r["form"]), float(r["length"]), r.get("value"), r.get("n"))
+        for r in part
+        if r.get("form") not in (None, "*")
+        and r.get("length") is not None
+        and r.get("statistic") != "spearman"
+    ]
+    if not points:
+        return None
+    rho = next((r for r in part if r.get("statistic") == "spearman"), None)
+    title = measure
+    if rho and rho.get("value") is not None:
+        p = rho.get("p_value")
+        title += f" · ρ = {rho['value']:.2f}" + (f", p = {p:.3g}" if p is not None else "")
+        title += f" (n={rho.get('n')})"
+    return scatter(
+        points,
+        title=title,
+        x_label=_("length of the form (characters)"),
+        y_label=_("rate or accuracy"),
+    )
+
+
+#: A pair matrix is drawn for a set of at most this many raters (the table has them all).
+MAX_PAIR_RATERS = 12
+
+
+def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list[tuple[str, str]]:
+    """Cohen's κ of every pair of raters within a set, as a rater × rater matrix with n
+    in each cell (one per set and weighting), for one task and field: [(name, svg)]."""
+    pairs = [
+        r
+        for r in rows
+        if r.get("summary") == "pair"
+        and r.get("set_b") is None
+        and r.get("metric") == "cohen_kappa"
+        and (r.get("task"), r.get("field")) == (task, field)
+    ]
+    out = []
+    for key in dict.fromkeys((r["set_a"], r.get("weights") or "none") for r in pairs):
+        cells = [r for r in pairs if (r["set_a"], r.get("weights") or "none") == key]
+        raters = sorted({str(r["rater_a"]) for r in cells} | {str(r["rater_b"]) for r in cells})
+        if len(raters) > MAX_PAIR_RATERS:
+            continue
+        values: dict[tuple[str, str], float | None] = {}
+        counts: dict[tuple[str, str], int | None] = {}
+        for r in cells:
+            for a, b in ((r["rater_a"], r["rater_b"]), (r["rater_b"], r["rater_a"])):
+                values[(str(a), str(b))] = r.get("value")
+                counts[(str(a), str(b))] = r.get("n")
+        name = f"{labels.rater_set(key[0])} · {labels.metric('cohen_kappa', key[1])}"
+        title = _("%(metric)s of each pair of raters: %(set)s, %(task)s · %(field)s") % {
+            "metric": labels.metric("cohen_kappa", key[1]),
+            "set": labels.rater_set(key[0]),
+            "task": labels.task(task),
+            "field": labels.field(task, field),
+        }
+        svg = heatmap(
+            raters,
+            raters,
+            values,
+            title=title,
+            low=-1.0,
+            high=1.0,
+            diverging=True,
+            counts=counts,
+            note=_("cell: κ and its n items"),
+        )
+        out.append((name, svg))
+    return out
