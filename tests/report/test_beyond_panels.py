@@ -40,3 +40,16 @@ def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def
     with translation.override("zh-hans"):
         html = render(s.builder.study)
     assert "题目质量" in html and "人与模型同一能力量表" in html and "还需要多少志愿者" in html
+
+
+def test_an_icc_row_without_a_subset_shows_its_reason(db) -> None:  # type: ignore[no-untyped-def]
+    """A rating set too sparse for ICC has a reason and no ``subset``: the panel shows the
+    reason (a filter argument naming a missing key made the dashboard a 500)."""
+    s = cpdue_study("cpdue-panels-icc")
+    reason = "no 2 raters rated 2 items in common"
+    row = {"task": "ck", "field": "answer", "rater_set": "humans", "form": None}
+    row |= {"n_items": 0, "n_raters": 0, "reason": reason}
+    tables = build_report(s.builder.study, ReportSettings(n_boot=0)).as_json()
+    tables["icc"] = [row]
+    html = HOOK.render(Context({"study": s.builder.study, "tables": tables}))
+    assert reason in html
