@@ -17,9 +17,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
+from annotation.hotpath import claim as sql
 from annotation.models import Assignment, Participant
 from annotation.selectors import Progress
-from annotation.services import _claim_sql as sql
 from annotation.services._common import rng
 
 

@@ -11,8 +11,9 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from annotation import services
+from annotation.hotpath import claim as _claim_sql
 from annotation.models import Assignment
-from annotation.services import _claim_sql, claims
+from annotation.services import claims
 from studies.models import Study
 from tests.volunteer.conftest import answer_for, build_study, enrol
 from tests.volunteer.test_api import enrolled, shown_answer

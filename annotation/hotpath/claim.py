@@ -19,7 +19,7 @@ the task serialised every claim in it. Here (PostgreSQL and SQLite alike):
 
 Rows become model instances through the ORM's own converters (``Rows.build``), so the
 service reads the same as with querysets. On PostgreSQL the statements are kept
-prepared (``annotation.prepared``). tests/volunteer runs it on both databases.
+prepared (server-side binding, ``annotation.hotpath.rows``). tests/volunteer runs it on both databases.
 """
 
 from __future__ import annotations
@@ -27,50 +27,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar, cast
+from typing import Any
 
-from django.db import connection, models
+from django.db import connection
 from django.utils import timezone
 
-from annotation import prepared
+from annotation.hotpath.rows import Rows, fetch, stamp
 from annotation.models import Assignment, Participant
 from studies.models import Group, Item, Study, Task
 
-M = TypeVar("M", bound=models.Model)
 TOP = 4  # candidates fetched per claim: the largest shortfalls, ties in random order
-
-
-class Rows(Generic[M]):
-    """All concrete columns of one model under a table alias, and rows back to objects."""
-
-    def __init__(self, model: type[M], alias: str) -> None:
-        self.model = model
-        self.fields = list(model._meta.concrete_fields)
-        self.sql = ", ".join(f'{alias}."{f.column}"' for f in self.fields)
-        self.cols = [f.get_col(alias) for f in self.fields]
-        self.width = len(self.fields)
-        self.attnames = [f.attname for f in self.fields]
-        self._converters: dict[str, list[tuple[Any, list[Any]]]] = {}
-
-    def converters(self) -> list[tuple[Any, list[Any]]]:
-        """Per column, the ORM's converters (the backend's, then the field's), cached
-        per database alias."""
-        key = connection.alias
-        if key not in self._converters:
-            ops = connection.ops
-            self._converters[key] = [
-                (col, ops.get_db_converters(col) + field.get_db_converters(connection))
-                for field, col in zip(self.fields, self.cols, strict=True)
-            ]
-        return self._converters[key]
-
-    def build(self, values: Sequence[Any]) -> M:
-        out = []
-        for (col, converters), value in zip(self.converters(), values, strict=True):
-            for convert in converters:
-                value = convert(value, col, connection)
-            out.append(value)
-        return cast(M, self.model.from_db(connection.alias, self.attnames, out))
 
 
 P, S, T = Rows(Participant, "p"), Rows(Study, "s"), Rows(Task, "t")
@@ -122,17 +88,6 @@ VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
 """
 
 
-def _fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with prepared.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows: list[tuple[Any, ...]] = cursor.fetchall()
-    return rows
-
-
-def _stamp(when: datetime) -> Any:
-    return connection.ops.adapt_datetimefield_value(when)
-
-
 class TaskRow:
     """One task of the study as the claim sees it."""
 
@@ -163,7 +118,7 @@ def state(pk: int) -> State:
     nothing changed). Raises ``Participant.DoesNotExist``."""
     claimed, answered = Assignment.Status.CLAIMED, Assignment.Status.ANSWERED
     params = [False, True, False, True, answered, int(pk), claimed, int(pk)]
-    result = _fetch(_STATE, params)
+    result = fetch(_STATE, params)
     if not result:
         raise Participant.DoesNotExist(f"participant {pk}")
     head = result[0]
@@ -187,7 +142,7 @@ def state(pk: int) -> State:
 
 def lock_participant(pk: int) -> None:
     if connection.features.has_select_for_update:
-        _fetch(_LOCK_ME, [int(pk)])
+        fetch(_LOCK_ME, [int(pk)])
 
 
 def lock(me: Participant, task_id: int | None) -> None:
@@ -195,14 +150,14 @@ def lock(me: Participant, task_id: int | None) -> None:
     participant's group, until the transaction ends."""
     if connection.vendor == "postgresql":
         if task_id is None:
-            _fetch(_LOCK_ME, [me.pk])
+            fetch(_LOCK_ME, [me.pk])
         else:
             key = ((int(task_id) & 0x7FFFFFFF) << 32) | (int(me.group_id or 0) & 0xFFFFFFFF)
-            _fetch(_LOCK + " FOR UPDATE", [key, me.pk])
+            fetch(_LOCK + " FOR UPDATE", [key, me.pk])
     elif connection.features.has_select_for_update:
-        _fetch(_LOCK_ME, [me.pk])
+        fetch(_LOCK_ME, [me.pk])
         if task_id is not None:
-            _fetch(f"SELECT id FROM {_T} WHERE id = %s FOR UPDATE", [int(task_id)])
+            fetch(f"SELECT id FROM {_T} WHERE id = %s FOR UPDATE", [int(task_id)])
     # SQLite: every write transaction is BEGIN IMMEDIATE (settings): serialised already.
 
 
@@ -213,14 +168,14 @@ def top_candidates(
     items with the fewest: up to ``TOP`` of them, ties in random order; and how many
     assignments the participant has (None without candidates)."""
     answered, claimed = Assignment.Status.ANSWERED, Assignment.Status.CLAIMED
-    params = [me.pk, me.group_id, answered, claimed, _stamp(now), task.pk, False, me.pk]
-    rows = _fetch(_TOP, params)
+    params = [me.pk, me.group_id, answered, claimed, stamp(now), task.pk, False, me.pk]
+    rows = fetch(_TOP, params)
     return [(row[0], int(row[-2]), row[:-2]) for row in rows], (rows[0][-1] if rows else None)
 
 
 def any_unseen_check(me: Participant, task: Task) -> tuple[Item | None, int | None]:
     """A random unseen check item of the task, and the participant's assignment count."""
-    rows = _fetch(_ANY, [me.pk, task.pk, True, me.pk])
+    rows = fetch(_ANY, [me.pk, task.pk, True, me.pk])
     return (I.build(rows[0][:-1]), rows[0][-1]) if rows else (None, None)
 
 
@@ -240,9 +195,9 @@ def insert(
     )  # fmt: skip
     order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
     params = [me.pk, item.pk, task.pk, me.group_id, position, a.status, order,
-              _stamp(a.claimed_at), _stamp(expires_at),
-              _stamp(served_at) if served_at else None]  # fmt: skip
-    with prepared.cursor() as cursor:
+              stamp(a.claimed_at), stamp(expires_at),
+              stamp(served_at) if served_at else None]  # fmt: skip
+    with connection.cursor() as cursor:
         if connection.features.can_return_columns_from_insert:
             cursor.execute(_INSERT + " RETURNING id", params)
             a.pk = cursor.fetchone()[0]
