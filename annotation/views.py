@@ -180,15 +180,17 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:screening", slug=slug)
     if request.method == "POST":
         return _submit(request, study, p)
-    a = services.assignment_next(participant=p)
+    # The claim's one read also gives the progress (no recount for the page).
+    nxt = services.next_item(participant_id=p.pk)
+    a, progress = nxt.assignment, nxt.progress
     if a is None:
         services.participant_finish(participant=p)
         return redirect("volunteer:finish", slug=slug)
     if request.GET.get("begin") != a.task.slug and not selectors.task_started(p, a.task_id):
-        context = {"study": study, "task": a.task, "progress": selectors.participant_progress(p)}
+        context = {"study": study, "task": a.task, "progress": progress}
         return render(request, "annotation/instructions.html", context)
     services.assignment_serve(assignment=a)
-    return _render_question(request, study, p, a)
+    return _render_question(request, study, p, a, progress=progress)
 
 
 def _render_question(
@@ -201,6 +203,7 @@ def _render_question(
     errors: dict[str, list[str]] | None = None,
     failure: str = "",
     status: int = 200,
+    progress: selectors.Progress | None = None,
 ) -> HttpResponse:
     q = selectors.item_presentation(a, study=study)
     kind = kind_of(a.task)
@@ -223,7 +226,7 @@ def _render_question(
         "q": q,
         "display": kind.display,
         "distinct": " ".join(kind.distinct),
-        "progress": selectors.participant_progress(p),
+        "progress": progress or selectors.participant_progress(p),
         "errors": errors,
         "field_errors": any(k in keys for k in errors),
         # Problems not about one field (e.g. the study closed meanwhile), said above.

@@ -7,6 +7,7 @@ when a new item is due, the (task, group) lock, the top candidates and the INSER
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -89,6 +90,8 @@ def _next(
     participant_id: int, now: datetime, serve: bool, only_if_open: bool, *, locked: bool
 ) -> NextItem:
     st = sql.state(participant_id)
+    if st.cover():  # items were added since the tallies were made: read again
+        st = sql.state(participant_id)
     me = st.me
     finished = me.status == Participant.Status.FINISHED
     if only_if_open and not finished and not me.study.is_open:
@@ -105,11 +108,10 @@ def _next(
     if current is None:
         with transaction.atomic():
             return NextItem(me, _claim(st, now, serve, locked), progress)
-    if current.expires_at and current.expires_at <= now:
-        current.expires_at, current.served_at = _claim_expiry(now), (now if serve else None)
-        Assignment.objects.filter(pk=current.pk).update(
-            expires_at=current.expires_at, served_at=current.served_at
-        )
+    if current.status == Assignment.Status.EXPIRED or (
+        current.expires_at and current.expires_at <= now
+    ):
+        sql.renew(current, _claim_expiry(now), now if serve else None)
     elif serve:
         assignment_serve(assignment=current, now=now)
     return NextItem(me, current, progress)
@@ -138,20 +140,27 @@ def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignmen
         if regular_left <= 0 and checks_left <= 0:
             continue
         check = strategy.serve_check_next(max(regular_left, 0), checks_left, rng)
-        # Lock the participant (one claim at a time each) and, for a regular item, this
-        # task and group, so the shortfalls read below stay true until the INSERT.
-        sql.lock(me, None if check else task.pk)
+        # Lock the participant (one claim at a time each); a regular item's tally row is
+        # locked by next_regular, so its shortfall stays true until the INSERT, while the
+        # group's other claims take other rows meanwhile.
+        if not locked:
+            sql.lock_participant(me.pk)
+        tally_id = None
         if check:
             item, n_assigned = sql.any_unseen_check(me, task)
         else:
-            top, n_assigned = sql.top_candidates(me, task, now)
-            chosen = strategy.pick([strategy.Candidate(pk, st.target - n) for pk, n, _ in top], rng)
-            item = next((sql.item(raw) for pk, _, raw in top if pk == chosen), None)
+            # The index gives the rule's choice (annotation.assignment): the largest
+            # shortfall, ties in random order (tiebreaks drawn afresh at every change).
+            item, tally_id, taken, n_assigned = sql.next_regular(me, task, now)
+            if item is not None:
+                candidate = strategy.Candidate(item.pk, st.target - taken)
+                assert strategy.pick([candidate], rng) == item.pk
         if n_assigned != position and (n_assigned is not None or not locked):
             raise _Stale  # (unlocked, no candidate at all can only mean that too)
         if item is None:
             continue
         return sql.insert(
+            tally_id=tally_id,
             me=me,
             item=item,
             task=task,
@@ -179,5 +188,11 @@ def claims_release(*, item_ids: list[int]) -> int:
         open_claims = Assignment.objects.filter(item_id__in=item_ids[start : start + 500]).exclude(
             status=Assignment.Status.ANSWERED
         )
+        # Only claims still open count in the tallies (expired ones were given back).
+        counted = Counter(
+            open_claims.filter(status=Assignment.Status.CLAIMED).values_list("item_id", "group_id")
+        )
         released += open_claims.delete()[0]
+        for (item_id, group_id), n in sorted(counted.items(), key=str):
+            sql.tally.move(item_id, group_id, -n)
     return released

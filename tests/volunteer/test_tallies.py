@@ -1,0 +1,85 @@
+"""Tallies (annotation/hotpath/tally.py): kept equal to a count over the assignments
+through claims, answers, expiries and releases; the migration fills them for existing
+data and reverses."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+from annotation import services
+from annotation.models import Assignment, Tally
+from tests.volunteer.conftest import answer_for, build_study, enrol
+
+
+def counted(study) -> Counter:  # type: ignore[no-untyped-def]
+    """Answers + open claims per (item, group), counted from the assignments."""
+    rows = Assignment.objects.filter(task__study=study, status__in=["answered", "claimed"]).filter(
+        item__is_attention_check=False
+    )
+    return Counter(rows.values_list("item_id", "group_id"))
+
+
+def tallied(study) -> Counter:  # type: ignore[no-untyped-def]
+    rows = Tally.objects.filter(task__study=study).values_list("item_id", "group_id", "taken")
+    return Counter({(i, g): n for i, g, n in rows if n})
+
+
+@pytest.mark.django_db
+def test_tallies_follow_claims_answers_expiries_renewals_and_releases() -> None:
+    study = build_study(n_items=6, per_participant=3, target=2)
+    now = timezone.now()
+    people = [enrol(study, group="A" if n % 2 else "B") for n in range(6)]
+    for p in people[:4]:
+        a = services.assignment_next(participant=p, now=now)
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0, now=now)
+        services.assignment_next(participant=p, now=now)  # an open claim
+    assert tallied(study) == counted(study)
+    later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 1)
+    services.assignment_next(participant=people[4], now=later)  # sweeps A's or B's
+    services.assignment_next(participant=people[5], now=later)
+    assert Assignment.objects.filter(status="expired").count() == 4
+    assert tallied(study) == counted(study)
+    late = Assignment.objects.filter(status="expired").first()
+    services.response_submit(  # an answer to a claim found expired takes its item again
+        participant=late.participant, assignment_id=late.pk, answer=0, now=later
+    )
+    renewed = services.assignment_next(
+        participant=Assignment.objects.filter(status="expired").first().participant, now=later
+    )
+    assert renewed.status == "claimed"
+    assert tallied(study) == counted(study)
+    services.claims_release(item_ids=list(study.items.values_list("id", flat=True)))
+    assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_tallies_of_a_filled_database_and_reverses() -> None:
+    study = build_study(n_items=8, per_participant=3, target=2, checks=1)
+    for n in range(5):
+        p = enrol(study, group="A" if n % 2 else "B")
+        for _ in range(2):
+            a = services.assignment_next(participant=p)
+            services.response_submit(participant=p, assignment_id=a.pk, **answer_for("choice", {}))
+        services.assignment_next(participant=p)
+    expected = counted(study)
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0005_verbose_names_zh")])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([("annotation", "0006_tallies")])
+    assert tallied(study) == expected
+    # every regular item of every group has its row; checks none
+    regular = study.items.filter(is_attention_check=False).count()
+    assert Tally.objects.filter(task__study=study).count() == regular * 2
+    assert not Tally.objects.filter(item__is_attention_check=True).exists()
+    # claims go on from the filled tallies
+    p = enrol(study, group="A")
+    assert services.assignment_next(participant=p) is not None
+    assert tallied(study) == counted(study)
