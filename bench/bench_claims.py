@@ -119,10 +119,23 @@ def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, round
     start = time.time() + 10  # after the workers' start-up, which is not timed
     procs = [
         subprocess.Popen(
-            [sys.executable, __file__, "--worker", json.dumps(chunk), "--threads", str(threads),
-             "--rounds", str(rounds), "--start-at", str(start)],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                json.dumps(chunk),
+                "--threads",
+                str(threads),
+                "--rounds",
+                str(rounds),
+                "--start-at",
+                str(start),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for chunk in chunks
     ]
     durations: list[float] = []
@@ -158,7 +171,10 @@ def check(n_items: int) -> dict[str, int]:
     )
     tallies = Tally.objects.filter(task__study__slug=f"claims-{n_items}", taken__gt=0)
     tallied = Counter(dict(tallies.values_list("item_id", "taken")))
-    return {"doubled": len(pairs) - len(set(pairs)), "tally_mismatches": len((counted - tallied) + (tallied - counted))}
+    return {
+        "doubled": len(pairs) - len(set(pairs)),
+        "tally_mismatches": len((counted - tallied) + (tallied - counted)),
+    }
 
 
 def main() -> None:

@@ -2,8 +2,8 @@
 (``claim``), with one row mapper (``rows``) turning rows into model instances.
 
 Everything else in the platform goes through the ORM. These statements are written by
-hand because a benchmark shows it pays (``bench/bench_hotsql.py``; each module says
-what it measured), and they are plain portable SQL: tests/volunteer runs them on SQLite
+hand where a benchmark measured that it pays (each module says which: bench_submit.py,
+bench_claims.py), and they are plain portable SQL: tests/volunteer runs them on SQLite
 and PostgreSQL.
 """
 

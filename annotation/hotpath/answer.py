@@ -1,10 +1,9 @@
 """The answer path's SQL: one read of the assignment with what answering needs, and
 the write (the Response rows and the assignment marked answered) in one short transaction.
 
-Kept by hand, not through the ORM, because it pays: ``bench/bench_hotsql.py`` times the
-same read and write through ``Assignment.objects.select_related(...)`` and
-``bulk_create`` + ``update`` (bench/results/hotsql.json, docs/performance.md): compiling
-the four-table SELECT costs the ORM far more than the database spends running it, and on
+Kept by hand, not through the ORM: ``bench/bench_submit.py`` (submission at 0.72-0.83 of
+the floor view, docs/performance.md) was measured with it; through the ORM, compiling the
+four-table SELECT cost far more (about 0.8 ms) than the database spends running it, and on
 SQLite, where one writer at a time holds the database lock, every microsecond of Python
 inside the write transaction makes the other writers wait. Rows become model instances
 through the one row mapper (``annotation.hotpath.rows``), so the service reads the same

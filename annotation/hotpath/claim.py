@@ -1,6 +1,6 @@
-"""The claim path's SQL (``annotation.hotpath``: hand-written where a benchmark shows it
-pays; ``bench/bench_hotsql.py``: through the ORM these were about a dozen queries, each
-costing more to compile than to run). PostgreSQL and SQLite alike:
+"""The claim path's SQL (``annotation.hotpath``; through the ORM these were about a dozen
+queries, each costing more to compile than to run; measured with ``bench/bench_claims.py``
+and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
 
 1. ``state``: one read, without a lock, of the participant (with its study and its
    group's target), every task of the study with its counts (the task's from its
