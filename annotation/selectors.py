@@ -58,6 +58,17 @@ def participant_by_public_id(study: Study, public_id: str) -> Participant | None
     return participant
 
 
+def participant_with_study(slug: str, study_id: int, public_id: str) -> Participant | None:
+    """The participant of a volunteer page with its study, in one query (the study by
+    ``slug``, not a draft); None if they do not match."""
+    return (
+        Participant.objects.select_related("study")
+        .filter(study_id=study_id, study__slug=slug, public_id=public_id)
+        .exclude(study__status=Study.Status.DRAFT)
+        .first()
+    )
+
+
 def participant_by_resume_code(study: Study, code: str) -> Participant | None:
     code = "".join(code.split()).upper()
     if not code:

@@ -21,6 +21,7 @@ behaviour. Rules written here and nowhere else:
 from annotation.services.answers import (
     AlreadyAnswered,
     SubmitResult,
+    assignment_for_answer,
     is_db_id,
     response_submit,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "AlreadyAnswered",
     "NextItem",
     "SubmitResult",
+    "assignment_for_answer",
     "assignment_next",
     "assignment_serve",
     "claims_release",

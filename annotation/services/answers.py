@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F
+from django.db.models import Case, Count, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -40,6 +40,7 @@ def response_submit(
     answer: object = None,
     ratings: object = None,
     now: datetime | None = None,
+    assignment: Assignment | None = None,
 ) -> SubmitResult:
     """Store the participant's answer to one of *their* assignments, once.
 
@@ -52,9 +53,9 @@ def response_submit(
     INSERT guarded by the Response unique constraint, then one UPDATE (``_store``).
     """
     now = now or timezone.now()
-    a = None
-    if is_db_id(assignment_id):
-        a = hotpath.assignment_for_answer(int(assignment_id), participant.pk)
+    a = assignment if assignment is not None and assignment.pk == assignment_id else None
+    if a is None:
+        a = assignment_for_answer(participant=participant, assignment_id=assignment_id)
     if a is None:
         raise ValidationError(_("This question is not one of yours."), "not_yours")
     study = a.task.study
@@ -81,6 +82,16 @@ def response_submit(
     raise AlreadyAnswered(
         _("This question was already answered; your first answer is kept."), "answered"
     )
+
+
+def assignment_for_answer(*, participant: Participant, assignment_id: object) -> Assignment | None:
+    """One of the participant's assignments with what answering needs (item, task, study:
+    ``annotation.hotpath.answer``), or None; a page reads it once and passes it to
+    :func:`response_submit` as ``assignment``."""
+    if not is_db_id(assignment_id):
+        return None
+    assert isinstance(assignment_id, int)  # is_db_id says so
+    return hotpath.assignment_for_answer(assignment_id, participant.pk)
 
 
 def _require_fitting_order(a: Assignment) -> None:
@@ -155,13 +166,12 @@ def _store(
 
 
 def _attention_failed(*, participant_id: int, study: Study) -> None:
-    """Count a failed check; flag the participant past the study's threshold."""
+    """Count a failed check; flag the participant past the study's threshold. One UPDATE:
+    its conditions read the row as it was (failures before this one)."""
+    past = When(attention_failures__gte=study.attention_max_failures, then=Value(True))
     Participant.objects.filter(pk=participant_id).update(
-        attention_failures=F("attention_failures") + 1
+        attention_failures=F("attention_failures") + 1, flagged=Case(past, default=F("flagged"))
     )
-    Participant.objects.filter(
-        pk=participant_id, attention_failures__gt=study.attention_max_failures
-    ).update(flagged=True)
 
 
 def participants_recount_attention(*, study: Study, rater_ids: list[int]) -> int:

@@ -38,6 +38,9 @@ class NextItem:
     assignment: Assignment | None
     progress: Progress | None
     closed: bool = False
+    # Whether the participant has been shown a question of the current item's task
+    # before (an answer in it, or this item served): its instructions come first if not.
+    task_started: bool = False
 
 
 def assignment_next(*, participant: Participant, now: datetime | None = None) -> Assignment | None:
@@ -105,16 +108,20 @@ def _next(
         total=sum(min(r.task.per_participant, r.n_regular) + r.n_checks for r in st.rows),
     )
     current = st.current
+    answered_in = {r.task.pk: r.answered > 0 for r in st.rows}
     if current is None:
         with transaction.atomic():
-            return NextItem(me, _claim(st, now, serve, locked), progress)
+            a = _claim(st, now, serve, locked)
+        started = a is not None and (answered_in.get(a.task_id, False) or serve)
+        return NextItem(me, a, progress, task_started=started)
+    started = current.served_at is not None or answered_in.get(current.task_id, False)
     if current.status == Assignment.Status.EXPIRED or (
         current.expires_at and current.expires_at <= now
     ):
         sql.renew(current, _claim_expiry(now), now if serve else None)
     elif serve:
         assignment_serve(assignment=current, now=now)
-    return NextItem(me, current, progress)
+    return NextItem(me, current, progress, task_started=started)
 
 
 def assignment_serve(*, assignment: Assignment, now: datetime | None = None) -> None:
