@@ -91,7 +91,7 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
     from django.db import connection, connections
 
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
+        cursor.execute("ANALYZE")
     connections.close_all()
     return {"study": study.pk, "task": task.pk, "item": first.pk, "rater": rater.pk}
 
