@@ -194,7 +194,7 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         return _submit(request, study, p)
     # The claim's one read also gives the progress (no recount for the page).
-    nxt = services.next_item(participant_id=p.pk)
+    nxt = services.next_item(participant_id=p.pk, serve_if_started=True)
     a, progress = nxt.assignment, nxt.progress
     if a is None:
         services.participant_finish(participant=p)

@@ -64,10 +64,13 @@ def next_item(
     now: datetime | None = None,
     serve: bool = False,
     only_if_open: bool = False,
+    serve_if_started: bool = False,
 ) -> NextItem:
     """:func:`assignment_next` for one participant id, with what a reply needs.
 
-    ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`).
+    ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`);
+    ``serve_if_started``: only if its task was started (the pages show a task's
+    instructions first), saving the page its own UPDATE.
     ``only_if_open``: claim nothing in a closed study (``closed`` says so) unless the
     participant has finished. Raises ``Participant.DoesNotExist`` for an unknown id.
 
@@ -78,20 +81,26 @@ def next_item(
     now = now or timezone.now()
     for _attempt in range(_ATTEMPTS - 1):
         try:
-            return _next(participant_id, now, serve, only_if_open, locked=False)
+            return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=False)
         except _Stale:
             continue
     with transaction.atomic():  # contended: lock the participant first, then read
         sql.lock_participant(participant_id)
-        return _next(participant_id, now, serve, only_if_open, locked=True)
+        return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=True)
 
 
 _ATTEMPTS = 3
 
 
 def _next(
-    participant_id: int, now: datetime, serve: bool, only_if_open: bool, *, locked: bool
+    participant_id: int,
+    now: datetime,
+    serving: tuple[bool, bool],
+    only_if_open: bool,
+    *,
+    locked: bool,
 ) -> NextItem:
+    serve, serve_if_started = serving
     st = sql.state(participant_id)
     if st.cover():  # items were added since the tallies were made: read again
         st = sql.state(participant_id)
@@ -111,7 +120,7 @@ def _next(
     answered_in = {r.task.pk: r.answered > 0 for r in st.rows}
     if current is None:
         with transaction.atomic():
-            a = _claim(st, now, serve, locked)
+            a = _claim(st, now, serving, locked)
         started = a is not None and (answered_in.get(a.task_id, False) or serve)
         return NextItem(me, a, progress, task_started=started)
     started = current.served_at is not None or answered_in.get(current.task_id, False)
@@ -119,7 +128,7 @@ def _next(
         current.expires_at and current.expires_at <= now
     ):
         sql.renew(current, _claim_expiry(now), now if serve else None)
-    elif serve:
+    elif serve or (serve_if_started and started):
         assignment_serve(assignment=current, now=now)
     return NextItem(me, current, progress, task_started=started)
 
@@ -133,7 +142,10 @@ def assignment_serve(*, assignment: Assignment, now: datetime | None = None) -> 
         )
 
 
-def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignment | None:
+def _claim(
+    st: sql.State, now: datetime, serving: tuple[bool, bool], locked: bool
+) -> Assignment | None:
+    serve, serve_if_started = serving
     me, rows = st.me, st.rows
     by_slug = {r.task.slug: r for r in rows}
     order = [s for s in me.task_order if s in by_slug]
@@ -180,7 +192,7 @@ def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignmen
                 rng=rng,
             ),
             expires_at=_claim_expiry(now),
-            served_at=now if serve else None,
+            served_at=now if serve or (serve_if_started and row.answered > 0) else None,
         )
     return None
 
