@@ -2,12 +2,14 @@
 
 One task of 1,000, 10,000 and 100,000 items (quick: 1,000 and 10,000), one group, 200
 participants of that group. Each participant claims its next item through the service
-(``annotation.services.next_item``) and answers it, ``--rounds`` times; the claims are
-spread over 2 and then 4 worker processes, each running ``--threads`` threads (one
-database connection each: PostgreSQL's connection limit, shared on this machine, rules
-out 200 connections), so claims of one group are always in flight at the same time.
+(``annotation.services.next_item``) and answers it, ``--rounds`` times, round robin over
+the 200; the claims are spread over 2 and then 4 worker processes, each running
+``--threads`` threads (one database connection each: PostgreSQL's connection limit,
+shared on this machine, rules out 200 connections), so claims of one group are always in
+flight at the same time.
 Figures: per-claim time (median and mean of the service call) per pool size, and claims
-per second with 2 and with 4 workers. Goals: per-claim time within ±20% across the
+per second with 2 and with 4 workers (each like a sync app worker: one claim at a time;
+more threads per worker only oversubscribe these two cores). Goals: per-claim time within ±20% across the
 sizes; claims per second higher with 4 workers than with 2. Every claim is checked
 afterwards: no participant holds an item twice, and the tallies equal a count over the
 assignments. PostgreSQL only (SQLite serialises every write transaction by design).
@@ -85,7 +87,10 @@ def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
 
     durations: list[float] = []
     lock = threading.Lock()
-    queue = list(ids)
+    # Round robin: every participant claims once, then each again, so the 200 compete
+    # for the same rows at the top of the index all along.
+    queue = [pk for _ in range(rounds) for pk in ids]
+    queue.reverse()
 
     def run() -> None:
         while True:
@@ -93,15 +98,13 @@ def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
                 if not queue:
                     break
                 pk = queue.pop()
-            for _ in range(rounds):
-                start = time.perf_counter()
-                nxt = services.next_item(participant_id=pk, serve=True)
-                took = time.perf_counter() - start
-                with lock:
-                    durations.append(took)
-                a = nxt.assignment
-                if a is None:
-                    break
+            start = time.perf_counter()
+            nxt = services.next_item(participant_id=pk, serve=True)
+            took = time.perf_counter() - start
+            with lock:
+                durations.append(took)
+            a = nxt.assignment
+            if a is not None:
                 services.response_submit(participant=nxt.participant, assignment_id=a.pk, answer=0)
         connections.close_all()
 
@@ -181,9 +184,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--worker")
-    parser.add_argument("--threads", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=1, help="per worker (1: like a sync worker)")
     parser.add_argument("--rounds", type=int, default=0)
     parser.add_argument("--start-at", type=float, default=0.0)
+    parser.add_argument("--sizes", help="comma-separated pool sizes (default by --quick)")
     args = parser.parse_args()
     if args.worker:
         import django
@@ -192,6 +196,8 @@ def main() -> None:
         worker(json.loads(args.worker), args.threads, args.rounds, args.start_at)
         return
     sizes = [1000, 10000] if args.quick else [1000, 10000, 100000]
+    if args.sizes:
+        sizes = [int(n) for n in args.sizes.split(",")]
     rounds = 2 if args.quick else 4
     env = bench_env(Path(tempfile.mkdtemp(prefix="bench-claims-")), fresh_postgres())
     env["CONN_MAX_AGE"] = "60"

@@ -1,8 +1,9 @@
 """Claims: the next item for a participant (the database adapter of annotation.assignment).
 
-The statements themselves are in ``_claim_sql``: the participant row lock, one read of
-the study's tasks with every count the rule needs (and the open claim), then, only
-when a new item is due, the (task, group) lock, the top candidates and the INSERT.
+The statements themselves are in ``annotation.hotpath.claim`` (and ``tally``): one read
+of the participant, the study's tasks with their counts and the open claim; only when a
+new item is due, the participant's row lock, the sweep of expired claims, the first
+unseen row of the group's tallies and the INSERT with its tally's +1.
 """
 
 from __future__ import annotations
