@@ -125,6 +125,10 @@ WHERE i.task_id IN ({{tasks}}) AND i.is_attention_check = %s AND i.id > %s
   AND NOT EXISTS (SELECT 1 FROM {_X} x WHERE x.item_id = i.id AND x.group_id = %s)
 ON CONFLICT DO NOTHING
 """
+_UNCOVER_CHECKS = f"""
+DELETE FROM {_X} WHERE group_id = %s AND item_id IN (
+  SELECT id FROM {_I} WHERE task_id IN ({{tasks}}) AND is_attention_check = %s)
+"""
 _COVER = f"""
 INSERT INTO {TallyCover._meta.db_table} (task_id, group_id, items_upto, n_regular, n_checks)
 SELECT t.id, %s, %s,
@@ -147,6 +151,8 @@ def cover(group_id: int, task_ids: list[int], since: int = 0) -> None:
     tasks = ", ".join(["%s"] * len(task_ids))
     random_sql = _RANDOM.get(connection.vendor, _RANDOM_ELSE)
     with transaction.atomic():
+        if since == 0:  # covered afresh: items may have become attention checks
+            execute(_UNCOVER_CHECKS.format(tasks=tasks), [group_id, *task_ids, True])
         execute(
             _COVER_ROWS.format(random=random_sql, tasks=tasks),
             [group_id, group_id, CLAIMED, ANSWERED, *task_ids, False, since, group_id],
@@ -171,6 +177,13 @@ def _taken(task_id: int, group_id: int, item_ids: list[int]) -> dict[int, int]:
         )
         out.update(dict(rows))
     return out
+
+
+def uncover(study_id: int) -> None:
+    """After a load changed a study's items: the next claim of each group covers its
+    tasks afresh (new items, items that became or stopped being attention checks, the
+    counts); deleted items took their tallies with them."""
+    TallyCover.objects.filter(task__study_id=study_id).update(items_upto=0)
 
 
 def recount(task_ids: Iterable[int]) -> None:

@@ -32,6 +32,7 @@ from annotation.services.claims import (
     assignment_serve,
     claims_release,
     next_item,
+    tallies_refresh,
 )
 from annotation.services.participants import (
     participant_enrol,
@@ -55,4 +56,5 @@ __all__ = [
     "participant_screen",
     "participants_place",
     "response_submit",
+    "tallies_refresh",
 ]

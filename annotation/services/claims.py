@@ -216,3 +216,9 @@ def claims_release(*, item_ids: list[int]) -> int:
         for (item_id, group_id), n in sorted(counted.items(), key=str):
             sql.tally.move(item_id, group_id, -n)
     return released
+
+
+def tallies_refresh(*, study_id: int) -> None:
+    """A load changed the study's items (``scoring.loads``, in its transaction): each
+    group's next claim brings its tallies up to date with them (``hotpath.tally``)."""
+    sql.tally.uncover(study_id)

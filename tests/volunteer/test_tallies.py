@@ -83,3 +83,30 @@ def test_the_migration_fills_the_tallies_of_a_filled_database_and_reverses() -> 
     p = enrol(study, group="A")
     assert services.assignment_next(participant=p) is not None
     assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db
+def test_items_added_or_made_checks_after_the_first_claim_are_taken_into_account() -> None:
+    from annotation.services.claims import tallies_refresh
+    from studies.models import Item
+
+    study = build_study(n_items=3, per_participant=6, target=1, groups=("A",))
+    services.assignment_next(participant=enrol(study))  # the tallies made
+    task = study.tasks.get()
+    template = Item.objects.filter(task=task).first()
+    for n in range(3):  # added later, e.g. by an admin: covered by the next claim
+        template.pk, template.external_id = None, f"late-{n}"
+        template.save()
+    flipped = Item.objects.filter(task=task).exclude(external_id__startswith="late").last()
+    flipped.is_attention_check = True  # a reload made it a check
+    flipped.save()
+    tallies_refresh(study_id=study.pk)
+    p = enrol(study)
+    seen = []
+    while (a := services.assignment_next(participant=p)) is not None:
+        seen.append((a.item.external_id, a.item.is_attention_check))
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0)
+    regular = [i for i, check in seen if not check]
+    assert len(regular) == 5 and {f"late-{n}" for n in range(3)} <= set(regular)
+    assert (flipped.external_id, True) in seen  # served once, as a check
+    assert tallied(study) == counted(study)
