@@ -114,6 +114,8 @@ def items_upto() -> int:
 
 _RANDOM = {"postgresql": "random()"}  # SQLite's random() is a 64-bit integer:
 _RANDOM_ELSE = "(random() / 18446744073709551616.0 + 0.5)"
+# Rows that exist already are left by the unique (item, group) constraint: no anti-join,
+# whose plan on tables not yet analysed (a pool just loaded) could turn quadratic.
 _COVER_ROWS = f"""
 INSERT INTO {_X} (item_id, group_id, task_id, taken, tiebreak)
 SELECT i.id, %s, i.task_id, (
@@ -122,7 +124,6 @@ SELECT i.id, %s, i.task_id, (
   ), {{random}}
 FROM {_I} i
 WHERE i.task_id IN ({{tasks}}) AND i.is_attention_check = %s AND i.id > %s
-  AND NOT EXISTS (SELECT 1 FROM {_X} x WHERE x.item_id = i.id AND x.group_id = %s)
 ON CONFLICT DO NOTHING
 """
 _UNCOVER_CHECKS = f"""
@@ -155,7 +156,7 @@ def cover(group_id: int, task_ids: list[int], since: int = 0) -> None:
             execute(_UNCOVER_CHECKS.format(tasks=tasks), [group_id, *task_ids, True])
         execute(
             _COVER_ROWS.format(random=random_sql, tasks=tasks),
-            [group_id, group_id, CLAIMED, ANSWERED, *task_ids, False, since, group_id],
+            [group_id, group_id, CLAIMED, ANSWERED, *task_ids, False, since],
         )
         execute(_COVER.format(tasks=tasks), [group_id, upto, False, True, *task_ids])
 
