@@ -37,9 +37,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.db import connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Max
 
 from annotation.hotpath.rows import execute, fetch, stamp
 from annotation.models import Assignment, Tally, TallyCover
@@ -82,10 +83,10 @@ def gate_key(task_id: int, group_id: int) -> int:
     return ((int(task_id) & 0x7FFFFFFF) << 32) | (int(group_id) & 0xFFFFFFFF)
 
 
-def sweep(task_id: int, group_id: int, now: object) -> None:
+def sweep(task_id: int, group_id: int, now: datetime) -> None:
     """Mark the group's open claims on the task that expired by ``now``, and give their
     items back (``taken`` - 1 each). Inside the claim's transaction."""
-    when = stamp(now)  # type: ignore[arg-type]
+    when = stamp(now)
     if connection.vendor == "postgresql":
         key = gate_key(task_id, group_id)
         execute(_SWEEP_PG, [task_id, group_id, CLAIMED, when, key, EXPIRED, group_id])
@@ -159,32 +160,6 @@ def cover(group_id: int, task_ids: list[int], since: int = 0) -> None:
             [group_id, group_id, CLAIMED, ANSWERED, *task_ids, False, since],
         )
         execute(_COVER.format(tasks=tasks), [group_id, upto, False, True, *task_ids])
-
-
-def _taken(task_id: int, group_id: int, item_ids: list[int]) -> dict[int, int]:
-    """Answers and open claims of the group per item (0 for none)."""
-    out = dict.fromkeys(item_ids, 0)
-    for start in range(0, len(item_ids), 500):
-        rows = (
-            Assignment.objects.filter(
-                task_id=task_id,
-                group_id=group_id,
-                item_id__in=item_ids[start : start + 500],
-                status__in=[CLAIMED, ANSWERED],
-            )
-            .values("item_id")
-            .annotate(n=Count("id"))
-            .values_list("item_id", "n")
-        )
-        out.update(dict(rows))
-    return out
-
-
-def uncover(study_id: int) -> None:
-    """After a load changed a study's items: the next claim of each group covers its
-    tasks afresh (new items, items that became or stopped being attention checks, the
-    counts); deleted items took their tallies with them."""
-    TallyCover.objects.filter(task__study_id=study_id).update(items_upto=0)
 
 
 def recount(task_ids: Iterable[int]) -> None:

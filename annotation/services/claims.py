@@ -23,6 +23,7 @@ from annotation.hotpath import claim as sql
 from annotation.models import Assignment, Participant
 from annotation.selectors import Progress
 from annotation.services._common import rng
+from studies.models import Task
 
 
 def _claim_expiry(now: datetime) -> datetime:
@@ -219,6 +220,8 @@ def claims_release(*, item_ids: list[int]) -> int:
 
 
 def tallies_refresh(*, study_id: int) -> None:
-    """A load changed the study's items (``scoring.loads``, in its transaction): each
-    group's next claim brings its tallies up to date with them (``hotpath.tally``)."""
-    sql.tally.uncover(study_id)
+    """Count the study's tallies afresh from its assignments (``hotpath.tally.recount``):
+    after a load changed its items (``scoring.loads``, in the load's transaction), or
+    after assignments were deleted otherwise than by a release (e.g. participants deleted
+    in the admin): rows for every regular item, none for checks, exact counts."""
+    sql.tally.recount(Task.objects.filter(study_id=study_id).values_list("pk", flat=True))
