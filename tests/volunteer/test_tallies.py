@@ -110,3 +110,22 @@ def test_items_added_or_made_checks_after_the_first_claim_are_taken_into_account
     assert len(regular) == 5 and {f"late-{n}" for n in range(3)} <= set(regular)
     assert (flipped.external_id, True) in seen  # served once, as a check
     assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db
+def test_the_command_counts_tallies_afresh_after_an_admin_deletion() -> None:
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    study = build_study(n_items=4, per_participant=2, target=1, groups=("A",))
+    gone = enrol(study)
+    services.assignment_next(participant=gone)
+    services.assignment_next(participant=enrol(study))
+    gone.delete()  # its claim goes with it (cascade), the tally does not know
+    assert tallied(study) != counted(study)
+    call_command("tallies_recount", study.slug, stdout=io.StringIO())
+    assert tallied(study) == counted(study)
+    with pytest.raises(CommandError, match="no study 'nope'"):
+        call_command("tallies_recount", "nope")
