@@ -272,6 +272,10 @@ def main() -> None:
             print(f"{db} x{threads}: floor {run['floor']['per_s']}/s, pages "
                   f"{run['pages']['per_s']} answers/s (p99 {run['pages']['p99_ms']} ms), "
                   f"ratio {run['ratio']}, integrity {run['integrity']}", flush=True)  # fmt: skip
+    if args.databases != "sqlite,postgres" and RESULT.is_file():  # a part: keep the rest
+        earlier = json.loads(RESULT.read_text(encoding="utf-8"))
+        if earlier.get("mode") == ("quick" if args.quick else "full"):
+            runs = {**earlier.get("runs", {}), **runs}
     path = write_result("pages", {"mode": "quick" if args.quick else "full", "runs": runs})
     print(f"-> {path.relative_to(ROOT)}")
 
