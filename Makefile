@@ -66,7 +66,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy scoring/prosody scoring/agreement
+	$(BIN)/mypy  # every app (pyproject.toml [tool.mypy] files), strict on the pure packages
 	TESTING=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/lint-imports
 

@@ -171,10 +171,61 @@ class Assignment(models.Model):
         indexes = [
             models.Index(fields=["item", "group", "status"], name="assignment_balance"),
             models.Index(fields=["participant", "status"], name="assignment_progress"),
+            # The claim's sweep of expired claims (annotation/hotpath/claim.py): only open
+            # claims, by expiry, per task and group.
+            models.Index(
+                fields=["task", "group", "expires_at"],
+                condition=models.Q(status="claimed"),
+                name="assignment_open_expiry",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.participant_id}→{self.item_id} ({self.get_status_display()})"
+
+
+class Tally(models.Model):
+    """How much of an item a group has taken: its answers plus its open claims (not yet
+    found expired). Kept in the same transaction as every claim, answer, expiry and
+    release (annotation/hotpath/claim.py), so the next item of a group is the first row
+    of an index (``tally_next``) instead of a count over the whole pool; ``tiebreak`` is
+    drawn afresh whenever ``taken`` changes, so ties come in random order."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, verbose_name=_("item"))
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, verbose_name=_("group"))
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, verbose_name=_("task"))
+    taken = models.IntegerField(default=0, verbose_name=_("taken"))
+    tiebreak = models.FloatField(default=0.0, verbose_name=_("tiebreak"))
+
+    class Meta:
+        verbose_name = _("tally")
+        verbose_name_plural = _("tallies")
+        constraints = [models.UniqueConstraint(fields=["item", "group"], name="tally_unique")]
+        indexes = [models.Index(fields=["task", "group", "taken", "tiebreak"], name="tally_next")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}/{self.group_id}: {self.taken}"
+
+
+class TallyCover(models.Model):
+    """What the tallies of one task and group cover: every regular item up to
+    ``items_upto`` (the largest item id when they were last brought up to date), and the
+    task's numbers of regular items and attention checks then (progress without a count
+    over the pool)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, verbose_name=_("task"))
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, verbose_name=_("group"))
+    items_upto = models.BigIntegerField(default=0, verbose_name=_("items up to id"))
+    n_regular = models.PositiveIntegerField(default=0, verbose_name=_("regular items"))
+    n_checks = models.PositiveIntegerField(default=0, verbose_name=_("attention checks"))
+
+    class Meta:
+        verbose_name = _("tally coverage")
+        verbose_name_plural = _("tally coverage")
+        constraints = [models.UniqueConstraint(fields=["task", "group"], name="tally_cover_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}/{self.group_id} ≤ {self.items_upto}"
 
 
 class Response(models.Model):

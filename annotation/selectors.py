@@ -16,6 +16,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
+from annotation.hotpath import pages
 from annotation.models import Assignment, Participant
 from studies import verse
 from studies.kinds import FieldSpec, kind_of
@@ -56,6 +57,12 @@ def participant_by_public_id(study: Study, public_id: str) -> Participant | None
         return None
     participant.study = study  # already loaded: spare the query
     return participant
+
+
+def participant_with_study(slug: str, study_id: int, public_id: str) -> Participant | None:
+    """The participant of a volunteer page with its study, in one query (the study by
+    ``slug``, not a draft); None if they do not match (``annotation.hotpath.pages``)."""
+    return pages.participant_with_study(slug, study_id, public_id)
 
 
 def participant_by_resume_code(study: Study, code: str) -> Participant | None:

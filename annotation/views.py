@@ -39,8 +39,11 @@ COOKIE_AGE = 60 * 60 * 24 * 90
 REDIRECT_SECONDS = 5  # the finish page shows the code this long, then goes to the platform
 
 
+COOKIE_PREFIX = "shiping-p"
+
+
 def _cookie(study: Study) -> str:
-    return f"shiping-p{study.pk}"
+    return f"{COOKIE_PREFIX}{study.pk}"
 
 
 def _participant(request: HttpRequest, study: Study) -> Participant | None:
@@ -125,6 +128,16 @@ def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
 
 
 def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
+    """The study and the participant the request's cookie names. The cookie is scoped to
+    the study's path and named after its id, so with one a single query reads both."""
+    for name in request.COOKIES:
+        prefix, _sep, study_id = name.partition(COOKIE_PREFIX)
+        if prefix or not study_id.isdigit():
+            continue
+        public_id = request.get_signed_cookie(name, default=None, salt=COOKIE_SALT)
+        p = selectors.participant_with_study(slug, int(study_id), public_id) if public_id else None
+        if p is not None:
+            return p.study, p
     study = selectors.study_for_volunteers(slug)
     return study, _participant(request, study)
 
@@ -180,15 +193,17 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:screening", slug=slug)
     if request.method == "POST":
         return _submit(request, study, p)
-    a = services.assignment_next(participant=p)
+    # The claim's one read also gives the progress (no recount for the page).
+    nxt = services.next_item(participant_id=p.pk, serve_if_started=True)
+    a, progress = nxt.assignment, nxt.progress
     if a is None:
         services.participant_finish(participant=p)
         return redirect("volunteer:finish", slug=slug)
-    if request.GET.get("begin") != a.task.slug and not selectors.task_started(p, a.task_id):
-        context = {"study": study, "task": a.task, "progress": selectors.participant_progress(p)}
+    if request.GET.get("begin") != a.task.slug and not nxt.task_started:
+        context = {"study": study, "task": a.task, "progress": progress}
         return render(request, "annotation/instructions.html", context)
     services.assignment_serve(assignment=a)
-    return _render_question(request, study, p, a)
+    return _render_question(request, study, p, a, progress=progress)
 
 
 def _render_question(
@@ -201,6 +216,7 @@ def _render_question(
     errors: dict[str, list[str]] | None = None,
     failure: str = "",
     status: int = 200,
+    progress: selectors.Progress | None = None,
 ) -> HttpResponse:
     q = selectors.item_presentation(a, study=study)
     kind = kind_of(a.task)
@@ -223,7 +239,7 @@ def _render_question(
         "q": q,
         "display": kind.display,
         "distinct": " ".join(kind.distinct),
-        "progress": selectors.participant_progress(p),
+        "progress": progress or selectors.participant_progress(p),
         "errors": errors,
         "field_errors": any(k in keys for k in errors),
         # Problems not about one field (e.g. the study closed meanwhile), said above.
@@ -237,18 +253,22 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
     if wait := answer_wait(p.pk):
         return _too_many(request, study, wait)
     raw = request.POST.get("assignment", "")
-    try:
-        if not (raw.isascii() and raw.isdigit() and services.is_db_id(int(raw))):
-            raise Assignment.DoesNotExist  # not an id at all (or past a 64-bit id)
-        a = Assignment.objects.select_related("item", "task").get(pk=int(raw), participant=p)
-    except Assignment.DoesNotExist:
+    # One read of the assignment with what answering needs; the service takes it as read.
+    a = None
+    if raw.isascii() and raw.isdigit():  # else not an id at all
+        a = services.assignment_for_answer(participant=p, assignment_id=int(raw))
+    if a is None:
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)
     kind = kind_of(a.task)
     given = read_answer(kind, kind.fields(a.item, a.task), request.POST)
     try:
         services.response_submit(
-            participant=p, assignment_id=a.pk, answer=given.answer, ratings=given.ratings
+            participant=p,
+            assignment_id=a.pk,
+            answer=given.answer,
+            ratings=given.ratings,
+            assignment=a,
         )
     except services.AlreadyAnswered:
         messages.info(request, _("That question was already answered; your first answer is kept."))
@@ -257,16 +277,21 @@ def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
         errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
         selected: dict[str, str] | None = given.selected
         if getattr(exc, "code", None) == "changed":  # shown afresh: nothing chosen yet
-            a.refresh_from_db(fields=["option_order"])
             selected = None
+        a = _shown(a.pk)
         return _render_question(request, study, p, a, selected=selected, errors=errors, status=400)
     except DatabaseError:
         log.exception("saving an answer failed (assignment %s)", a.pk)
         failure = _("Your answer could not be saved. Nothing is lost: please try again.")
         return _render_question(
-            request, study, p, a, selected=given.selected, failure=failure, status=503
+            request, study, p, _shown(a.pk), selected=given.selected, failure=failure, status=503
         )
     return redirect("volunteer:question", slug=study.slug)
+
+
+def _shown(assignment_id: int) -> Assignment:
+    """The whole assignment, item and task, to show the question again (a refusal)."""
+    return Assignment.objects.select_related("item", "task").get(pk=assignment_id)
 
 
 def finish(request: HttpRequest, slug: str) -> HttpResponse:

@@ -255,9 +255,50 @@ def irt(r: dict[str, Any]) -> list[Figure]:
     return out
 
 
+def pages(r: dict[str, Any]) -> list[Figure]:
+    out = []
+    for name, run in (r.get("runs") or {}).items():
+        page, floor = run.get("pages") or {}, run.get("floor") or {}
+        if "per_s" not in page:
+            continue
+        regime = (f"saturation ({run.get('clients', '?')} closed-loop browsers; "
+                  f"{run.get('server', 'gunicorn')}, {run.get('database')})")  # fmt: skip
+        ok = (run.get("integrity") or {}).get("ok")
+        out.append(Figure("pages", f"answered pages (POST + next GET), {name}; integrity "
+                          f"{'ok' if ok else 'FAILED'}", page["per_s"], "/s",
+                          "floor view (one INSERT)", floor.get("per_s"),
+                          _ratio(page["per_s"], floor.get("per_s")), regime,
+                          f"ratio ≥ {run.get('goal_ratio', 0.3)} (PostgreSQL)",
+                          run.get("meets_goal") if run.get("database") == "postgresql"
+                          else None))  # fmt: skip
+    return out
+
+
+def claims(r: dict[str, Any]) -> list[Figure]:
+    out = []
+    rows = r.get("rows") or []
+    smallest = {w: next((x for x in rows if x["workers"] == w), None) for w in (2, 4)}
+    for row in rows:
+        base = smallest.get(row["workers"]) or row
+        out.append(Figure("claims", f"claim time (median), {row['items']:,} items, "
+                          f"{row['workers']} workers x {row['threads']} threads",
+                          row["claim_ms_median"], "ms",
+                          f"the same at {base['items']:,} items", base["claim_ms_median"],
+                          _ratio(row["claim_ms_median"], base["claim_ms_median"]),
+                          f"{r.get('participants', '?')} participants of one group",
+                          "within ±20% across sizes",
+                          abs(row["claim_ms_median"] / base["claim_ms_median"] - 1) <= 0.2))  # fmt: skip
+        out.append(Figure("claims", f"claims per second, {row['items']:,} items, "
+                          f"{row['workers']} workers", row["claims_per_s"], "/s", "—", None, None,
+                          f"{r.get('participants', '?')} participants of one group",
+                          "rising from 2 to 4 workers",
+                          r.get("claims_per_s_rise_2_to_4_workers")))  # fmt: skip
+    return out
+
+
 EXTRACTORS: dict[str, Callable[[dict[str, Any]], list[Figure]]] = {
     "loading": loading, "prosody": prosody, "agreement": agreement, "report": report,
-    "submit": submit, "load": load, "irt": irt,
+    "submit": submit, "load": load, "irt": irt, "pages": pages, "claims": claims,
 }  # fmt: skip
 
 

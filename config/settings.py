@@ -106,11 +106,14 @@ try:
 except ValueError as exc:  # unknown scheme, malformed URL
     raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not usable: {exc}") from exc
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Django binds parameters client-side, where this is unused; the volunteer flow's
-    # server-binding cursor (annotation/prepared.py) has psycopg keep its statements
-    # prepared after this many executions on a persistent connection (0: never).
+    # Django's documented server-side binding (psycopg 3): the server parses and plans a
+    # statement once per persistent (CONN_MAX_AGE) connection after PG_PREPARE_THRESHOLD
+    # executions (0: never prepare), instead of anew on every request (docs/performance.md).
+    # PG_SERVER_SIDE_BINDING=0 goes back to Django's default client-side binding.
     _prepare = env_int("PG_PREPARE_THRESHOLD", 5)
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare or None
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    _options["server_side_binding"] = env_bool("PG_SERVER_SIDE_BINDING", True)
+    _options["prepare_threshold"] = _prepare or None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # WAL lets readers proceed during a write; a busy timeout makes writers queue

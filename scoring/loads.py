@@ -27,7 +27,7 @@ from django.db import transaction
 
 from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
 from annotation.loading.responses import responses_write, validate_responses
-from annotation.services.claims import claims_release
+from annotation.services.claims import claims_release, tallies_refresh
 from annotation.services.grading import responses_regrade
 from scoring.rules import rule_scores_after_load
 from studies.access import is_superuser
@@ -96,6 +96,8 @@ def file_load(
 def derived_update(*, study: Study, summary: Summary) -> None:
     """What a load's written items imply: regrade rekeyed items, release the open claims
     on reshaped ones (their shuffles no longer fit), score changed poems."""
+    if summary.items.changed:  # new, changed or re-flagged items: tallies brought up to date
+        tallies_refresh(study_id=study.pk)
     if summary.items.rekeyed:
         responses_regrade(item_ids=summary.items.rekeyed)
     if summary.items.reshaped and (released := claims_release(item_ids=summary.items.reshaped)):

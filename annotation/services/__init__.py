@@ -7,11 +7,12 @@ behaviour. Rules written here and nowhere else:
 * a study takes new participants and answers only while open;
 * screening: questions are read in order and the first answered option that names a
   group places the participant; no naming option at all -> the study's first group;
-* claims (``assignment_next``) are serialised per participant (row lock) and per task
-  and group (on PostgreSQL a transaction-scoped advisory lock taken just before the
-  shortfalls are read; on SQLite every write transaction is IMMEDIATE, so claims are
-  serialised database-wide), so two participants racing for an item's last slot cannot
-  both take it while another item is still short;
+* claims (``assignment_next``) are serialised per participant (row lock) and nothing
+  else: the next item is the first unseen row of the group's tallies (answers + open
+  claims per item, kept in the same transactions: ``annotation.hotpath.tally``), taken
+  on PostgreSQL with ``FOR UPDATE SKIP LOCKED``, so two participants racing for an
+  item's last slot cannot both take it while another item is still short, and need not
+  wait for each other (on SQLite every write transaction is IMMEDIATE: serialised);
 * a submission is idempotent per assignment: the same answer again returns the stored
   result; a *different* answer to an answered item is refused (:class:`AlreadyAnswered`)
   and the first answer is kept. The database's unique constraint on Response (rater,
@@ -21,6 +22,7 @@ behaviour. Rules written here and nowhere else:
 from annotation.services.answers import (
     AlreadyAnswered,
     SubmitResult,
+    assignment_for_answer,
     is_db_id,
     response_submit,
 )
@@ -30,6 +32,7 @@ from annotation.services.claims import (
     assignment_serve,
     claims_release,
     next_item,
+    tallies_refresh,
 )
 from annotation.services.participants import (
     participant_enrol,
@@ -42,6 +45,7 @@ __all__ = [
     "AlreadyAnswered",
     "NextItem",
     "SubmitResult",
+    "assignment_for_answer",
     "assignment_next",
     "assignment_serve",
     "claims_release",
@@ -52,4 +56,5 @@ __all__ = [
     "participant_screen",
     "participants_place",
     "response_submit",
+    "tallies_refresh",
 ]

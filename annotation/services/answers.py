@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F
+from django.db.models import Case, Count, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -19,6 +19,7 @@ from studies.models import Item, Study, Task
 from studies.values import Text
 
 MAX_DB_ID = 2**63 - 1
+CLOCK_MARGIN = timedelta(seconds=60)
 
 
 class AlreadyAnswered(ValidationError):
@@ -39,6 +40,7 @@ def response_submit(
     answer: object = None,
     ratings: object = None,
     now: datetime | None = None,
+    assignment: Assignment | None = None,
 ) -> SubmitResult:
     """Store the participant's answer to one of *their* assignments, once.
 
@@ -51,9 +53,9 @@ def response_submit(
     INSERT guarded by the Response unique constraint, then one UPDATE (``_store``).
     """
     now = now or timezone.now()
-    a = None
-    if is_db_id(assignment_id):
-        a = hotpath.assignment_for_answer(int(assignment_id), participant.pk)
+    a = assignment if assignment is not None and assignment.pk == assignment_id else None
+    if a is None:
+        a = assignment_for_answer(participant=participant, assignment_id=assignment_id)
     if a is None:
         raise ValidationError(_("This question is not one of yours."), "not_yours")
     study = a.task.study
@@ -80,6 +82,16 @@ def response_submit(
     raise AlreadyAnswered(
         _("This question was already answered; your first answer is kept."), "answered"
     )
+
+
+def assignment_for_answer(*, participant: Participant, assignment_id: object) -> Assignment | None:
+    """One of the participant's assignments with what answering needs (item, task, study:
+    ``annotation.hotpath.answer``), or None; a page reads it once and passes it to
+    :func:`response_submit` as ``assignment``."""
+    if not is_db_id(assignment_id):
+        return None
+    assert isinstance(assignment_id, int)  # is_db_id says so
+    return hotpath.assignment_for_answer(assignment_id, participant.pk)
 
 
 def _require_fitting_order(a: Assignment) -> None:
@@ -140,7 +152,12 @@ def _store(
         )
         for field, value in values.items()
     ]
-    if not hotpath.store_answer(assignment_id=a.pk, rows=rows, when=now):
+    # Only a claim past its expiry can have been given back by a sweep (a minute's
+    # margin for clocks of several app servers): the others need no look at the tally.
+    late = a.status == Assignment.Status.EXPIRED or (
+        a.expires_at is not None and a.expires_at <= now + CLOCK_MARGIN
+    )
+    if not hotpath.store_answer(assignment_id=a.pk, rows=rows, when=now, may_have_expired=late):
         return False
     a.status, a.answered_at = Assignment.Status.ANSWERED, now
     if item.is_attention_check and any(r.correct is False for r in rows):
@@ -149,13 +166,12 @@ def _store(
 
 
 def _attention_failed(*, participant_id: int, study: Study) -> None:
-    """Count a failed check; flag the participant past the study's threshold."""
+    """Count a failed check; flag the participant past the study's threshold. One UPDATE:
+    its conditions read the row as it was (failures before this one)."""
+    past = When(attention_failures__gte=study.attention_max_failures, then=Value(True))
     Participant.objects.filter(pk=participant_id).update(
-        attention_failures=F("attention_failures") + 1
+        attention_failures=F("attention_failures") + 1, flagged=Case(past, default=F("flagged"))
     )
-    Participant.objects.filter(
-        pk=participant_id, attention_failures__gt=study.attention_max_failures
-    ).update(flagged=True)
 
 
 def participants_recount_attention(*, study: Study, rater_ids: list[int]) -> int:

@@ -1,12 +1,14 @@
 """Claims: the next item for a participant (the database adapter of annotation.assignment).
 
-The statements themselves are in ``_claim_sql``: the participant row lock, one read of
-the study's tasks with every count the rule needs (and the open claim), then, only
-when a new item is due, the (task, group) lock, the top candidates and the INSERT.
+The statements themselves are in ``annotation.hotpath.claim`` (and ``tally``): one read
+of the participant, the study's tasks with their counts and the open claim; only when a
+new item is due, the participant's row lock, the sweep of expired claims, the first
+unseen row of the group's tallies and the INSERT with its tally's +1.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -17,10 +19,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
+from annotation.hotpath import claim as sql
 from annotation.models import Assignment, Participant
 from annotation.selectors import Progress
-from annotation.services import _claim_sql as sql
 from annotation.services._common import rng
+from studies.models import Task
 
 
 def _claim_expiry(now: datetime) -> datetime:
@@ -37,6 +40,9 @@ class NextItem:
     assignment: Assignment | None
     progress: Progress | None
     closed: bool = False
+    # Whether the participant has been shown a question of the current item's task
+    # before (an answer in it, or this item served): its instructions come first if not.
+    task_started: bool = False
 
 
 def assignment_next(*, participant: Participant, now: datetime | None = None) -> Assignment | None:
@@ -60,10 +66,13 @@ def next_item(
     now: datetime | None = None,
     serve: bool = False,
     only_if_open: bool = False,
+    serve_if_started: bool = False,
 ) -> NextItem:
     """:func:`assignment_next` for one participant id, with what a reply needs.
 
-    ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`).
+    ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`);
+    ``serve_if_started``: only if its task was started (the pages show a task's
+    instructions first), saving the page its own UPDATE.
     ``only_if_open``: claim nothing in a closed study (``closed`` says so) unless the
     participant has finished. Raises ``Participant.DoesNotExist`` for an unknown id.
 
@@ -74,21 +83,29 @@ def next_item(
     now = now or timezone.now()
     for _attempt in range(_ATTEMPTS - 1):
         try:
-            return _next(participant_id, now, serve, only_if_open, locked=False)
+            return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=False)
         except _Stale:
             continue
     with transaction.atomic():  # contended: lock the participant first, then read
         sql.lock_participant(participant_id)
-        return _next(participant_id, now, serve, only_if_open, locked=True)
+        return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=True)
 
 
 _ATTEMPTS = 3
 
 
 def _next(
-    participant_id: int, now: datetime, serve: bool, only_if_open: bool, *, locked: bool
+    participant_id: int,
+    now: datetime,
+    serving: tuple[bool, bool],
+    only_if_open: bool,
+    *,
+    locked: bool,
 ) -> NextItem:
+    serve, serve_if_started = serving
     st = sql.state(participant_id)
+    if st.cover():  # items were added since the tallies were made: read again
+        st = sql.state(participant_id)
     me = st.me
     finished = me.status == Participant.Status.FINISHED
     if only_if_open and not finished and not me.study.is_open:
@@ -102,17 +119,20 @@ def _next(
         total=sum(min(r.task.per_participant, r.n_regular) + r.n_checks for r in st.rows),
     )
     current = st.current
+    answered_in = {r.task.pk: r.answered > 0 for r in st.rows}
     if current is None:
         with transaction.atomic():
-            return NextItem(me, _claim(st, now, serve, locked), progress)
-    if current.expires_at and current.expires_at <= now:
-        current.expires_at, current.served_at = _claim_expiry(now), (now if serve else None)
-        Assignment.objects.filter(pk=current.pk).update(
-            expires_at=current.expires_at, served_at=current.served_at
-        )
-    elif serve:
+            a = _claim(st, now, serving, locked)
+        started = a is not None and (answered_in.get(a.task_id, False) or serve)
+        return NextItem(me, a, progress, task_started=started)
+    started = current.served_at is not None or answered_in.get(current.task_id, False)
+    if current.status == Assignment.Status.EXPIRED or (
+        current.expires_at and current.expires_at <= now
+    ):
+        sql.renew(current, _claim_expiry(now), now if serve else None)
+    elif serve or (serve_if_started and started):
         assignment_serve(assignment=current, now=now)
-    return NextItem(me, current, progress)
+    return NextItem(me, current, progress, task_started=started)
 
 
 def assignment_serve(*, assignment: Assignment, now: datetime | None = None) -> None:
@@ -124,7 +144,10 @@ def assignment_serve(*, assignment: Assignment, now: datetime | None = None) -> 
         )
 
 
-def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignment | None:
+def _claim(
+    st: sql.State, now: datetime, serving: tuple[bool, bool], locked: bool
+) -> Assignment | None:
+    serve, serve_if_started = serving
     me, rows = st.me, st.rows
     by_slug = {r.task.slug: r for r in rows}
     order = [s for s in me.task_order if s in by_slug]
@@ -138,20 +161,27 @@ def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignmen
         if regular_left <= 0 and checks_left <= 0:
             continue
         check = strategy.serve_check_next(max(regular_left, 0), checks_left, rng)
-        # Lock the participant (one claim at a time each) and, for a regular item, this
-        # task and group, so the shortfalls read below stay true until the INSERT.
-        sql.lock(me, None if check else task.pk)
+        # Lock the participant (one claim at a time each); a regular item's tally row is
+        # locked by next_regular, so its shortfall stays true until the INSERT, while the
+        # group's other claims take other rows meanwhile.
+        if not locked:
+            sql.lock_participant(me.pk)
+        tally_id = None
         if check:
             item, n_assigned = sql.any_unseen_check(me, task)
         else:
-            top, n_assigned = sql.top_candidates(me, task, now)
-            chosen = strategy.pick([strategy.Candidate(pk, st.target - n) for pk, n, _ in top], rng)
-            item = next((sql.item(raw) for pk, _, raw in top if pk == chosen), None)
+            # The index gives the rule's choice (annotation.assignment): the largest
+            # shortfall, ties in random order (tiebreaks drawn afresh at every change).
+            item, tally_id, taken, n_assigned = sql.next_regular(me, task, now)
+            if item is not None:
+                candidate = strategy.Candidate(item.pk, st.target - taken)
+                assert strategy.pick([candidate], rng) == item.pk
         if n_assigned != position and (n_assigned is not None or not locked):
             raise _Stale  # (unlocked, no candidate at all can only mean that too)
         if item is None:
             continue
         return sql.insert(
+            tally_id=tally_id,
             me=me,
             item=item,
             task=task,
@@ -164,7 +194,7 @@ def _claim(st: sql.State, now: datetime, serve: bool, locked: bool) -> Assignmen
                 rng=rng,
             ),
             expires_at=_claim_expiry(now),
-            served_at=now if serve else None,
+            served_at=now if serve or (serve_if_started and row.answered > 0) else None,
         )
     return None
 
@@ -179,5 +209,19 @@ def claims_release(*, item_ids: list[int]) -> int:
         open_claims = Assignment.objects.filter(item_id__in=item_ids[start : start + 500]).exclude(
             status=Assignment.Status.ANSWERED
         )
+        # Only claims still open count in the tallies (expired ones were given back).
+        counted = Counter(
+            open_claims.filter(status=Assignment.Status.CLAIMED).values_list("item_id", "group_id")
+        )
         released += open_claims.delete()[0]
+        for (item_id, group_id), n in sorted(counted.items(), key=str):
+            sql.tally.move(item_id, group_id, -n)
     return released
+
+
+def tallies_refresh(*, study_id: int) -> None:
+    """Count the study's tallies afresh from its assignments (``hotpath.tally.recount``):
+    after a load changed its items (``scoring.loads``, in the load's transaction), or
+    after assignments were deleted otherwise than by a release (e.g. participants deleted
+    in the admin): rows for every regular item, none for checks, exact counts."""
+    sql.tally.recount(Task.objects.filter(study_id=study_id).values_list("pk", flat=True))

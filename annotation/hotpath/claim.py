@@ -1,0 +1,247 @@
+"""The claim path's SQL (``annotation.hotpath``; through the ORM these were about a dozen
+queries, each costing more to compile than to run; measured with ``bench/bench_claims.py``
+and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
+
+1. ``state``: one read, without a lock, of the participant (with its study and its
+   group's target), every task of the study with its counts (the task's from its
+   ``TallyCover``, the participant's own), the participant's open claim with its item,
+   and the largest item id (the tallies are brought up to date when items were added:
+   ``tally.cover``). With an open claim that is all.
+2. Otherwise, in a transaction: ``lock`` the participant's row (one claim at a time
+   each; on SQLite the transaction is BEGIN IMMEDIATE, which serialises all);
+3. ``next_regular``: ``tally.sweep`` returns the group's expired claims on the task to
+   the pool, then the first unseen row of the (task, group, taken, tiebreak) index is
+   locked, skipping rows other claims hold (PostgreSQL), together with the participant's
+   assignment count: if it differs from what step 1 read, another request of theirs
+   claimed meanwhile and the service reads again;
+4. ``insert`` the claim and ``tally.bump`` its item's row.
+
+No lock is shared by a group's claims: two volunteers lock two different tally rows and
+claim at the same time, and the cost does not depend on the pool's size
+(``bench/bench_claims.py``). Rows become model instances through the one row mapper
+(``annotation.hotpath.rows``). tests/volunteer runs it on both databases.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotation.hotpath import tally
+from annotation.hotpath.rows import Rows, execute, fetch, stamp
+from annotation.models import Assignment, Participant, Tally, TallyCover
+from studies.models import Group, Item, Study, Task
+
+P, S, T = Rows(Participant, "p"), Rows(Study, "s"), Rows(Task, "t")
+A, I = Rows(Assignment, "c"), Rows(Item, "i")  # noqa: E741
+CI = Rows(Item, "ci")
+_A, _I, _T = Assignment._meta.db_table, Item._meta.db_table, Task._meta.db_table
+_X = Tally._meta.db_table
+CLAIMED, EXPIRED, ANSWERED = tally.CLAIMED, tally.EXPIRED, tally.ANSWERED
+
+_STATE = f"""
+SELECT {P.sql}, {S.sql}, g.target_per_item, (SELECT max(id) FROM {_I}), {T.sql},
+  h.n_regular, h.n_checks,
+  (SELECT count(*) FROM {_A} a JOIN {_I} i ON i.id = a.item_id
+   WHERE a.participant_id = p.id AND a.task_id = t.id AND i.is_attention_check = %s),
+  (SELECT count(*) FROM {_A} a JOIN {_I} i ON i.id = a.item_id
+   WHERE a.participant_id = p.id AND a.task_id = t.id AND i.is_attention_check = %s),
+  (SELECT count(*) FROM {_A} a
+   WHERE a.participant_id = p.id AND a.task_id = t.id AND a.status = %s),
+  h.items_upto, {A.sql}, {CI.sql}
+FROM {Participant._meta.db_table} p
+JOIN {Study._meta.db_table} s ON s.id = p.study_id
+LEFT JOIN {Group._meta.db_table} g ON g.id = p.group_id
+LEFT JOIN {_T} t ON t.study_id = p.study_id
+LEFT JOIN {TallyCover._meta.db_table} h ON h.task_id = t.id AND h.group_id = p.group_id
+LEFT JOIN (
+  SELECT * FROM {_A} WHERE participant_id = %s AND status IN (%s, %s)
+  ORDER BY position, id LIMIT 1
+) c ON c.task_id = t.id
+LEFT JOIN {_I} ci ON ci.id = c.item_id
+WHERE p.id = %s
+"""
+_LOCK_ME = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR UPDATE"
+_MINE = f"(SELECT count(*) FROM {_A} mine WHERE mine.participant_id = %s)"
+_UNSEEN = (
+    f"NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = {{}}.item_id)"
+)
+# The largest shortfall is the smallest ``taken``; the level is read once per statement
+# (an uncorrelated subquery), so a row whose ``taken`` rose meanwhile fails the recheck
+# PostgreSQL makes when it locks a row changed since the statement began, and is passed.
+_NEXT = f"""
+SELECT {I.sql}, x.id, x.taken, {_MINE}
+FROM {_X} x JOIN {_I} i ON i.id = x.item_id
+WHERE x.task_id = %s AND x.group_id = %s AND {_UNSEEN.format("x")}
+  AND x.taken <= (
+    SELECT y.taken FROM {_X} y WHERE y.task_id = %s AND y.group_id = %s AND {_UNSEEN.format("y")}
+    ORDER BY y.taken, y.tiebreak LIMIT 1)
+ORDER BY x.taken, x.tiebreak LIMIT 1
+"""
+_ANY = f"""SELECT {I.sql}, {_MINE} FROM {_I} i WHERE i.task_id = %s AND i.is_attention_check = %s
+  AND NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = i.id)
+  ORDER BY random() LIMIT 1"""
+_INSERT = f"""
+INSERT INTO {_A} (participant_id, item_id, task_id, group_id, position, status,
+  option_order, claimed_at, expires_at, served_at, answered_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
+"""
+_BUMP_PG = f"WITH bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id = %s) "
+_RENEW = (
+    f"UPDATE {_A} SET status = %s, expires_at = %s, served_at = %s WHERE id = %s AND status = %s"
+)
+
+
+class TaskRow:
+    """One task of the study as the claim sees it."""
+
+    def __init__(self, task: Task, counts: Sequence[Any], covered: int | None) -> None:
+        self.task = task
+        self.n_regular, self.n_checks, self.mine_regular, self.mine_checks, self.answered = (
+            int(n or 0) for n in counts
+        )
+        self.covered = covered
+
+
+@dataclass
+class State:
+    """The participant (with its study), its group's target, the study's tasks with
+    their counts, the participant's open claim (or None) and the largest item id."""
+
+    me: Participant
+    target: int
+    items_upto: int
+    rows: list[TaskRow] = field(default_factory=list)
+    current: Assignment | None = None
+
+    @property
+    def n_assigned(self) -> int:
+        return sum(r.mine_regular + r.mine_checks for r in self.rows)
+
+    def cover(self) -> bool:
+        """Bring the tallies of the participant's group up to date if items were added
+        since they were made (``tally.cover``); whether anything was to be done."""
+        late = [r for r in self.rows if r.covered is None or r.covered < self.items_upto]
+        if self.me.group_id is None or not late:
+            return False
+        since = min(r.covered or 0 for r in late)
+        tally.cover(self.me.group_id, [r.task.pk for r in late], since)
+        return True
+
+
+def state(pk: int) -> State:
+    """One read of everything the claim rule needs (no lock: ``lock`` then checks that
+    nothing changed). Raises ``Participant.DoesNotExist``."""
+    result = fetch(_STATE, [False, True, ANSWERED, int(pk), CLAIMED, EXPIRED, int(pk)])
+    if not result:
+        raise Participant.DoesNotExist(f"participant {pk}")
+    head = result[0]
+    me, at = P.take(head, 0)
+    me.study, at = S.take(head, at)
+    out = State(me, head[at] or 0, int(head[at + 1] or 0))
+    skip = at + 2
+    for row in result:
+        if row[skip] is None:  # a study without tasks
+            continue
+        task, at = T.take(row, skip)
+        task.study = me.study
+        out.rows.append(TaskRow(task, row[at : at + 5], row[at + 5]))
+        rest = row[at + 6 :]
+        if rest[0] is not None:  # the open claim's id: it belongs to this task
+            out.current = A.build(rest[: A.width])
+            out.current.item = CI.build(rest[A.width :])
+            out.current.task, out.current.participant = task, me
+    return out
+
+
+def lock_participant(pk: int) -> None:
+    """One claim at a time per participant (SQLite: BEGIN IMMEDIATE serialises all)."""
+    if connection.features.has_select_for_update:
+        fetch(_LOCK_ME, [int(pk)])
+
+
+def next_regular(
+    me: Participant, task: Task, now: datetime
+) -> tuple[Item | None, int | None, int, int | None]:
+    """The unseen regular item of the task with the group's largest shortfall, its tally
+    row locked (id), its ``taken``, and how many assignments the participant has (None
+    without a candidate). Expired claims are returned to the pool first."""
+    assert me.group_id is not None
+    tally.sweep(task.pk, me.group_id, now)
+    params = [me.pk, task.pk, me.group_id, me.pk, task.pk, me.group_id, me.pk]
+    if connection.vendor != "postgresql":
+        rows = fetch(_NEXT, params)
+    else:
+        rows = []
+        for _attempt in range(3):
+            # Rows other claims hold are passed over (they are being taken); only when
+            # every row at the level is held, wait for one (a tiny pool, many claims).
+            rows = fetch(_NEXT + " FOR UPDATE OF x SKIP LOCKED", params)
+            rows = rows or fetch(_NEXT + " FOR UPDATE OF x", params)
+            if rows:
+                break
+    if not rows:
+        return None, None, 0, None
+    row = rows[0]
+    return I.build(row[: I.width]), row[I.width], int(row[I.width + 1]), row[I.width + 2]
+
+
+def any_unseen_check(me: Participant, task: Task) -> tuple[Item | None, int | None]:
+    """A random unseen check item of the task, and the participant's assignment count."""
+    rows = fetch(_ANY, [me.pk, task.pk, True, me.pk])
+    return (I.build(rows[0][:-1]), rows[0][-1]) if rows else (None, None)
+
+
+def renew(a: Assignment, expires_at: datetime, served_at: datetime | None) -> None:
+    """The participant came back to a claim past its expiry: it is theirs again (open,
+    a fresh expiry); if a sweep had returned its item to the pool, it is taken again."""
+    when = [stamp(expires_at), stamp(served_at) if served_at else None, a.pk]
+    with transaction.atomic():
+        extended = execute(_RENEW, [CLAIMED, *when, CLAIMED])
+        if not extended and execute(_RENEW, [CLAIMED, *when, EXPIRED]):
+            tally.move(a.item_id, a.group_id, +1)
+    a.status, a.expires_at, a.served_at = CLAIMED, expires_at, served_at
+
+
+def insert(
+    *, me: Participant, item: Item, task: Task, position: int, option_order: dict[str, list[int]],
+    expires_at: datetime, served_at: datetime | None, tally_id: int | None,
+) -> Assignment:  # fmt: skip
+    """INSERT the claim (and take its item: ``tally_id``'s row + 1); the instance as
+    ``objects.create`` would return it."""
+    a = Assignment(
+        participant=me, item=item, task=task, group_id=me.group_id, position=position,
+        status=Assignment.Status.CLAIMED, option_order=option_order,
+        claimed_at=timezone.now(), expires_at=expires_at, served_at=served_at,
+    )  # fmt: skip
+    order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
+    params = [me.pk, item.pk, task.pk, me.group_id, position, a.status, order,
+              stamp(a.claimed_at), stamp(expires_at),
+              stamp(served_at) if served_at else None]  # fmt: skip
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and tally_id is not None:
+            # One round trip: the claim and its item's tally (+1, a fresh tiebreak).
+            bump = [random.random(), tally_id]
+            cursor.execute(_BUMP_PG + _INSERT + " RETURNING id", bump + params)
+            a.pk = cursor.fetchone()[0]
+            return _saved(a)
+        if tally_id is not None:
+            tally.bump(tally_id)
+        if connection.features.can_return_columns_from_insert:
+            cursor.execute(_INSERT + " RETURNING id", params)
+            a.pk = cursor.fetchone()[0]
+        else:
+            cursor.execute(_INSERT, params)
+            a.pk = cursor.lastrowid
+    return _saved(a)
+
+
+def _saved(a: Assignment) -> Assignment:
+    a._state.adding, a._state.db = False, connection.alias
+    return a

@@ -1,0 +1,25 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from annotation.services import tallies_refresh
+from studies.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Count a study's claim tallies afresh from its assignments (after participants or "
+        "assignments were deleted in the admin; loads do it themselves)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("study", help="the study's slug")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        study = Study.objects.filter(slug=opts["study"]).first()
+        if study is None:
+            raise CommandError(f"no study {opts['study']!r}")
+        with transaction.atomic():
+            tallies_refresh(study_id=study.pk)
+        self.stdout.write(self.style.SUCCESS(f"tallies of {study.slug!r} counted afresh"))

@@ -1,0 +1,266 @@
+"""Claims whose cost does not grow with the pool nor serialise a group (issue 16).
+
+One task of 1,000, 10,000 and 100,000 items (quick: 1,000 and 10,000), one group, 200
+participants of that group. Each participant claims its next item through the service
+(``annotation.services.next_item``) and answers it, ``--rounds`` times, round robin over
+the 200; the claims are spread over 2 and then 4 worker processes, each running
+``--threads`` threads (one database connection each: PostgreSQL's connection limit,
+shared on this machine, rules out 200 connections), so claims of one group are always in
+flight at the same time.
+Figures: per-claim time (median and mean of the service call) per pool size, and claims
+per second with 2 and with 4 workers (each like a sync app worker: one claim at a time;
+more threads per worker only oversubscribe these two cores), each the median of
+``REPEATS`` interleaved phases. Goals: per-claim time within ±20% across the
+sizes; claims per second higher with 4 workers than with 2. Every claim is checked
+afterwards: no participant holds an item twice, and the tallies equal a count over the
+assignments. PostgreSQL only (SQLite serialises every write transaction by design).
+
+    .venv/bin/python bench/bench_claims.py            # 1k, 10k, 100k items
+    .venv/bin/python bench/bench_claims.py --quick    # 1k, 10k items, fewer rounds
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import bench_env, write_result  # noqa: E402
+
+PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
+PG_NAME = "shiping_bench_claims"
+PARTICIPANTS = 200
+# Each (size, workers) phase runs REPEATS times, the sizes interleaved, and each figure is
+# the median over its repeats: this machine's two cores are shared, and a neighbour's
+# burst must not land on one size only.
+REPEATS = 3
+
+
+def fresh_postgres() -> str:
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {PG_NAME}")
+    return PG_ADMIN.rsplit("/", 1)[0] + "/" + PG_NAME
+
+
+def build(n_items: int, rounds: int) -> list[int]:
+    """A study with one task of ``n_items`` and 200 participants of its one group."""
+    from annotation import services
+    from studies.models import Group, Item, Study, Task
+
+    study = Study.objects.create(slug=f"claims-{n_items}", title="Claims", consent="ok",
+                                 status=Study.Status.OPEN)  # fmt: skip
+    group = Group.objects.create(study=study, slug="A", name="A", target_per_item=3)
+    task = Task.objects.create(study=study, slug="t", title="t", kind="choice",
+                               per_participant=rounds * 2 * REPEATS)  # fmt: skip
+    options = [{"text": f"option {k}"} for k in range(4)]
+    Item.objects.bulk_create(
+        (Item(study=study, task=task, external_id=f"i{n:06d}", stem=f"Q{n}", options=options,
+              answer={"answer": 1}, position=n) for n in range(n_items)),
+        batch_size=5000,
+    )  # fmt: skip
+    people = [
+        services.participant_enrol(study=study, consent=True, invite_token=group.invite_token)
+        for _ in range(PARTICIPANTS)
+    ]
+    services.next_item(participant_id=people[0].pk)  # the tallies made once (lazily)
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return [p.pk for p in people]
+
+
+def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
+    """Claim and answer ``rounds`` items for each participant; print claim durations."""
+    from django.db import connections
+
+    from annotation import services
+
+    durations: list[float] = []
+    lock = threading.Lock()
+    # Round robin: every participant claims once, then each again, so the 200 compete
+    # for the same rows at the top of the index all along.
+    queue = [pk for _ in range(rounds) for pk in ids]
+    queue.reverse()
+
+    def run() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    break
+                pk = queue.pop()
+            start = time.perf_counter()
+            nxt = services.next_item(participant_id=pk, serve=True)
+            took = time.perf_counter() - start
+            with lock:
+                durations.append(took)
+            a = nxt.assignment
+            if a is not None:
+                services.response_submit(participant=nxt.participant, assignment_id=a.pk, answer=0)
+        connections.close_all()
+
+    pool = [threading.Thread(target=run) for _ in range(threads)]
+    time.sleep(max(0.0, start_at - time.time()))  # every worker starts at once, set up
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    print(json.dumps({"durations": durations, "end": time.time()}))
+
+
+def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, rounds: int) -> dict:
+    chunks = [ids[w::workers] for w in range(workers)]
+    start = time.time() + 6  # after the workers' start-up, which is not timed
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                json.dumps(chunk),
+                "--threads",
+                str(threads),
+                "--rounds",
+                str(rounds),
+                "--start-at",
+                str(start),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for chunk in chunks
+    ]
+    durations: list[float] = []
+    end = start
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError("a claims worker failed")
+        got = json.loads(out.strip().splitlines()[-1])
+        durations += got["durations"]
+        end = max(end, got["end"])
+    elapsed = end - start
+    return {
+        "workers": workers,
+        "threads": threads,
+        "claims": len(durations),
+        "claims_per_s": len(durations) / elapsed,
+        "claim_ms_median": 1000 * statistics.median(durations),
+        "claim_ms_mean": 1000 * statistics.fmean(durations),
+    }
+
+
+def check(n_items: int) -> dict[str, int]:
+    """No item twice per participant; tallies equal to the count over the assignments."""
+    from collections import Counter
+
+    from annotation.models import Assignment, Tally
+
+    rows = Assignment.objects.filter(task__study__slug=f"claims-{n_items}")
+    pairs = list(rows.values_list("participant_id", "item_id"))
+    counted = Counter(
+        rows.filter(status__in=["answered", "claimed"]).values_list("item_id", flat=True)
+    )
+    tallies = Tally.objects.filter(task__study__slug=f"claims-{n_items}", taken__gt=0)
+    tallied = Counter(dict(tallies.values_list("item_id", "taken")))
+    return {
+        "doubled": len(pairs) - len(set(pairs)),
+        "tally_mismatches": len((counted - tallied) + (tallied - counted)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--worker")
+    parser.add_argument("--threads", type=int, default=1, help="per worker (1: like a sync worker)")
+    parser.add_argument("--rounds", type=int, default=0)
+    parser.add_argument("--start-at", type=float, default=0.0)
+    parser.add_argument("--sizes", help="comma-separated pool sizes (default by --quick)")
+    args = parser.parse_args()
+    if args.worker:
+        import django
+
+        django.setup()
+        worker(json.loads(args.worker), args.threads, args.rounds, args.start_at)
+        return
+    sizes = [1000, 10000] if args.quick else [1000, 10000, 100000]
+    if args.sizes:
+        sizes = [int(n) for n in args.sizes.split(",")]
+    rounds = 2 if args.quick else 4
+    env = bench_env(Path(tempfile.mkdtemp(prefix="bench-claims-")), fresh_postgres())
+    env["CONN_MAX_AGE"] = "60"
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
+                   env=env, check=True)  # fmt: skip
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    people = {n_items: build(n_items, rounds) for n_items in sizes}
+    connections.close_all()
+    runs: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for _ in range(REPEATS):
+        for n_items in sizes:
+            for workers in (2, 4):
+                row = phase(env, people[n_items], workers, args.threads, rounds)
+                runs.setdefault((n_items, workers), []).append(row)
+                print(json.dumps({"items": n_items, **row}), flush=True)
+    results: list[dict[str, Any]] = []
+    for (n_items, workers), rows in runs.items():
+        results.append({
+            "items": n_items, "workers": workers, "threads": args.threads,
+            "claims": sum(r["claims"] for r in rows),
+            **{key: statistics.median(r[key] for r in rows)
+               for key in ("claims_per_s", "claim_ms_median", "claim_ms_mean")},
+            "repeats": rows,
+        })  # fmt: skip
+    for n_items in sizes:
+        next(r for r in results if r["items"] == n_items and r["workers"] == 4).update(
+            check(n_items)
+        )
+    spread = max(
+        max(per_claim.values()) / min(per_claim.values()) - 1
+        for per_claim in (
+            {r["items"]: r["claim_ms_median"] for r in results if r["workers"] == w} for w in (2, 4)
+        )
+    )
+    rising = all(
+        next(r for r in results if r["items"] == n and r["workers"] == 4)["claims_per_s"]
+        > next(r for r in results if r["items"] == n and r["workers"] == 2)["claims_per_s"]
+        for n in sizes
+    )
+    write_result(
+        "claims",
+        {
+            "quick": args.quick,
+            "participants": PARTICIPANTS,
+            "rounds": rounds,
+            "repeats": REPEATS,
+            "rows": results,
+            "per_claim_spread": spread,
+            "per_claim_within_20pct": spread <= 0.2,
+            "claims_per_s_rise_2_to_4_workers": rising,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Tallies (annotation/hotpath/tally.py): kept equal to a count over the assignments
+through claims, answers, expiries and releases; the migration fills them for existing
+data and reverses."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+from annotation import services
+from annotation.models import Assignment, Tally
+from tests.volunteer.conftest import answer_for, build_study, enrol
+
+
+def counted(study) -> Counter:  # type: ignore[no-untyped-def]
+    """Answers + open claims per (item, group), counted from the assignments."""
+    rows = Assignment.objects.filter(task__study=study, status__in=["answered", "claimed"]).filter(
+        item__is_attention_check=False
+    )
+    return Counter(rows.values_list("item_id", "group_id"))
+
+
+def tallied(study) -> Counter:  # type: ignore[no-untyped-def]
+    rows = Tally.objects.filter(task__study=study).values_list("item_id", "group_id", "taken")
+    return Counter({(i, g): n for i, g, n in rows if n})
+
+
+@pytest.mark.django_db
+def test_tallies_follow_claims_answers_expiries_renewals_and_releases() -> None:
+    study = build_study(n_items=6, per_participant=3, target=2)
+    now = timezone.now()
+    people = [enrol(study, group="A" if n % 2 else "B") for n in range(6)]
+    for p in people[:4]:
+        a = services.assignment_next(participant=p, now=now)
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0, now=now)
+        services.assignment_next(participant=p, now=now)  # an open claim
+    assert tallied(study) == counted(study)
+    later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 1)
+    services.assignment_next(participant=people[4], now=later)  # sweeps A's or B's
+    services.assignment_next(participant=people[5], now=later)
+    assert Assignment.objects.filter(status="expired").count() == 4
+    assert tallied(study) == counted(study)
+    late = Assignment.objects.filter(status="expired").first()
+    services.response_submit(  # an answer to a claim found expired takes its item again
+        participant=late.participant, assignment_id=late.pk, answer=0, now=later
+    )
+    renewed = services.assignment_next(
+        participant=Assignment.objects.filter(status="expired").first().participant, now=later
+    )
+    assert renewed.status == "claimed"
+    assert tallied(study) == counted(study)
+    services.claims_release(item_ids=list(study.items.values_list("id", flat=True)))
+    assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_tallies_of_a_filled_database_and_reverses() -> None:
+    study = build_study(n_items=8, per_participant=3, target=2, checks=1)
+    for n in range(5):
+        p = enrol(study, group="A" if n % 2 else "B")
+        for _ in range(2):
+            a = services.assignment_next(participant=p)
+            services.response_submit(participant=p, assignment_id=a.pk, **answer_for("choice", {}))
+        services.assignment_next(participant=p)
+    expected = counted(study)
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0005_verbose_names_zh")])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([("annotation", "0006_tallies")])
+    assert tallied(study) == expected
+    # every regular item of every group has its row; checks none
+    regular = study.items.filter(is_attention_check=False).count()
+    assert Tally.objects.filter(task__study=study).count() == regular * 2
+    assert not Tally.objects.filter(item__is_attention_check=True).exists()
+    # claims go on from the filled tallies
+    p = enrol(study, group="A")
+    assert services.assignment_next(participant=p) is not None
+    assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db
+def test_items_added_or_made_checks_after_the_first_claim_are_taken_into_account() -> None:
+    from annotation.services.claims import tallies_refresh
+    from studies.models import Item
+
+    study = build_study(n_items=3, per_participant=6, target=1, groups=("A",))
+    services.assignment_next(participant=enrol(study))  # the tallies made
+    task = study.tasks.get()
+    template = Item.objects.filter(task=task).first()
+    for n in range(3):  # added later, e.g. by an admin: covered by the next claim
+        template.pk, template.external_id = None, f"late-{n}"
+        template.save()
+    flipped = Item.objects.filter(task=task).exclude(external_id__startswith="late").last()
+    flipped.is_attention_check = True  # a reload made it a check
+    flipped.save()
+    tallies_refresh(study_id=study.pk)
+    p = enrol(study)
+    seen = []
+    while (a := services.assignment_next(participant=p)) is not None:
+        seen.append((a.item.external_id, a.item.is_attention_check))
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0)
+    regular = [i for i, check in seen if not check]
+    assert len(regular) == 5 and {f"late-{n}" for n in range(3)} <= set(regular)
+    assert (flipped.external_id, True) in seen  # served once, as a check
+    assert tallied(study) == counted(study)
+
+
+@pytest.mark.django_db
+def test_the_command_counts_tallies_afresh_after_an_admin_deletion() -> None:
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    study = build_study(n_items=4, per_participant=2, target=1, groups=("A",))
+    gone = enrol(study)
+    services.assignment_next(participant=gone)
+    services.assignment_next(participant=enrol(study))
+    gone.delete()  # its claim goes with it (cascade), the tally does not know
+    assert tallied(study) != counted(study)
+    call_command("tallies_recount", study.slug, stdout=io.StringIO())
+    assert tallied(study) == counted(study)
+    with pytest.raises(CommandError, match="no study 'nope'"):
+        call_command("tallies_recount", "nope")
