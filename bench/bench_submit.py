@@ -95,7 +95,9 @@ def prepare(env: dict[str, str], *, clients: int, per_client: int) -> dict[str, 
     from annotation.models import Assignment, Rater
     from studies.models import Group, Item, Study, Task
 
-    study = Study.objects.create(slug="bench", title="Bench", consent="ok", shuffle_options=True)
+    study = Study.objects.create(
+        slug="bench", title="Bench", consent="ok", shuffle_options=True, status=Study.Status.OPEN
+    )
     group = Group.objects.create(study=study, slug="A", name="A", target_per_item=clients)
     task = Task.objects.create(
         study=study, slug="ck", title="ck", kind="choice", per_participant=per_client
