@@ -76,15 +76,8 @@ def _set_rows(
 ) -> list[dict[str, Any]]:
     units = part[["item", "field"]].astype({"field": str}).drop_duplicates()
     units = units.sort_values(["item", "field"]).reset_index(drop=True)
-    code = {
-        (int(i), f): n for n, (i, f) in enumerate(zip(units["item"], units["field"], strict=True))
-    }
-    fields = part["field"].astype(str).to_numpy()
-    unit = np.fromiter(
-        (code[(int(i), f)] for i, f in zip(part["item"], fields, strict=True)),
-        dtype=np.int64,
-        count=len(part),
-    )
+    keys = pd.MultiIndex.from_arrays([part["item"], part["field"].astype(str)])
+    unit = pd.MultiIndex.from_frame(units).get_indexer(keys).astype(np.int64)
     person = part["rater"].to_numpy(dtype=np.int64)
     correct = part["correct"].to_numpy(dtype=np.float64)
     chosen = part["value"].to_numpy(dtype=np.float64)
