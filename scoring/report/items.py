@@ -82,9 +82,11 @@ def _set_rows(
     correct = part["correct"].to_numpy(dtype=np.float64)
     chosen = part["value"].to_numpy(dtype=np.float64)
     stats = item_analysis(person, unit, correct, len(units))
-    items = data.items
+    choices = data.items["choices"].to_dict()
+    external = data.items["external_id"].to_dict()
+    answers = data.items["answer"].to_dict()
     texts = [
-        tuple(items.at[int(i), "choices"].get(f, ()))
+        tuple(choices[int(i)].get(f, ()))
         for i, f in zip(units["item"], units["field"], strict=True)
     ]
     n_options = max((len(t) for t in texts), default=0)
@@ -98,11 +100,11 @@ def _set_rows(
     for k, (item, fld) in enumerate(zip(units["item"], units["field"], strict=True)):
         where = {
             "task": task.slug,
-            "item": items.at[int(item), "external_id"],
+            "item": external[int(item)],
             "field": fld,
             "rater_set": set_name,
         }
-        key = _key(items.at[int(item), "answer"], fld)
+        key = _key(answers[int(item)], fld)
         option_rows, strong = [], False
         if opts is not None:
             for o, text in enumerate(texts[k]):
