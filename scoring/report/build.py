@@ -160,10 +160,10 @@ def build_report(
         if only and name not in only:
             tables[name] = []
             continue
-        if reuse is not None and spec.data_only:
-            if (kept := reuse.get(name, opts)) is not None:
-                tables[name] = kept
-                continue
+        kept = reuse.get(name, opts) if reuse is not None and spec.data_only else None
+        if kept is not None:
+            tables[name] = kept
+            continue
         keys = tuple(k for k in opts.by if k not in spec.native) if spec.split else ()
         if not keys:
             tables[name] = spec.build(whole)
