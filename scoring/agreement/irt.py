@@ -130,7 +130,8 @@ def logsumexp_rows(a: FloatArray) -> FloatArray:
     rest = np.exp(np.where(at_max, -np.inf, a) - a_max)
     s = rest.sum(axis=1, keepdims=True, dtype=rest.dtype)
     s = np.where(s == 0, s, s / m)
-    return (np.log1p(s) + np.log(m) + a_max)[:, 0]
+    out: FloatArray = (np.log1p(s) + np.log(m) + a_max)[:, 0]
+    return out
 
 
 def _log_posterior(
