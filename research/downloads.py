@@ -9,7 +9,6 @@ Formats: report ``json`` (every table), ``csv`` (one table, or a zip of every ta
 from __future__ import annotations
 
 import io
-import json
 import tempfile
 import zipfile
 
@@ -17,7 +16,7 @@ from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 
 from annotation.exports import export_rows, export_write, text_chunks
 from scoring.report.build import TABLES, Report
-from scoring.report.writers import table_csv_text, write_xlsx
+from scoring.report.writers import json_text, table_csv_text, write_xlsx
 
 REPORT_FORMATS = ("json", "csv", "xlsx")
 RESPONSE_FORMATS = ("csv", "jsonl", "xlsx")
@@ -34,9 +33,7 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
     if fmt == "json":
         data = report.as_json()
         body = {"study": data["study"], table: data[table]} if table else data
-        response = HttpResponse(
-            json.dumps(body, ensure_ascii=False, indent=1), content_type="application/json"
-        )
+        response = HttpResponse(json_text(body), content_type="application/json")
         _attachment(response, f"{stem}.json")
         return response
     if fmt == "csv" and table:

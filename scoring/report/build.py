@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -41,6 +41,9 @@ class TableSpec:
     build: Callable[[Context], Rows]
     native: tuple[str, ...] = ()  # split keys the table has as columns of its own
     split: bool = True  # False: one table for the whole study, whatever ``by`` says
+    # True: the rows depend on the data (the tasks and ``by`` settings) and on no other
+    # setting, so a cached copy serves any confidence, resamples, threshold... (``reuse``)
+    data_only: bool = False
 
 
 def _specs() -> dict[str, TableSpec]:
@@ -65,8 +68,8 @@ def _specs() -> dict[str, TableSpec]:
         "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
         "icc": TableSpec(t.icc),
         "bws": TableSpec(t.bws),
-        "item_analysis": TableSpec(t.item_analysis),
-        "abilities": TableSpec(t.abilities),
+        "item_analysis": TableSpec(t.item_analysis, data_only=True),
+        "abilities": TableSpec(t.abilities, data_only=True),
     }
 
 
@@ -126,11 +129,25 @@ def unknown_tasks(study: Study, slugs: tuple[str, ...]) -> list[str]:
     return [s for s in slugs if s not in known]
 
 
+class TableStore(Protocol):
+    """Where ``build_report`` keeps the tables that depend on the data alone (a cache
+    keyed by the study's fingerprint: ``scoring.report.service``)."""
+
+    def get(self, name: str, opts: ReportSettings) -> Rows | None: ...
+
+    def put(self, name: str, opts: ReportSettings, rows: Rows) -> None: ...
+
+
 def build_report(
-    study: Study, settings: ReportSettings | None = None, only: tuple[str, ...] = ()
+    study: Study,
+    settings: ReportSettings | None = None,
+    only: tuple[str, ...] = (),
+    reuse: TableStore | None = None,
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
-    ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates."""
+    ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
+    ``reuse``: tables that read no setting but the tasks and ``by`` (``data_only``) are
+    taken from it when there and put in it when built."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
@@ -143,14 +160,23 @@ def build_report(
         if only and name not in only:
             tables[name] = []
             continue
+        kept = reuse.get(name, opts) if reuse is not None and spec.data_only else None
+        if kept is not None:
+            tables[name] = kept
+            continue
         keys = tuple(k for k in opts.by if k not in spec.native) if spec.split else ()
         if not keys:
             tables[name] = spec.build(whole)
-            continue
-        if keys not in splits:
-            splits[keys] = [
-                (combo, Context(part, sets, opts, data)) for combo, part in split_data(data, keys)
+        else:
+            if keys not in splits:
+                splits[keys] = [
+                    (combo, Context(part, sets, opts, data))
+                    for combo, part in split_data(data, keys)
+                ]
+            tables[name] = [
+                {**combo, **row} for combo, ctx in splits[keys] for row in spec.build(ctx)
             ]
-        tables[name] = [{**combo, **row} for combo, ctx in splits[keys] for row in spec.build(ctx)]
+        if reuse is not None and spec.data_only:
+            reuse.put(name, opts, tables[name])
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return Report(study=study.slug, generated_at=now, settings=opts, tables=tables)

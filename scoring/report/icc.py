@@ -61,22 +61,24 @@ def balanced_subset(wide: pd.DataFrame) -> tuple[list[Any], list[Any]]:
     """
     rated = wide.notna().to_numpy()
     n_raters = rated.shape[1]
-    missing = (~rated).sum(axis=1)  # per item: raters still in the set who did not rate it
     counts = rated.sum(axis=0)
     # Order of dropping: fewest ratings first; among equals the later column first.
     order = sorted(range(n_raters), key=lambda j: (counts[j], -j))
-    best: tuple[int, int] = (0, -1)  # (cells, number of raters dropped)
-    for dropped in range(n_raters - 1):
-        k = n_raters - dropped
-        complete = int((missing == 0).sum())
-        if complete >= 2 and complete * k > best[0]:
-            best = (complete * k, dropped)
-        j = order[dropped]
-        missing -= ~rated[:, j]
-    if best[1] < 0:
+    if n_raters < 2:
         return [], []
+    # An item is complete once every rater who did not rate it is dropped: after
+    # ``ready[i]`` raters (the last of them in the order, plus one; 0 if all rated it).
+    step = np.empty(n_raters, dtype=np.int64)
+    step[order] = np.arange(1, n_raters + 1)
+    ready = np.where(rated, 0, step[None, :]).max(axis=1)
+    dropped = np.arange(n_raters - 1)
+    complete = np.cumsum(np.bincount(ready, minlength=n_raters + 1))[: n_raters - 1]
+    cells = np.where(complete >= 2, complete * (n_raters - dropped), 0)
+    if not cells.any():
+        return [], []
+    best = int(np.argmax(cells))  # the fewest raters dropped among the largest tables
     keep = np.ones(n_raters, dtype=bool)
-    keep[order[: best[1]]] = False
+    keep[order[:best]] = False
     complete_rows = rated[:, keep].all(axis=1)
     return list(wide.index[complete_rows]), list(wide.columns[keep])
 

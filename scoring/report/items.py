@@ -76,22 +76,17 @@ def _set_rows(
 ) -> list[dict[str, Any]]:
     units = part[["item", "field"]].astype({"field": str}).drop_duplicates()
     units = units.sort_values(["item", "field"]).reset_index(drop=True)
-    code = {
-        (int(i), f): n for n, (i, f) in enumerate(zip(units["item"], units["field"], strict=True))
-    }
-    fields = part["field"].astype(str).to_numpy()
-    unit = np.fromiter(
-        (code[(int(i), f)] for i, f in zip(part["item"], fields, strict=True)),
-        dtype=np.int64,
-        count=len(part),
-    )
+    keys = pd.MultiIndex.from_arrays([part["item"], part["field"].astype(str)])
+    unit = pd.MultiIndex.from_frame(units).get_indexer(keys).astype(np.int64)
     person = part["rater"].to_numpy(dtype=np.int64)
     correct = part["correct"].to_numpy(dtype=np.float64)
     chosen = part["value"].to_numpy(dtype=np.float64)
     stats = item_analysis(person, unit, correct, len(units))
-    items = data.items
+    choices = data.items["choices"].to_dict()
+    external = data.items["external_id"].to_dict()
+    answers = data.items["answer"].to_dict()
     texts = [
-        tuple(items.at[int(i), "choices"].get(f, ()))
+        tuple(choices[int(i)].get(f, ()))
         for i, f in zip(units["item"], units["field"], strict=True)
     ]
     n_options = max((len(t) for t in texts), default=0)
@@ -105,11 +100,11 @@ def _set_rows(
     for k, (item, fld) in enumerate(zip(units["item"], units["field"], strict=True)):
         where = {
             "task": task.slug,
-            "item": items.at[int(item), "external_id"],
+            "item": external[int(item)],
             "field": fld,
             "rater_set": set_name,
         }
-        key = _key(items.at[int(item), "answer"], fld)
+        key = _key(answers[int(item)], fld)
         option_rows, strong = [], False
         if opts is not None:
             for o, text in enumerate(texts[k]):

@@ -14,7 +14,7 @@ from django.db.models import Count, Max
 
 from annotation.models import AggregateResult, Response
 from annotation.selectors import flagged_rater_ids
-from scoring.report.build import Report, build_report
+from scoring.report.build import Report, Rows, build_report
 from scoring.report.settings import ReportSettings
 from studies.models import Item, Study
 
@@ -35,6 +35,27 @@ def fingerprint(study: Study) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
 
+class TableCache:
+    """The tables that read no setting but the tasks and ``by`` (``TableSpec.data_only``:
+    ``item_analysis``, ``abilities`` and its IRT fits), cached per study fingerprint, so
+    a change of confidence, resamples or threshold on the dashboard rebuilds only the
+    tables it affects."""
+
+    def __init__(self, study: Study, fp: str) -> None:
+        self.prefix = f"report-table:{study.pk}:{fp}"
+
+    def key(self, name: str, opts: ReportSettings) -> str:
+        data = hashlib.sha256(repr((opts.tasks, opts.by)).encode()).hexdigest()[:16]
+        return f"{self.prefix}:{name}:{data}"
+
+    def get(self, name: str, opts: ReportSettings) -> Rows | None:
+        rows: Rows | None = cache.get(self.key(name, opts))
+        return rows
+
+    def put(self, name: str, opts: ReportSettings, rows: Rows) -> None:
+        cache.set(self.key(name, opts), rows, TIMEOUT)
+
+
 def report_for(
     study: Study,
     settings: ReportSettings | None = None,
@@ -47,9 +68,10 @@ def report_for(
     caller has just computed it (it scans the responses)."""
     opts = settings or ReportSettings()
     settings_hash = hashlib.sha256(f"{opts.cache_key()}|{only}".encode()).hexdigest()[:16]
-    key = f"report:{study.pk}:{fp or fingerprint(study)}:{settings_hash}"
+    fp = fp or fingerprint(study)
+    key = f"report:{study.pk}:{fp}:{settings_hash}"
     cached: Report | None = cache.get(key)
     if cached is None:
-        cached = build_report(study, opts, only)
+        cached = build_report(study, opts, only, reuse=TableCache(study, fp))
         cache.set(key, cached, TIMEOUT)
     return cached

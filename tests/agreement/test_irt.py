@@ -134,3 +134,49 @@ def test_sparse_and_dense_paths_give_the_same_fit(monkeypatch: pytest.MonkeyPatc
     assert np.allclose(sparse_fit.difficulty, dense_fit.difficulty, atol=1e-5)
     assert np.allclose(sparse_fit.discrimination, dense_fit.discrimination, atol=1e-5)
     assert np.allclose(sparse_ab.theta, abilities_eap(x, dense_fit).theta, atol=1e-6)
+
+
+def test_logsumexp_rows_is_scipys_to_the_bit() -> None:
+    from scipy import special
+
+    from scoring.agreement.irt import logsumexp_rows
+
+    rng = np.random.default_rng(3)
+    for a in (
+        rng.normal(-300, 80, size=(2000, 41)),  # log-likelihoods of a fit
+        np.round(rng.normal(0, 2, size=(500, 7))),  # ties at the maximum
+        np.full((3, 5), -12.5),  # every term equal
+        rng.normal(0, 1, size=(4, 1)),  # one term
+    ):
+        assert np.array_equal(logsumexp_rows(a), special.logsumexp(a, axis=1))
+    with_inf = np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf]])
+    assert np.array_equal(logsumexp_rows(with_inf), special.logsumexp(with_inf, axis=1))
+
+
+def test_transposed_sparse_products_are_the_views_to_the_bit() -> None:
+    from scipy import sparse
+
+    from scoring.agreement.irt import _transposed
+
+    rng = np.random.default_rng(8)
+    m = sparse.random_array((300, 2000), density=0.03, rng=rng, format="csr")
+    m.data[:] = 1.0
+    dense = rng.normal(-2, 3, size=(300, 41))
+    assert np.array_equal(np.asarray(_transposed(m) @ dense), np.asarray(m.T @ dense))
+
+
+def test_fit_is_unchanged_by_the_faster_likelihood(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fit with scipy's logsumexp and the transposed views (the code before the
+    speed-up) gives the same estimates to the last bit."""
+    import scoring.agreement.irt as irt
+
+    x, *_ = simulate(40, 600, missing=0.9, seed=23)  # the sparse path
+    fast = fit_2pl(x)
+    fast_ab = abilities_eap(x, fast)
+    monkeypatch.setattr(irt, "logsumexp_rows", lambda a: irt.special.logsumexp(a, axis=1))
+    monkeypatch.setattr(irt, "_transposed", lambda m: m.T)
+    slow = fit_2pl(x)
+    assert np.array_equal(fast.difficulty, slow.difficulty)
+    assert np.array_equal(fast.discrimination, slow.discrimination)
+    assert fast.loglik == slow.loglik
+    assert np.array_equal(fast_ab.theta, abilities_eap(x, slow).theta)

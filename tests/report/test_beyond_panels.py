@@ -42,14 +42,19 @@ def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def
     assert "题目质量" in html and "人与模型同一能力量表" in html and "还需要多少志愿者" in html
 
 
-def test_an_icc_row_without_a_subset_shows_its_reason(db) -> None:  # type: ignore[no-untyped-def]
-    """A rating set too sparse for ICC has a reason and no ``subset``: the panel shows the
-    reason (a filter argument naming a missing key made the dashboard a 500)."""
-    s = cpdue_study("cpdue-panels-icc")
-    reason = "no 2 raters rated 2 items in common"
-    row = {"task": "ck", "field": "answer", "rater_set": "humans", "form": None}
-    row |= {"n_items": 0, "n_raters": 0, "reason": reason}
+def test_an_icc_row_without_a_subset_renders_its_reason(db) -> None:  # type: ignore[no-untyped-def]
+    """A crowd's ICC row has a reason and no ``subset`` key: the panel shows the reason
+    (it raised VariableDoesNotExist, a 500 on the dashboard, on the bench study)."""
+    s = cpdue_study("cpdue-icc-reason")
     tables = build_report(s.builder.study, ReportSettings(n_boot=0)).as_json()
-    tables["icc"] = [row]
-    html = HOOK.render(Context({"study": s.builder.study, "tables": tables}))
-    assert reason in html
+    why = "no 2 raters rated 2 items in common"
+    tables["icc"] = [
+        {"task": "rate", "field": "imagery", "rater_set": "humans", "form": None,
+         "n_items": 0, "n_raters": 0, "reason": why},
+        {"task": "rate", "field": "imagery", "rater_set": "models", "form": "ICC(2,1)",
+         "value": 0.5, "ci_low": 0.1, "ci_high": 0.8, "n_items": 3, "n_raters": 2,
+         "subset": "complete-case: 3 of 4 items"},
+    ]  # fmt: skip
+    html = HOOK.render(Context({"study": s.builder.study, "tables": tables, "report_formats": ()}))
+    section = html[html.index('id="icc"') :]
+    assert why in section and "complete-case: 3 of 4 items" in section

@@ -104,6 +104,37 @@ def test_balanced_subset_prefers_more_cells() -> None:
     assert balanced_subset(sparse) == ([], [])
 
 
+def _greedy_subset_loop(wide: pd.DataFrame) -> tuple[list[object], list[object]]:
+    """The greedy path step by step (the code before it was vectorised)."""
+    rated = wide.notna().to_numpy()
+    n = rated.shape[1]
+    missing = (~rated).sum(axis=1)
+    counts = rated.sum(axis=0)
+    order = sorted(range(n), key=lambda j: (counts[j], -j))
+    best = (0, -1)
+    for dropped in range(n - 1):
+        complete = int((missing == 0).sum())
+        if complete >= 2 and complete * (n - dropped) > best[0]:
+            best = (complete * (n - dropped), dropped)
+        missing -= ~rated[:, order[dropped]]
+    if best[1] < 0:
+        return [], []
+    keep = np.ones(n, dtype=bool)
+    keep[order[: best[1]]] = False
+    rows = rated[:, keep].all(axis=1)
+    return list(wide.index[rows]), list(wide.columns[keep])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_balanced_subset_is_the_step_by_step_greedy_path(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_items, n_raters = int(rng.integers(1, 30)), int(rng.integers(1, 25))
+    values = rng.integers(1, 6, size=(n_items, n_raters)).astype(float)
+    values[rng.random(values.shape) < rng.uniform(0, 0.9)] = np.nan
+    wide = pd.DataFrame(values, columns=[f"r{j}" for j in range(n_raters)])
+    assert balanced_subset(wide) == _greedy_subset_loop(wide)
+
+
 def test_a_crowd_without_common_items_gets_a_reason(db) -> None:  # type: ignore[no-untyped-def]
     b = Builder("icc-crowd")
     b.group("A")
