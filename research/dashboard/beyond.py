@@ -2,8 +2,8 @@
 
 Item quality (the flagged parts of ``item_analysis`` with each item's text and options
 a click away), one ability scale (``abilities``), best–worst rankings (``bws``), ICC
-(``icc``) and planning (``scoring.report.plan``, cached like the report). Rendered by
-the ``{% beyond_panels study tables %}`` tag (research/templatetags/beyond.py) into
+(``icc``) and planning (``scoring.report.plan``, cached like the report:
+``plan_for``). Rendered by the ``{% beyond_panels study tables plan %}`` tag (research/templatetags/beyond.py) into
 templates/research/_beyond.html.
 """
 
@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
-
 from research.dashboard.labels import Labels
 from research.downloads import REPORT_FORMATS
-from scoring.report.plan import Goals, plan_rows
-from scoring.report.service import TIMEOUT, fingerprint
+from scoring.report.plan import Goals
+from scoring.report.service import plan_for
 from studies.models import Item, Study
 
 MAX_FLAGGED = 50  # flagged parts listed on the page (the table has them all)
@@ -58,15 +56,6 @@ def flagged_items(study: Study, tables: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _plan(study: Study) -> list[dict[str, Any]]:
-    key = f"plan:{study.pk}:{fingerprint(study)}"
-    rows: list[dict[str, Any]] | None = cache.get(key)
-    if rows is None:
-        rows = plan_rows(study, PANEL_GOALS)
-        cache.set(key, rows, TIMEOUT)
-    return rows
-
-
 NAMED = ("task", "field", "rater_set", "set_b")  # codes shown by their reader-facing names
 
 
@@ -81,8 +70,12 @@ def _named(
     ]
 
 
-def panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
-    return _named_panels(_panels(study, tables), Labels(study))
+def panels(
+    study: Study, tables: dict[str, Any], plan: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The panels' context; ``plan``: the planning rows when the page has them already
+    (the dashboard builds them from the same read as its report), else from the cache."""
+    return _named_panels(_panels(study, tables, plan), Labels(study))
 
 
 def _named_panels(ctx: dict[str, Any], labels: Labels) -> dict[str, Any]:
@@ -94,7 +87,9 @@ def _named_panels(ctx: dict[str, Any], labels: Labels) -> dict[str, Any]:
     return ctx
 
 
-def _panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
+def _panels(
+    study: Study, tables: dict[str, Any], plan: list[dict[str, Any]] | None
+) -> dict[str, Any]:
     abilities = tables.get("abilities", [])
     bws = tables.get("bws", [])
     poems = [r for r in bws if r["summary"] == "poem" and r["method"] == "count"]
@@ -121,7 +116,7 @@ def _panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
         "icc": [
             r for r in tables.get("icc", []) if r.get("form") in HEADLINE_ICC or r.get("reason")
         ],
-        "plan": _plan(study),
+        "plan": plan_for(study, PANEL_GOALS) if plan is None else plan,
         "goals": PANEL_GOALS,
         "report_formats": REPORT_FORMATS,
     }

@@ -4,7 +4,8 @@ agreement cell, metrics), the pivot, paged tables and the charts.
 
 The report comes from ``report_for`` (cached until the study's data or the settings
 change); the per-form rule rates behind the heatmap are a second cached report holding
-that one table only.
+that one table only, built from the same read of the study as the page's report (the
+view's ``StudyReader``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from research.dashboard.pivot import agreement_pivot
 from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
 from scoring.report.build import Report, unknown_tasks
-from scoring.report.service import report_for
+from scoring.report.service import StudyReader, report_for
 from scoring.report.settings import RATINGS_CI, SETTING_NAMES, ReportSettings
 from studies.models import Study
 
@@ -85,7 +86,12 @@ def _svg(svg: str | None) -> SafeString | None:
 
 
 def paper_context(
-    study: Study, report: Report, query: QueryDict, labels: Labels, fp: str | None = None
+    study: Study,
+    report: Report,
+    query: QueryDict,
+    labels: Labels,
+    fp: str | None = None,
+    reader: StudyReader | None = None,
 ) -> dict[str, Any]:
     """The views of the new tables: a chart where a paper has one, then the table."""
     t = report.tables
@@ -106,7 +112,7 @@ def paper_context(
     if metric and "form" not in by:
         forms_by = (*by, "form")
         per_form = report_for(
-            study, replace(report.settings, by=forms_by), only=("rule_rates",), fp=fp
+            study, replace(report.settings, by=forms_by), only=("rule_rates",), fp=fp, reader=reader
         )
         heat_rows = per_form.tables["rule_rates"]
     out["rule_rate_heatmaps"] = [

@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
 from research.dashboard import charts, context, progress
+from research.dashboard.beyond import PANEL_GOALS
 from research.dashboard.labels import Labels, explain_star
 from research.dashboard.tables import table_view
 from research.downloads import (
@@ -22,7 +23,7 @@ from research.downloads import (
 )
 from research.recruit import recruit_links
 from scoring.report import TABLES
-from scoring.report.service import fingerprint, report_for
+from scoring.report.service import StudyReader, fingerprint, plan_for, report_for
 from scoring.rules import default_tone_system, unscored_poem_count
 
 PREFERRED = ("/structural", "/tonal")
@@ -54,7 +55,10 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     study = study_for(request.user, study_id)
     form = context.read_settings(study, request.GET)
     fp = fingerprint(study)
-    report = report_for(study, form.settings, fp=fp)
+    # one read of the responses serves the report, the heatmaps' per-form rule rates and
+    # the planning rows (whichever of them the cache does not hold yet)
+    reader = StudyReader(study)
+    report = report_for(study, form.settings, fp=fp, reader=reader)
     labels = Labels(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     # the study's default rule rater first (its rule_raters setting; classical unless it says)
@@ -77,7 +81,8 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
             name: table_view(name, tables[name], labels, query, by=report.settings.by)
             for name in ("accuracy", "model_vs_groups", "correlation", "rule_vs_rating")
         },
-        **context.paper_context(study, report, query, labels, fp),
+        **context.paper_context(study, report, query, labels, fp, reader),
+        "plan_rows": plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
         "table_names": TABLES,
         "funnel": progress.funnel(study),
         "answers": progress.task_progress_cached(study, fp),

@@ -1,4 +1,5 @@
-"""``{% load beyond %}{% beyond_panels study tables %}``: the issue-15 dashboard panels."""
+"""``{% load beyond %}{% beyond_panels study tables plan %}``: the issue-15 dashboard
+panels (``plan``: the page's planning rows; without it they come from the cache)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,8 @@ register = template.Library()
 
 
 @register.inclusion_tag("research/_beyond.html")
-def beyond_panels(study: Study, tables: dict[str, Any]) -> dict[str, Any]:
-    return panels(study, tables)
+def beyond_panels(
+    study: Study, tables: dict[str, Any], plan: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    # a page without planning rows of its own (the variable unset): from the cache
+    return panels(study, tables, plan if isinstance(plan, list) else None)

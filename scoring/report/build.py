@@ -143,15 +143,19 @@ def build_report(
     settings: ReportSettings | None = None,
     only: tuple[str, ...] = (),
     reuse: TableStore | None = None,
+    data: StudyData | None = None,
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
     ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
     ``reuse``: tables that read no setting but the tasks and ``by`` (``data_only``) are
-    taken from it when there and put in it when built."""
+    taken from it when there and put in it when built. ``data``: the study already read
+    with the same ``tasks`` (``study_data(study, tasks=settings.tasks)``), so several
+    reports of one page share one read (``scoring.report.service.StudyReader``)."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
-    data = study_data(study, tasks=opts.tasks)
+    if data is None:
+        data = study_data(study, tasks=opts.tasks)
     sets = rater_sets(data.raters, data.group_slugs)
     whole = Context(data, sets, opts, data)
     tables: dict[str, Rows] = {}

@@ -231,10 +231,13 @@ COLUMNS = (
 )
 
 
-def plan_rows(study: Study, goals: Goals | None = None) -> list[dict[str, Any]]:
-    """Every planning row of ``study`` (module doc), from the data collected so far."""
+def plan_rows(
+    study: Study, goals: Goals | None = None, data: StudyData | None = None
+) -> list[dict[str, Any]]:
+    """Every planning row of ``study`` (module doc), from the data collected so far;
+    ``data``: the study already read with every task (``study_data(study)``)."""
     goals = goals or Goals()
-    data = study_data(study)
+    data = study_data(study) if data is None else data
     sets = rater_sets(data.raters, data.group_slugs)
     per = dict(Task.objects.filter(study=study).values_list("slug", "per_participant"))
     return _accuracy(data, sets, goals, per) + _alpha(data, sets, goals)

@@ -1,13 +1,18 @@
-"""The report of a study, cached until its data change.
+"""The report of a study (and its planning rows), cached until its data change.
 
 The cache key carries a fingerprint of everything the report reads (responses,
 raters, items, which participants are flagged, aggregates, the study's own settings), so a new
 answer or a changed flag gives a new key; stale entries simply expire.
+
+A page that needs several of these (the dashboard: its report, the per-form rule rates
+of the heatmaps, the planning rows) passes one ``StudyReader``, so whatever is not
+cached yet is built from a single read of the responses.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Max
@@ -15,6 +20,8 @@ from django.db.models import Count, Max
 from annotation.models import AggregateResult, Response
 from annotation.selectors import flagged_rater_ids
 from scoring.report.build import Report, Rows, build_report
+from scoring.report.data import StudyData, study_data
+from scoring.report.plan import Goals, plan_rows
 from scoring.report.settings import ReportSettings
 from studies.models import Item, Study
 
@@ -33,6 +40,26 @@ def fingerprint(study: Study) -> str:
         study.raters.aggregate(n=Count("pk"), m=Max("pk")),
     ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+
+
+class StudyReader:
+    """The study's data, read when first asked for and then shared by every report and
+    planning table of one request. One task selection is held at a time (asking for
+    another drops the first before reading), so memory stays that of one read."""
+
+    def __init__(self, study: Study) -> None:
+        self.study = study
+        self.reads = 0
+        self._tasks: tuple[str, ...] | None = None
+        self._data: StudyData | None = None
+
+    def data(self, tasks: tuple[str, ...] = ()) -> StudyData:
+        if self._data is None or self._tasks != tasks:
+            self._data = None  # free the other selection before reading this one
+            self._data = study_data(self.study, tasks=tasks)
+            self._tasks = tasks
+            self.reads += 1
+        return self._data
 
 
 class TableCache:
@@ -61,17 +88,35 @@ def report_for(
     settings: ReportSettings | None = None,
     only: tuple[str, ...] = (),
     fp: str | None = None,
+    reader: StudyReader | None = None,
 ) -> Report:
     """The study's report with ``settings``, from the cache when nothing changed (every
     setting is part of the key: ``ReportSettings.cache_key``); ``only``: just those
     tables (``build_report``), cached apart; ``fp``: the study's ``fingerprint`` when the
-    caller has just computed it (it scans the responses)."""
+    caller has just computed it (it scans the responses); ``reader``: read the study
+    through it when the report must be built (shared with the page's other tables)."""
     opts = settings or ReportSettings()
     settings_hash = hashlib.sha256(f"{opts.cache_key()}|{only}".encode()).hexdigest()[:16]
     fp = fp or fingerprint(study)
     key = f"report:{study.pk}:{fp}:{settings_hash}"
     cached: Report | None = cache.get(key)
     if cached is None:
-        cached = build_report(study, opts, only, reuse=TableCache(study, fp))
+        data = reader.data(opts.tasks) if reader is not None else None
+        cached = build_report(study, opts, only, reuse=TableCache(study, fp), data=data)
         cache.set(key, cached, TIMEOUT)
     return cached
+
+
+def plan_for(
+    study: Study, goals: Goals, fp: str | None = None, reader: StudyReader | None = None
+) -> list[dict[str, Any]]:
+    """The study's planning rows (``scoring.report.plan``) for ``goals``, cached like the
+    report; ``fp`` and ``reader`` as for ``report_for`` (the plan reads every task)."""
+    fp = fp or fingerprint(study)
+    digest = hashlib.sha256(repr(goals).encode()).hexdigest()[:16]
+    key = f"plan:{study.pk}:{fp}:{digest}"
+    rows: list[dict[str, Any]] | None = cache.get(key)
+    if rows is None:
+        rows = plan_rows(study, goals, reader.data() if reader is not None else None)
+        cache.set(key, rows, TIMEOUT)
+    return rows
