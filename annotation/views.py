@@ -193,7 +193,15 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
 def question(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "GET" and (nxt := _next_by_cookie(request, slug)) is not None:
         return _next_page(request, nxt)
-    study, p = _current(request, slug)
+    # An answer's POST reads the participant and the assignment its form names together
+    # (``read``: a 1-tuple when that read was made, None: _submit reads it itself).
+    read: tuple[Assignment | None] | None = None
+    p: Participant | None
+    if request.method == "POST" and (found := _answering(request, slug)) is not None:
+        p, a = found
+        study, read = p.study, (a,)
+    else:
+        study, p = _current(request, slug)
     if p is None:
         return redirect("volunteer:welcome", slug=slug)
     if p.status == Participant.Status.FINISHED:
@@ -203,7 +211,7 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
     if p.group_id is None:
         return redirect("volunteer:screening", slug=slug)
     if request.method == "POST":
-        return _submit(request, study, p)
+        return _submit(request, study, p, read)
     return _next_page(request, services.next_item(participant_id=p.pk, serve_if_started=True))
 
 
@@ -300,14 +308,41 @@ def _render_question(
     return render(request, "annotation/question.html", context, status=status)
 
 
-def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
+def _posted_assignment(request: HttpRequest) -> int | None:
+    """The assignment id an answer's form names; None if it is not an id at all."""
+    raw = request.POST.get("assignment", "")
+    if raw.isascii() and raw.isdigit() and services.is_db_id(int(raw)):
+        return int(raw)
+    return None
+
+
+def _answering(request: HttpRequest, slug: str) -> tuple[Participant, Assignment | None] | None:
+    """The participant the cookie names and the assignment the form names, in one read
+    (where finding the participant and then the assignment took two); None when the
+    cookie names no participant of this study (the general path then decides)."""
+    assignment_id = _posted_assignment(request)
+    if assignment_id is None:
+        return None
+    for study_id, public_id in _cookie_keys(request):
+        found = selectors.participant_answering(slug, study_id, public_id, assignment_id)
+        if found is not None:
+            return found
+    return None
+
+
+def _submit(
+    request: HttpRequest, study: Study, p: Participant, read: tuple[Assignment | None] | None
+) -> HttpResponse:
     if wait := answer_wait(p.pk):
         return _too_many(request, study, wait)
-    raw = request.POST.get("assignment", "")
-    # One read of the assignment with what answering needs; the service takes it as read.
-    a = None
-    if raw.isascii() and raw.isdigit():  # else not an id at all
-        a = services.assignment_for_answer(participant=p, assignment_id=int(raw))
+    # One read of the assignment with what answering needs (made with the participant's,
+    # or here); the service takes it as read.
+    if read is not None:
+        a = read[0]
+    elif (assignment_id := _posted_assignment(request)) is not None:
+        a = services.assignment_for_answer(participant=p, assignment_id=assignment_id)
+    else:
+        a = None
     if a is None:
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)

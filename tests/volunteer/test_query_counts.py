@@ -24,7 +24,7 @@ LIMITS = {
     "first": 15,
     "instructions": 9,
     "question": 3,
-    "submit": 7,
+    "submit": 6,
     "finish": 2,
     "resume": 2,
 }
