@@ -20,11 +20,11 @@ address the nearest of them saw (the N-th entry of ``X-Forwarded-For`` from the 
 entries further left are the client's own say and can be forged); IPv6 clients are
 counted by their /64 network, which one client controls whole.
 
-Counting is a fixed window per limit: ``cache.add`` then ``cache.incr`` on the shared
-cache (Redis in production), each one atomic, so parallel requests on any number of
-workers never let more through than the limit (40 parallel enrolments against a limit
-of 30 admit exactly 30). At a window's edge a client can get up to twice the count in
-a short burst: the limits are set with that in mind.
+Counting is a fixed window per limit: ``cache.incr`` (``cache.add`` for a window's
+first request) on the shared cache (Redis in production), each one atomic, so parallel
+requests on any number of workers never let more through than the limit (40 parallel
+enrolments against a limit of 30 admit exactly 30). At a window's edge a client can get
+up to twice the count in a short burst: the limits are set with that in mind.
 """
 
 from __future__ import annotations
@@ -115,12 +115,14 @@ def hit(key: str, rate: Rate, now: float | None = None) -> int | None:
     now = time.time() if now is None else now
     window = int(now // rate.seconds)
     full = f"shiping:rl:{key}:{rate.seconds}:{window}"
-    cache.add(full, 0, timeout=rate.seconds + 5)
+    # Within a window the counter exists, so one increment counts the request (with Redis
+    # Django's incr is EXISTS + INCRBY: two round trips where add-then-incr took three).
+    # Only the window's first request creates it; if another created it meanwhile, add
+    # refuses and the increment counts this one.
     try:
         count = cache.incr(full)
-    except ValueError:  # evicted between add and incr: start the window again
-        cache.add(full, 0, timeout=rate.seconds + 5)
-        count = cache.incr(full)
+    except ValueError:  # no counter for this window yet (or evicted)
+        count = 1 if cache.add(full, 1, timeout=rate.seconds + 5) else cache.incr(full)
     if count <= rate.count:
         return None
     return max(1, math.ceil((window + 1) * rate.seconds - now))

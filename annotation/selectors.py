@@ -65,6 +65,14 @@ def participant_with_study(slug: str, study_id: int, public_id: str) -> Particip
     return pages.participant_with_study(slug, study_id, public_id)
 
 
+def participant_answering(
+    slug: str, study_id: int, public_id: str, assignment_id: int
+) -> tuple[Participant, Assignment | None] | None:
+    """:func:`participant_with_study` and the assignment an answer's form names (None if
+    it is not theirs), in one query (``annotation.hotpath.pages``)."""
+    return pages.participant_answering(slug, study_id, public_id, assignment_id)
+
+
 def participant_by_resume_code(study: Study, code: str) -> Participant | None:
     code = "".join(code.split()).upper()
     if not code:

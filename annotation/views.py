@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
@@ -127,15 +128,23 @@ def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     return response
 
 
-def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
-    """The study and the participant the request's cookie names. The cookie is scoped to
-    the study's path and named after its id, so with one a single query reads both."""
+def _cookie_keys(request: HttpRequest) -> Iterator[tuple[int, str]]:
+    """(study id, public id) of each valid participant cookie the request carries. The
+    cookie is scoped to the study's path and named after its id."""
     for name in request.COOKIES:
         prefix, _sep, study_id = name.partition(COOKIE_PREFIX)
         if prefix or not study_id.isdigit():
             continue
         public_id = request.get_signed_cookie(name, default=None, salt=COOKIE_SALT)
-        p = selectors.participant_with_study(slug, int(study_id), public_id) if public_id else None
+        if public_id:
+            yield int(study_id), public_id
+
+
+def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
+    """The study and the participant the request's cookie names: with the cookie a
+    single query reads both."""
+    for study_id, public_id in _cookie_keys(request):
+        p = selectors.participant_with_study(slug, study_id, public_id)
         if p is not None:
             return p.study, p
     study = selectors.study_for_volunteers(slug)
@@ -182,7 +191,17 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def question(request: HttpRequest, slug: str) -> HttpResponse:
-    study, p = _current(request, slug)
+    if request.method == "GET" and (nxt := _next_by_cookie(request, slug)) is not None:
+        return _next_page(request, nxt)
+    # An answer's POST reads the participant and the assignment its form names together
+    # (``read``: a 1-tuple when that read was made, None: _submit reads it itself).
+    read: tuple[Assignment | None] | None = None
+    p: Participant | None
+    if request.method == "POST" and (found := _answering(request, slug)) is not None:
+        p, a = found
+        study, read = p.study, (a,)
+    else:
+        study, p = _current(request, slug)
     if p is None:
         return redirect("volunteer:welcome", slug=slug)
     if p.status == Participant.Status.FINISHED:
@@ -192,13 +211,42 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
     if p.group_id is None:
         return redirect("volunteer:screening", slug=slug)
     if request.method == "POST":
-        return _submit(request, study, p)
+        return _submit(request, study, p, read)
+    return _next_page(request, services.next_item(participant_id=p.pk, serve_if_started=True))
+
+
+def _next_by_cookie(request: HttpRequest, slug: str) -> services.NextItem | None:
+    """The question page's usual case (a screened participant of this study) in one read:
+    the claim's own finds the participant by their cookie, with their study, tasks and
+    current item, where finding them first and then claiming read them twice. None
+    otherwise: the general path then decides (welcome, screening, …)."""
+    for study_id, public_id in _cookie_keys(request):
+        try:
+            nxt = services.next_item_by_public_id(
+                public_id=public_id, study_id=study_id, slug=slug,
+                only_if_open=True, serve_if_started=True,
+            )  # fmt: skip
+        except ValidationError:  # not screened yet (nothing was claimed)
+            return None
+        if nxt is not None:
+            return nxt
+    return None
+
+
+def _next_page(request: HttpRequest, nxt: services.NextItem) -> HttpResponse:
+    """The page for what asking for the next item found: the finish, the closed study's
+    page, the task's instructions or the question."""
+    p = nxt.participant
+    study = p.study
+    if p.status == Participant.Status.FINISHED:
+        return redirect("volunteer:finish", slug=study.slug)
+    if nxt.closed:
+        return _closed(request, study)
     # The claim's one read also gives the progress (no recount for the page).
-    nxt = services.next_item(participant_id=p.pk, serve_if_started=True)
     a, progress = nxt.assignment, nxt.progress
     if a is None:
         services.participant_finish(participant=p)
-        return redirect("volunteer:finish", slug=slug)
+        return redirect("volunteer:finish", slug=study.slug)
     if request.GET.get("begin") != a.task.slug and not nxt.task_started:
         context = {"study": study, "task": a.task, "progress": progress}
         return render(request, "annotation/instructions.html", context)
@@ -226,8 +274,19 @@ def _render_question(
         f["selected"] = (selected or {}).get(f["key"], "")
         f["errors"] = errors.get(f["key"], [])
         if "scale" in f:  # each point with its label (anchor), if it has one
-            f["points"] = [{"value": v, "label": f["labels"].get(str(v), "")} for v in f["scale"]]
+            f["points"] = [
+                {
+                    "value": v,
+                    "label": f["labels"].get(str(v), ""),
+                    "checked": f["selected"] == str(v),
+                }
+                for v in f["scale"]
+            ]
             f["labelled"] = all(point["label"] for point in f["points"])
+        # Which option is ticked, decided here once rather than by a filter and a
+        # comparison per option in the template (the page is rendered at every answer).
+        for o in f.get("options", ()):
+            o["checked"] = f["selected"] == str(o["position"])
     keys = {f["key"] for f in q["fields"]}
     # After a refused answer the page opens on the first problem (autofocus, no script).
     first = next((f for f in q["fields"] if f["errors"]), None)
@@ -249,14 +308,41 @@ def _render_question(
     return render(request, "annotation/question.html", context, status=status)
 
 
-def _submit(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:
+def _posted_assignment(request: HttpRequest) -> int | None:
+    """The assignment id an answer's form names; None if it is not an id at all."""
+    raw = request.POST.get("assignment", "")
+    if raw.isascii() and raw.isdigit() and services.is_db_id(int(raw)):
+        return int(raw)
+    return None
+
+
+def _answering(request: HttpRequest, slug: str) -> tuple[Participant, Assignment | None] | None:
+    """The participant the cookie names and the assignment the form names, in one read
+    (where finding the participant and then the assignment took two); None when the
+    cookie names no participant of this study (the general path then decides)."""
+    assignment_id = _posted_assignment(request)
+    if assignment_id is None:
+        return None
+    for study_id, public_id in _cookie_keys(request):
+        found = selectors.participant_answering(slug, study_id, public_id, assignment_id)
+        if found is not None:
+            return found
+    return None
+
+
+def _submit(
+    request: HttpRequest, study: Study, p: Participant, read: tuple[Assignment | None] | None
+) -> HttpResponse:
     if wait := answer_wait(p.pk):
         return _too_many(request, study, wait)
-    raw = request.POST.get("assignment", "")
-    # One read of the assignment with what answering needs; the service takes it as read.
-    a = None
-    if raw.isascii() and raw.isdigit():  # else not an id at all
-        a = services.assignment_for_answer(participant=p, assignment_id=int(raw))
+    # One read of the assignment with what answering needs (made with the participant's,
+    # or here); the service takes it as read.
+    if read is not None:
+        a = read[0]
+    elif (assignment_id := _posted_assignment(request)) is not None:
+        a = services.assignment_for_answer(participant=p, assignment_id=assignment_id)
+    else:
+        a = None
     if a is None:
         messages.error(request, _("That question is not one of yours."))
         return redirect("volunteer:question", slug=study.slug)

@@ -12,6 +12,7 @@ either way. tests/volunteer runs all of it on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import astuple, dataclass
 from datetime import datetime
@@ -63,12 +64,20 @@ def assignment_for_answer(assignment_id: int, participant_id: int) -> Assignment
     """The assignment with what answering needs (item, task, study), or None if it is
     not this participant's."""
     rows = fetch(_SELECT, [int(assignment_id), int(participant_id)])
-    if not rows:
-        return None
-    a, at = _A.take(rows[0], 0)
-    a.item, at = _I.take(rows[0], at)
-    a.task, at = _T.take(rows[0], at)
-    a.task.study, _ = _S.take(rows[0], at)
+    return build_for_answer(rows[0], 0) if rows else None
+
+
+#: The columns of :func:`assignment_for_answer`'s read (aliases a, i, t, s), for a page
+#: that reads them together with the participant (``annotation.hotpath.pages``).
+COLUMNS = f"{_A.sql}, {_I.sql}, {_T.sql}, {_S.sql}"
+
+
+def build_for_answer(row: Sequence[Any], at: int) -> Assignment:
+    """The assignment (with its item, task and study) from ``COLUMNS`` at ``row[at:]``."""
+    a, at = _A.take(row, at)
+    a.item, at = _I.take(row, at)
+    a.task, at = _T.take(row, at)
+    a.task.study, _ = _S.take(row, at)
     return a
 
 

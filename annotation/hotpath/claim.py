@@ -141,6 +141,33 @@ def state(pk: int) -> State:
     result = fetch(_STATE, [False, True, ANSWERED, int(pk), CLAIMED, EXPIRED, int(pk)])
     if not result:
         raise Participant.DoesNotExist(f"participant {pk}")
+    return _state(result)
+
+
+# The pages know a participant by the public id their cookie holds, in the study the
+# cookie is named after: the same read keyed by those, so that a question page reads the
+# participant once (with the claim's state) instead of once to find them and once more
+# for the claim (annotation.views.question). public_id is unique (an index lookup).
+_ME = f"(SELECT id FROM {Participant._meta.db_table} WHERE public_id = %s AND study_id = %s)"
+_STATE_BY_PUBLIC_ID = _STATE.replace(
+    "WHERE participant_id = %s", f"WHERE participant_id = {_ME}"
+).replace(
+    "WHERE p.id = %s",
+    "WHERE p.public_id = %s AND p.study_id = %s AND s.slug = %s AND s.status <> %s",
+)
+assert _STATE_BY_PUBLIC_ID.count(_ME) == 1 and "p.id = %s" not in _STATE_BY_PUBLIC_ID
+
+
+def state_by_public_id(public_id: str, study_id: int, slug: str) -> State | None:
+    """:func:`state` of the participant ``public_id`` in study ``study_id`` if that study
+    is ``slug`` and not a draft (as ``annotation.hotpath.pages`` finds them), or None."""
+    key = [str(public_id), int(study_id)]
+    params = [False, True, ANSWERED, *key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
+    result = fetch(_STATE_BY_PUBLIC_ID, params)
+    return _state(result) if result else None
+
+
+def _state(result: list[tuple[Any, ...]]) -> State:
     head = result[0]
     me, at = P.take(head, 0)
     me.study, at = S.take(head, at)

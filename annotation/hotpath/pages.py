@@ -7,8 +7,9 @@ default orderings) compiling it cost about 3 ms of the 10 ms an answered page co
 
 from __future__ import annotations
 
+from annotation.hotpath import answer
 from annotation.hotpath.rows import Rows, fetch
-from annotation.models import Participant
+from annotation.models import Assignment, Participant
 from studies.models import Study
 
 _P, _S = Rows(Participant, "p"), Rows(Study, "s")
@@ -26,3 +27,38 @@ def participant_with_study(slug: str, study_id: int, public_id: str) -> Particip
     p, at = _P.take(rows[0], 0)
     p.study, _ = _S.take(rows[0], at)
     return p
+
+
+# An answer's POST: the participant, their study and the assignment the form names (what
+# ``answer.assignment_for_answer`` reads, None unless it is theirs) in one read instead
+# of two, the same conditions as above.
+_P2, _S2 = Rows(Participant, "p"), Rows(Study, "ps")
+_SELECT_ANSWERING = f"""
+SELECT {_P2.sql}, {_S2.sql}, {answer.COLUMNS}
+FROM {Participant._meta.db_table} p JOIN {Study._meta.db_table} ps ON ps.id = p.study_id
+LEFT JOIN (
+  annotation_assignment a
+  JOIN studies_item i ON i.id = a.item_id
+  JOIN studies_task t ON t.id = a.task_id
+  JOIN studies_study s ON s.id = t.study_id
+) ON a.id = %s AND a.participant_id = p.id
+WHERE p.public_id = %s AND p.study_id = %s AND ps.slug = %s AND ps.status <> %s
+"""
+
+
+def participant_answering(
+    slug: str, study_id: int, public_id: str, assignment_id: int
+) -> tuple[Participant, Assignment | None] | None:
+    """The participant (with its study) and their assignment ``assignment_id`` (None if it
+    is not theirs); None if the cookie names no participant of the study."""
+    params = [int(assignment_id), public_id, int(study_id), slug, Study.Status.DRAFT]
+    rows = fetch(_SELECT_ANSWERING, params)
+    if not rows:
+        return None
+    p, at = _P2.take(rows[0], 0)
+    p.study, at = _S2.take(rows[0], at)
+    if rows[0][at] is None:  # no such assignment of theirs
+        return p, None
+    a = answer.build_for_answer(rows[0], at)
+    a.participant = p
+    return p, a

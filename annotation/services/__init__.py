@@ -32,6 +32,7 @@ from annotation.services.claims import (
     assignment_serve,
     claims_release,
     next_item,
+    next_item_by_public_id,
     tallies_refresh,
 )
 from annotation.services.participants import (
@@ -51,6 +52,7 @@ __all__ = [
     "claims_release",
     "is_db_id",
     "next_item",
+    "next_item_by_public_id",
     "participant_enrol",
     "participant_finish",
     "participant_screen",

@@ -80,15 +80,45 @@ def next_item(
     (locks, then the top candidates, which also re-count the participant's assignments:
     if another request of theirs claimed meanwhile, everything is read again).
     """
+    return _next_item(participant_id, None, now, (serve, serve_if_started), only_if_open)
+
+
+def next_item_by_public_id(
+    *,
+    public_id: str,
+    study_id: int,
+    slug: str,
+    only_if_open: bool = False,
+    serve_if_started: bool = False,
+) -> NextItem | None:
+    """:func:`next_item` for the participant a volunteer page's cookie names (``public_id``
+    in study ``study_id``, whose slug is ``slug``, not a draft), or None when there is
+    none: their read is the claim's own (one query, where finding them first and then
+    asking took two)."""
+    first = sql.state_by_public_id(public_id, study_id, slug)
+    if first is None:
+        return None
+    serving = (False, serve_if_started)
+    return _next_item(first.me.pk, first, timezone.now(), serving, only_if_open)
+
+
+def _next_item(
+    participant_id: int,
+    first: sql.State | None,
+    now: datetime | None,
+    serving: tuple[bool, bool],
+    only_if_open: bool,
+) -> NextItem:
     now = now or timezone.now()
     for _attempt in range(_ATTEMPTS - 1):
         try:
-            return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=False)
+            return _next(participant_id, now, serving, only_if_open, locked=False, st=first)
         except _Stale:
+            first = None  # read again
             continue
     with transaction.atomic():  # contended: lock the participant first, then read
         sql.lock_participant(participant_id)
-        return _next(participant_id, now, (serve, serve_if_started), only_if_open, locked=True)
+        return _next(participant_id, now, serving, only_if_open, locked=True)
 
 
 _ATTEMPTS = 3
@@ -101,9 +131,10 @@ def _next(
     only_if_open: bool,
     *,
     locked: bool,
+    st: sql.State | None = None,
 ) -> NextItem:
     serve, serve_if_started = serving
-    st = sql.state(participant_id)
+    st = st or sql.state(participant_id)
     if st.cover():  # items were added since the tallies were made: read again
         st = sql.state(participant_id)
     me = st.me
