@@ -228,6 +228,35 @@ class TallyCover(models.Model):
         return f"{self.task_id}/{self.group_id} ≤ {self.items_upto}"
 
 
+class TaskCount(models.Model):
+    """A participant's counts in one task: their assignments of regular items and of
+    attention checks (any status) and their answers. Made from the assignments the first
+    time the claim's read finds none (``annotation.hotpath.counts``), then kept by every
+    claim and answer in the same statement, so that the read does not count the
+    participant's assignments at every page (a cost that grew with their progress).
+    Whatever else adds or deletes assignments drops the rows; they are made again."""
+
+    participant = models.ForeignKey(
+        "Participant", on_delete=models.CASCADE, verbose_name=_("participant")
+    )
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, verbose_name=_("task"))
+    regular = models.PositiveIntegerField(default=0, verbose_name=_("regular items"))
+    checks = models.PositiveIntegerField(default=0, verbose_name=_("attention checks"))
+    answered = models.PositiveIntegerField(default=0, verbose_name=_("answered"))
+
+    class Meta:
+        verbose_name = _("task count")
+        verbose_name_plural = _("task counts")
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "task"], name="task_count_unique")
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.participant_id}/{self.task_id}: {self.regular}+{self.checks}, {self.answered}"
+        )
+
+
 class Response(models.Model):
     study = models.ForeignKey(
         Study, on_delete=models.CASCADE, related_name="responses", verbose_name=_("study")

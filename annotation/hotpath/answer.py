@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 
+from annotation.hotpath import counts
 from annotation.hotpath.rows import Rows, fetch, stamp
 from annotation.models import Assignment
 from studies.models import Item, Study, Task
@@ -44,15 +45,20 @@ WHERE id = %s AND status <> %s
 """
 # PostgreSQL: the answer in one statement. The assignment's row is locked and read as it
 # is now (``was``): an answer to an open claim leaves its item's tally as it is (a claim
-# became an answer); to a claim a sweep had found expired, it takes the item again.
+# became an answer); to a claim a sweep had found expired, it takes the item again. The
+# participant's task count of answers + 1 (``annotation.hotpath.counts``).
 _ANSWER_PG = """
 WITH stored AS ({insert} RETURNING 1),
 was AS (
-  SELECT id, status, item_id, group_id FROM annotation_assignment
+  SELECT id, status, item_id, group_id, participant_id, task_id FROM annotation_assignment
   WHERE id = %s AND status <> %s FOR UPDATE
 ), marked AS (
   UPDATE annotation_assignment a SET status = %s, answered_at = %s FROM was
-  WHERE a.id = was.id RETURNING was.status AS was_status, was.item_id, was.group_id
+  WHERE a.id = was.id
+  RETURNING was.status AS was_status, was.item_id, was.group_id, was.participant_id, was.task_id
+), counted AS (
+  UPDATE annotation_taskcount c SET answered = c.answered + 1 FROM marked
+  WHERE c.participant_id = marked.participant_id AND c.task_id = marked.task_id
 )
 UPDATE annotation_tally x SET taken = x.taken + 1 FROM marked
 WHERE marked.was_status = %s AND x.item_id = marked.item_id AND x.group_id = marked.group_id
@@ -152,6 +158,8 @@ def _mark(cursor: Any, assignment_id: int, at: Any, was: Any = ()) -> None:
         was = cursor.fetchone()
     answered = Assignment.Status.ANSWERED
     cursor.execute(_MARK_ANSWERED, [answered, at, int(assignment_id), answered])
+    if cursor.rowcount == 1:  # newly answered: the participant's task count + 1
+        cursor.execute(counts.ANSWERED, [int(assignment_id)])
     if was and was[0] == Assignment.Status.EXPIRED and was[2] is not None:
         cursor.execute(
             "UPDATE annotation_tally SET taken = taken + 1 WHERE item_id = %s AND group_id = %s",

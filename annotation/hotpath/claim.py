@@ -4,7 +4,8 @@ and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
 
 1. ``state``: one read, without a lock, of the participant (with its study and its
    group's target), every task of the study with its counts (the task's from its
-   ``TallyCover``, the participant's own), the participant's open claim with its item,
+   ``TallyCover``, the participant's from their ``TaskCount``: ``counts``), the
+   participant's open claim with its item,
    and the largest item id (the tallies are brought up to date when items were added:
    ``tally.cover``). With an open claim that is all.
 2. Otherwise, in a transaction: ``lock`` the participant's row (one claim at a time
@@ -33,33 +34,28 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.hotpath import tally
+from annotation.hotpath import counts, tally
 from annotation.hotpath.rows import Rows, execute, fetch, stamp
-from annotation.models import Assignment, Participant, Tally, TallyCover
+from annotation.models import Assignment, Participant, Tally, TallyCover, TaskCount
 from studies.models import Group, Item, Study, Task
 
 P, S, T = Rows(Participant, "p"), Rows(Study, "s"), Rows(Task, "t")
 A, I = Rows(Assignment, "c"), Rows(Item, "i")  # noqa: E741
 CI = Rows(Item, "ci")
 _A, _I, _T = Assignment._meta.db_table, Item._meta.db_table, Task._meta.db_table
-_X = Tally._meta.db_table
+_X, _C = Tally._meta.db_table, TaskCount._meta.db_table
 CLAIMED, EXPIRED, ANSWERED = tally.CLAIMED, tally.EXPIRED, tally.ANSWERED
 
 _STATE = f"""
 SELECT {P.sql}, {S.sql}, g.target_per_item, (SELECT max(id) FROM {_I}), {T.sql},
-  h.n_regular, h.n_checks,
-  (SELECT count(*) FROM {_A} a JOIN {_I} i ON i.id = a.item_id
-   WHERE a.participant_id = p.id AND a.task_id = t.id AND i.is_attention_check = %s),
-  (SELECT count(*) FROM {_A} a JOIN {_I} i ON i.id = a.item_id
-   WHERE a.participant_id = p.id AND a.task_id = t.id AND i.is_attention_check = %s),
-  (SELECT count(*) FROM {_A} a
-   WHERE a.participant_id = p.id AND a.task_id = t.id AND a.status = %s),
-  h.items_upto, {A.sql}, {CI.sql}
+  h.n_regular, h.n_checks, m.regular, m.checks, m.answered, h.items_upto, m.id,
+  {A.sql}, {CI.sql}
 FROM {Participant._meta.db_table} p
 JOIN {Study._meta.db_table} s ON s.id = p.study_id
 LEFT JOIN {Group._meta.db_table} g ON g.id = p.group_id
 LEFT JOIN {_T} t ON t.study_id = p.study_id
 LEFT JOIN {TallyCover._meta.db_table} h ON h.task_id = t.id AND h.group_id = p.group_id
+LEFT JOIN {_C} m ON m.participant_id = p.id AND m.task_id = t.id
 LEFT JOIN (
   SELECT * FROM {_A} WHERE participant_id = %s AND status IN (%s, %s)
   ORDER BY position, id LIMIT 1
@@ -68,7 +64,8 @@ LEFT JOIN {_I} ci ON ci.id = c.item_id
 WHERE p.id = %s
 """
 _LOCK_ME = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR UPDATE"
-_MINE = f"(SELECT count(*) FROM {_A} mine WHERE mine.participant_id = %s)"
+# How many assignments the participant has (their task counts, kept by every claim).
+_MINE = f"(SELECT coalesce(sum(mine.regular + mine.checks), 0) FROM {_C} mine WHERE mine.participant_id = %s)"
 _UNSEEN = (
     f"NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = {{}}.item_id)"
 )
@@ -92,7 +89,7 @@ INSERT INTO {_A} (participant_id, item_id, task_id, group_id, position, status,
   option_order, claimed_at, expires_at, served_at, answered_at)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
 """
-_BUMP_PG = f"WITH bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id = %s) "
+_BUMP_PG = f"bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id = %s)"
 _RENEW = (
     f"UPDATE {_A} SET status = %s, expires_at = %s, served_at = %s WHERE id = %s AND status = %s"
 )
@@ -101,12 +98,15 @@ _RENEW = (
 class TaskRow:
     """One task of the study as the claim sees it."""
 
-    def __init__(self, task: Task, counts: Sequence[Any], covered: int | None) -> None:
+    def __init__(
+        self, task: Task, numbers: Sequence[Any], covered: int | None, counted: bool
+    ) -> None:
         self.task = task
         self.n_regular, self.n_checks, self.mine_regular, self.mine_checks, self.answered = (
-            int(n or 0) for n in counts
+            int(n or 0) for n in numbers
         )
-        self.covered = covered
+        self.covered = covered  # the tallies' coverage (``tally.cover``)
+        self.counted = counted  # whether the participant's counts exist (``counts.cover``)
 
 
 @dataclass
@@ -126,19 +126,26 @@ class State:
 
     def cover(self) -> bool:
         """Bring the tallies of the participant's group up to date if items were added
-        since they were made (``tally.cover``); whether anything was to be done."""
-        late = [r for r in self.rows if r.covered is None or r.covered < self.items_upto]
-        if self.me.group_id is None or not late:
+        since they were made (``tally.cover``), and make the participant's task counts
+        where there are none (``counts.cover``); whether the state must be read again."""
+        if self.me.group_id is None:
             return False
-        since = min(r.covered or 0 for r in late)
-        tally.cover(self.me.group_id, [r.task.pk for r in late], since)
-        return True
+        late = [r for r in self.rows if r.covered is None or r.covered < self.items_upto]
+        if late:
+            since = min(r.covered or 0 for r in late)
+            tally.cover(self.me.group_id, [r.task.pk for r in late], since)
+        made = counts.cover(self.me.pk, [r.task.pk for r in self.rows if not r.counted])
+        for r in self.rows:  # the counts just made need no second read
+            if not r.counted and r.task.pk in made:
+                r.mine_regular, r.mine_checks, r.answered = made[r.task.pk]
+                r.counted = True
+        return bool(late) or not all(r.counted for r in self.rows)
 
 
 def state(pk: int) -> State:
     """One read of everything the claim rule needs (no lock: ``lock`` then checks that
     nothing changed). Raises ``Participant.DoesNotExist``."""
-    result = fetch(_STATE, [False, True, ANSWERED, int(pk), CLAIMED, EXPIRED, int(pk)])
+    result = fetch(_STATE, [int(pk), CLAIMED, EXPIRED, int(pk)])
     if not result:
         raise Participant.DoesNotExist(f"participant {pk}")
     return _state(result)
@@ -162,7 +169,7 @@ def state_by_public_id(public_id: str, study_id: int, slug: str) -> State | None
     """:func:`state` of the participant ``public_id`` in study ``study_id`` if that study
     is ``slug`` and not a draft (as ``annotation.hotpath.pages`` finds them), or None."""
     key = [str(public_id), int(study_id)]
-    params = [False, True, ANSWERED, *key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
+    params = [*key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
     result = fetch(_STATE_BY_PUBLIC_ID, params)
     return _state(result) if result else None
 
@@ -178,8 +185,8 @@ def _state(result: list[tuple[Any, ...]]) -> State:
             continue
         task, at = T.take(row, skip)
         task.study = me.study
-        out.rows.append(TaskRow(task, row[at : at + 5], row[at + 5]))
-        rest = row[at + 6 :]
+        out.rows.append(TaskRow(task, row[at : at + 5], row[at + 5], row[at + 6] is not None))
+        rest = row[at + 7 :]
         if rest[0] is not None:  # the open claim's id: it belongs to this task
             out.current = A.build(rest[: A.width])
             out.current.item = CI.build(rest[A.width :])
@@ -251,13 +258,20 @@ def insert(
     params = [me.pk, item.pk, task.pk, me.group_id, position, a.status, order,
               stamp(a.claimed_at), stamp(expires_at),
               stamp(served_at) if served_at else None]  # fmt: skip
+    check = bool(item.is_attention_check)
+    counted: list[Any] = [0 if check else 1, 1 if check else 0, me.pk, task.pk]
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and tally_id is not None:
-            # One round trip: the claim and its item's tally (+1, a fresh tiebreak).
-            bump = [random.random(), tally_id]
-            cursor.execute(_BUMP_PG + _INSERT + " RETURNING id", bump + params)
+        if connection.vendor == "postgresql":
+            # One round trip: the claim, the participant's task count (+1) and its
+            # item's tally (+1, a fresh tiebreak).
+            ctes = [f"counted AS ({counts.CLAIMED})"]
+            if tally_id is not None:
+                ctes.append(_BUMP_PG)
+                counted += [random.random(), tally_id]
+            cursor.execute(f"WITH {', '.join(ctes)} {_INSERT} RETURNING id", counted + params)
             a.pk = cursor.fetchone()[0]
             return _saved(a)
+        cursor.execute(counts.CLAIMED, counted)
         if tally_id is not None:
             tally.bump(tally_id)
         if connection.features.can_return_columns_from_insert:

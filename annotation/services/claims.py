@@ -244,7 +244,9 @@ def claims_release(*, item_ids: list[int]) -> int:
         counted = Counter(
             open_claims.filter(status=Assignment.Status.CLAIMED).values_list("item_id", "group_id")
         )
+        holders = set(open_claims.values_list("participant_id", flat=True))
         released += open_claims.delete()[0]
+        sql.counts.drop_participants(holders)  # counted afresh at their next page
         for (item_id, group_id), n in sorted(counted.items(), key=str):
             sql.tally.move(item_id, group_id, -n)
     return released
@@ -254,5 +256,8 @@ def tallies_refresh(*, study_id: int) -> None:
     """Count the study's tallies afresh from its assignments (``hotpath.tally.recount``):
     after a load changed its items (``scoring.loads``, in the load's transaction), or
     after assignments were deleted otherwise than by a release (e.g. participants deleted
-    in the admin): rows for every regular item, none for checks, exact counts."""
-    sql.tally.recount(Task.objects.filter(study_id=study_id).values_list("pk", flat=True))
+    in the admin): rows for every regular item, none for checks, exact counts. The
+    participants' task counts are dropped too, and counted afresh at their next page."""
+    tasks = list(Task.objects.filter(study_id=study_id).values_list("pk", flat=True))
+    sql.tally.recount(tasks)
+    sql.counts.drop_tasks(tasks)  # the participants' task counts: made afresh when read

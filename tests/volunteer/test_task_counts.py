@@ -1,0 +1,142 @@
+"""Task counts (annotation/hotpath/counts.py): a participant's assignments of regular items
+and of checks, and their answers, per task, kept by claims and answers so the claim's read
+does not count them; always equal to a count over the assignments once made, made
+afresh after anything else changed the assignments; the migration reverses on a filled
+database. Run on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from annotation import services
+from annotation.hotpath import claim as claim_sql
+from annotation.models import Assignment, TaskCount
+from tests.volunteer.conftest import answer_for, build_study, enrol
+
+pytestmark = pytest.mark.django_db
+
+
+def recounted(study) -> dict[tuple[int, int], tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+    """(participant, task) -> (regular, checks, answered), counted from the assignments,
+    for everyone who has any."""
+    out: dict[tuple[int, int], list[int]] = {}
+    rows = Assignment.objects.filter(task__study=study).values_list(
+        "participant_id", "task_id", "item__is_attention_check", "status"
+    )
+    for participant, task, check, status in rows:
+        n = out.setdefault((participant, task), [0, 0, 0])
+        n[1 if check else 0] += 1
+        n[2] += status == "answered"
+    return {key: (r, c, a) for key, (r, c, a) in out.items()}
+
+
+def kept(study) -> dict[tuple[int, int], tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+    rows = TaskCount.objects.filter(task__study=study).values_list(
+        "participant_id", "task_id", "regular", "checks", "answered"
+    )
+    return {(p, t): (r, c, a) for p, t, r, c, a in rows if r or c or a}
+
+
+def answer(p, a, now=None) -> None:  # type: ignore[no-untyped-def]
+    services.response_submit(
+        participant=p, assignment_id=a.pk, now=now, **answer_for(a.task.kind, a.option_order)
+    )
+
+
+def test_counts_follow_claims_answers_checks_expiries_renewals_and_releases() -> None:
+    study = build_study(n_items=6, kinds=("choice", "rating"), per_participant=3, checks=1)
+    now = timezone.now()
+    people = [enrol(study, group="A" if n % 2 else "B") for n in range(5)]
+    for p in people[:3]:
+        for _ in range(4):  # through both tasks, the checks among them
+            a = services.assignment_next(participant=p, now=now)
+            answer(p, a, now)
+        services.assignment_next(participant=p, now=now)  # an open claim
+    assert kept(study) == recounted(study)
+    assert any(c for (_r, c, _a) in kept(study).values())  # checks were served and counted
+    later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 1)
+    for p in people[3:]:  # their claims sweep the others' expired ones: still theirs
+        while (a := services.assignment_next(participant=p, now=later)) is not None:
+            answer(p, a, later)
+    assert Assignment.objects.filter(status="expired").exists()
+    assert kept(study) == recounted(study)
+    late = Assignment.objects.filter(status="expired").first()
+    answer(late.participant, late, later)  # an answer to an expired claim counts once
+    again = Assignment.objects.filter(status="expired").first()
+    assert services.assignment_next(participant=again.participant, now=later).pk == again.pk
+    assert kept(study) == recounted(study)
+    # An answer sent twice (a copy: the rows exist) is counted once.
+    p = people[0]
+    a = services.assignment_next(participant=p, now=later)
+    answer(p, a, later)
+    answer(p, a, later)
+    assert kept(study) == recounted(study)
+    # A release deletes open claims: their holders' counts are made afresh when next read.
+    services.claims_release(item_ids=list(study.items.values_list("id", flat=True)))
+    for p in people:
+        services.assignment_next(participant=p, now=later)
+    assert kept(study) == recounted(study)
+
+
+def test_progress_and_position_after_the_counts_were_dropped() -> None:
+    """A load (tallies_refresh) drops everyone's counts: the next page counts them afresh,
+    progress and positions go on, and no item is served twice."""
+    from annotation.services.claims import tallies_refresh
+
+    study = build_study(n_items=5, per_participant=4, groups=("A",))
+    p = enrol(study)
+    for _ in range(2):
+        answer(p, services.assignment_next(participant=p))
+    tallies_refresh(study_id=study.pk)
+    assert not TaskCount.objects.exists()
+    got = services.next_item(participant_id=p.pk)
+    assert got.progress is not None and got.progress.answered == 2
+    assert got.assignment is not None and got.assignment.position == 2
+    seen = []
+    while (a := services.assignment_next(participant=p)) is not None:
+        seen.append(a.item_id)
+        answer(p, a)
+    assert len(seen) == 2 and len(set(Assignment.objects.values_list("item_id", flat=True))) == 4
+    assert kept(study) == recounted(study)
+
+
+def test_the_claims_read_counts_nothing() -> None:
+    """The state read finds the participant's counts by key: no count over assignments."""
+    study = build_study(n_items=20, per_participant=10)
+    p = enrol(study)
+    for _ in range(5):
+        answer(p, services.assignment_next(participant=p))
+    with CaptureQueriesContext(connection) as ctx:
+        state = claim_sql.state(p.pk)
+    assert [r.answered for r in state.rows] == [5]
+    assert "count(" not in ctx.captured_queries[-1]["sql"].lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_reverses_on_a_filled_database_and_counts_are_made_again() -> None:
+    study = build_study(n_items=8, kinds=("choice", "rating"), per_participant=3, checks=1)
+    people = [enrol(study, group="A" if n % 2 else "B") for n in range(4)]
+    for p in people:
+        for _ in range(3):
+            answer(p, services.assignment_next(participant=p))
+        services.assignment_next(participant=p)
+    expected = recounted(study)
+    assert kept(study) == expected
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0006_tallies")])  # the table goes
+    assert "annotation_taskcount" not in connection.introspection.table_names()
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert not TaskCount.objects.exists()  # nothing filled: made when next read
+    for p in people:
+        current = services.assignment_next(participant=p)  # the open claim, not a new one
+        assert current is not None and current.status == "claimed"
+    assert kept(study) == expected == recounted(study)
