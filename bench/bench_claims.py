@@ -11,7 +11,10 @@ Figures: per-claim time (median and mean of the service call) per pool size, and
 per second with 2 and with 4 workers (each like a sync app worker: one claim at a time;
 more threads per worker only oversubscribe these two cores), each the median of
 ``REPEATS`` interleaved phases. Goals: per-claim time within ±20% across the
-sizes; claims per second higher with 4 workers than with 2. Every claim is checked
+sizes; claims per second higher with 4 workers than with 2. Beside them, sampled while
+each phase runs: backends waiting on a lock (none when claims do not serialise), active
+backends, and how busy the cores are (more workers can only add throughput while cores
+are idle). Every claim is checked
 afterwards: no participant holds an item twice, and the tallies equal a count over the
 assignments. PostgreSQL only (SQLite serialises every write transaction by design).
 
@@ -122,9 +125,58 @@ def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
     print(json.dumps({"durations": durations, "end": time.time()}))
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(busy, total) CPU ticks of the whole machine so far (/proc/stat)."""
+    with open("/proc/stat", encoding="ascii") as fh:
+        fields = [int(v) for v in fh.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+class Sampler:
+    """While a phase runs: how many of the bench database's backends wait on a lock (a
+    claim waiting for another, as under the old per-group advisory lock) and how many are
+    active, sampled every 10 ms from pg_stat_activity, and how busy the machine's cores
+    are (/proc/stat). Says whether more workers could add throughput: claims that do not
+    wait on each other, on cores that are all busy, cannot go faster with more workers."""
+
+    QUERY = """SELECT count(*) FILTER (WHERE wait_event_type = 'Lock'),
+                      count(*) FILTER (WHERE state = 'active')
+               FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"""
+
+    def __init__(self, start_at: float) -> None:
+        self.start_at, self.samples = start_at, []  # type: ignore[var-annotated]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.cpu: tuple[int, int] = (0, 0)
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            time.sleep(max(0.0, self.start_at - time.time()))
+            self.cpu = cpu_ticks()
+            while not self.stop.is_set():
+                self.samples.append(conn.execute(self.QUERY, [PG_NAME]).fetchone())
+                time.sleep(0.01)
+
+    def result(self) -> dict[str, float]:
+        self.stop.set()
+        self.thread.join()
+        busy, total = cpu_ticks()
+        n = max(1, len(self.samples))
+        return {
+            "lock_waiting_mean": sum(s[0] for s in self.samples) / n,
+            "active_backends_mean": sum(s[1] for s in self.samples) / n,
+            "cpu_busy": (busy - self.cpu[0]) / max(1, total - self.cpu[1]),
+        }
+
+
 def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, rounds: int) -> dict:
     chunks = [ids[w::workers] for w in range(workers)]
     start = time.time() + 6  # after the workers' start-up, which is not timed
+    sampler = Sampler(start)
+    sampler.thread.start()
     procs = [
         subprocess.Popen(
             [
@@ -163,6 +215,7 @@ def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, round
         "claims_per_s": len(durations) / elapsed,
         "claim_ms_median": 1000 * statistics.median(durations),
         "claim_ms_mean": 1000 * statistics.fmean(durations),
+        **sampler.result(),
     }
 
 
@@ -229,7 +282,8 @@ def main() -> None:
             "items": n_items, "workers": workers, "threads": args.threads,
             "claims": sum(r["claims"] for r in rows),
             **{key: statistics.median(r[key] for r in rows)
-               for key in ("claims_per_s", "claim_ms_median", "claim_ms_mean")},
+               for key in ("claims_per_s", "claim_ms_median", "claim_ms_mean",
+                           "lock_waiting_mean", "active_backends_mean", "cpu_busy")},
             "repeats": rows,
         })  # fmt: skip
     for n_items in sizes:
