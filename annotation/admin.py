@@ -5,12 +5,56 @@ code is shown to superusers only (``studies.admin_scope``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from annotation import services
 from annotation.models import AggregateResult, Assignment, Participant, Rater, Response
 from studies.admin_scope import StudyScoped, scoped_filters, secret_display
 from studies.models import Group
+
+
+class KeepsTallies(admin.ModelAdmin):
+    """Saving or deleting these rows by hand changes assignments outside the claim path:
+    afterwards the studies' tallies and task counts are counted afresh
+    (``services.tallies_refresh``), as ``manage.py tallies_recount`` would."""
+
+    study_path = "study"
+    refresh_on_save = True  # False where a saved row never changes assignments
+
+    def _studies(self, objs: Iterable[Any]) -> set[int]:
+        field = self.study_path.replace("__", ".") + "_id"
+        out = set()
+        for obj in objs:
+            value: Any = obj
+            for part in field.split("."):
+                value = getattr(value, part)
+            out.add(int(value))
+        return out
+
+    def _refresh(self, study_ids: set[int]) -> None:
+        for study_id in sorted(study_ids):
+            services.tallies_refresh(study_id=study_id)
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if self.refresh_on_save:
+            self._refresh(self._studies([obj]))
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        studies = self._studies([obj])
+        super().delete_model(request, obj)
+        self._refresh(studies)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        studies = self._studies(queryset)
+        super().delete_queryset(request, queryset)
+        self._refresh(studies)
 
 
 @admin.register(Rater)
@@ -28,7 +72,7 @@ class RaterAdmin(StudyScoped, admin.ModelAdmin):
 
 
 @admin.register(Participant)
-class ParticipantAdmin(StudyScoped, admin.ModelAdmin):
+class ParticipantAdmin(StudyScoped, KeepsTallies):
     list_display = (
         "public_id",
         "study",
@@ -40,6 +84,7 @@ class ParticipantAdmin(StudyScoped, admin.ModelAdmin):
         "finished_at",
     )
     list_filter = (*scoped_filters("study", "group"), "status", "entry", "flagged")
+    refresh_on_save = False  # a participant's deletion takes their assignments; an edit not
     search_fields = ("public_id", "resume_code", "completion_code")
     # A resume code is the volunteer's credential: with it one answers in their name.
     secret_fields = ("resume_code",)
@@ -58,7 +103,7 @@ class ParticipantAdmin(StudyScoped, admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(StudyScoped, admin.ModelAdmin):
+class AssignmentAdmin(StudyScoped, KeepsTallies):
     study_path = "task__study"
     list_display = ("participant", "item", "task", "group", "status", "claimed_at", "answered_at")
     list_filter = (*scoped_filters("task__study", "task", "group"), "status")

@@ -140,3 +140,29 @@ def test_the_migration_reverses_on_a_filled_database_and_counts_are_made_again()
         current = services.assignment_next(participant=p)  # the open claim, not a new one
         assert current is not None and current.status == "claimed"
     assert kept(study) == expected == recounted(study)
+
+
+def test_deletions_and_edits_in_the_admin_keep_tallies_and_counts(admin_client) -> None:  # type: ignore[no-untyped-def]
+    """A participant deleted, an assignment deleted or edited by hand in the admin: the
+    study's tallies and task counts are counted afresh, no command needed."""
+    from tests.volunteer.test_tallies import counted, tallied
+
+    study = build_study(n_items=6, per_participant=3, target=2)
+    people = [enrol(study, group="A" if n % 2 else "B") for n in range(4)]
+    for p in people:
+        answer(p, services.assignment_next(participant=p))
+        services.assignment_next(participant=p)  # an open claim each
+    gone = people[0]
+    reply = admin_client.post(f"/admin/annotation/participant/{gone.pk}/delete/", {"post": "yes"})
+    assert reply.status_code == 302 and not Assignment.objects.filter(participant=gone).exists()
+    assert tallied(study) == counted(study)
+    open_one = Assignment.objects.filter(status="claimed").first()
+    reply = admin_client.post(
+        "/admin/annotation/assignment/",
+        {"action": "delete_selected", "_selected_action": [open_one.pk], "post": "yes"},
+    )
+    assert reply.status_code == 302 and not Assignment.objects.filter(pk=open_one.pk).exists()
+    assert tallied(study) == counted(study)
+    for p in people[1:]:  # counts made afresh at the next page: equal to the assignments
+        services.assignment_next(participant=p)
+    assert kept(study) == recounted(study)
