@@ -14,7 +14,9 @@ Against the floor view (``POST /bench/floor/``: one INSERT through the same midd
 workers and database) in the same run, phases alternating (floor, pages, floor, pages …),
 each figure the median over rounds. Goal on PostgreSQL: pages ≥ 0.3 × floor. Every
 acknowledged answer (a 302 back to the question page) is checked in the database
-afterwards: stored once, its assignment answered. Results: bench/results/pages.json.
+afterwards: stored once, its assignment answered. Beside each phase, the CPU it took per
+answer (or floor request), by process: the gunicorn workers, the PostgreSQL backends of
+the bench database, and this load generator (/proc). Results: bench/results/pages.json.
 
     .venv/bin/python bench/bench_pages.py           # 3 rounds x 50 clients x 30 answers
     .venv/bin/python bench/bench_pages.py --quick   # 1 round  x 50 clients x 8 answers
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import statistics
@@ -94,6 +97,52 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
         cursor.execute("ANALYZE")
     connections.close_all()
     return {"study": study.pk, "task": task.pk, "item": first.pk, "rater": rater.pk}
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds (user + system) the processes have used so far (/proc/<pid>/stat)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+class Meter:
+    """Where the CPU goes: the app server's workers, the database's backends (PostgreSQL)
+    and this load generator, read before and after each timed phase."""
+
+    def __init__(self, server_pid: int, database: str | None) -> None:
+        self.server_pid, self.database = server_pid, database
+
+    def _pids(self, pattern: str) -> list[int]:
+        out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
+        return [int(pid) for pid in out.split()]
+
+    def snapshot(self) -> dict[str, float]:
+        import resource
+
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        workers = subprocess.run(["pgrep", "-P", str(self.server_pid)], capture_output=True,
+                                 text=True).stdout.split()  # fmt: skip
+        backends = self._pids(f"postgres: .* {self.database} ") if self.database else []
+        return {
+            "app": _cpu([self.server_pid, *map(int, workers)]),
+            "database": _cpu(backends),
+            "client": own.ru_utime + own.ru_stime,
+        }
+
+    @staticmethod
+    def per_unit(before: dict[str, float], after: dict[str, float], n: int) -> dict[str, float]:
+        """CPU milliseconds per answer (or floor request), by process class."""
+        return {key: round(1000 * (after[key] - before[key]) / n, 3) for key in before}
 
 
 class Browser:
@@ -172,7 +221,9 @@ async def _timed(jobs: list[Any]) -> dict[str, Any]:
     }
 
 
-async def drive(base: str, floor: dict[str, int], clients: int, rounds: int, per: int) -> dict:
+async def drive(
+    base: str, floor: dict[str, int], clients: int, rounds: int, per: int, meter: Meter
+) -> dict:
     import aiohttp
 
     connector = aiohttp.TCPConnector(limit=0)
@@ -193,9 +244,16 @@ async def drive(base: str, floor: dict[str, int], clients: int, rounds: int, per
             await _timed([[one_floor] * 2 for _ in range(clients)])  # warm-up
             await _timed([[b.answer] * 2 for b in browsers])
             out: dict[str, list[dict[str, Any]]] = {"floor": [], "pages": []}
+
+            async def measured(key: str, jobs: list[Any]) -> None:
+                before = meter.snapshot()
+                got = await _timed(jobs)
+                got["cpu_ms_per_unit"] = Meter.per_unit(before, meter.snapshot(), got["n"])
+                out[key].append(got)
+
             for _ in range(rounds):
-                out["floor"].append(await _timed([[one_floor] * per for _ in range(clients)]))
-                out["pages"].append(await _timed([[b.answer] * per for b in browsers]))
+                await measured("floor", [[one_floor] * per for _ in range(clients)])
+                await measured("pages", [[b.answer] * per for b in browsers])
             return {"rounds": out, "acknowledged": sum(b.acknowledged for b in browsers)}
         finally:
             for jar in jars:
@@ -206,6 +264,7 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
     rounds, per = (1, 8) if args.quick else (3, 30)
     data_dir = Path(tempfile.mkdtemp(prefix="shiping-bench-pages-"))
     env = server_env(data_dir, fresh_postgres() if postgres else None)
+    meter_db = PG_NAME if postgres else None
     env["RATE_LIMIT_ENROL"] = env["RATE_LIMIT_ENROL_ADDRESS"] = "1000000/min"
     floor = prepare(env)
     port = free_port()
@@ -213,7 +272,9 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
                    cwd=ROOT, env=env, check=True)  # fmt: skip
     server = start_server(env, port, args.workers, threads)
     try:
-        got = asyncio.run(drive(f"http://127.0.0.1:{port}", floor, args.clients, rounds, per))
+        meter = Meter(server.pid, meter_db)
+        base = f"http://127.0.0.1:{port}"
+        got = asyncio.run(drive(base, floor, args.clients, rounds, per, meter))
     finally:
         stop_server(server)
     from django.db import connections
@@ -230,6 +291,11 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
         key: {m: round(statistics.median(r[m] for r in rs), 2) for m in ("per_s", "p50_ms", "p99_ms")}
         for key, rs in got["rounds"].items()
     }  # fmt: skip
+    for key, rs in got["rounds"].items():  # CPU per answer / floor request, by process
+        med[key]["cpu_ms_per_unit"] = {
+            part: round(statistics.median(r["cpu_ms_per_unit"][part] for r in rs), 3)
+            for part in ("app", "database", "client")
+        }
     ratio = round(med["pages"]["per_s"] / med["floor"]["per_s"], 3)
     return {
         "database": "postgresql" if postgres else "sqlite",
@@ -271,7 +337,9 @@ def main() -> None:
             runs[f"{run['database']}, {threads} thread(s)"] = run
             print(f"{db} x{threads}: floor {run['floor']['per_s']}/s, pages "
                   f"{run['pages']['per_s']} answers/s (p99 {run['pages']['p99_ms']} ms), "
-                  f"ratio {run['ratio']}, integrity {run['integrity']}", flush=True)  # fmt: skip
+                  f"ratio {run['ratio']}, integrity {run['integrity']}; CPU ms per floor "
+                  f"request {run['floor']['cpu_ms_per_unit']}, per answer "
+                  f"{run['pages']['cpu_ms_per_unit']}", flush=True)  # fmt: skip
     if args.databases != "sqlite,postgres" and RESULT.is_file():  # a part: keep the rest
         earlier = json.loads(RESULT.read_text(encoding="utf-8"))
         if earlier.get("mode") == ("quick" if args.quick else "full"):

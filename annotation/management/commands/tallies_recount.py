@@ -9,8 +9,9 @@ from studies.models import Study
 
 class Command(BaseCommand):
     help = (
-        "Count a study's claim tallies afresh from its assignments (after participants or "
-        "assignments were deleted in the admin; loads do it themselves)."
+        "Count a study's claim tallies and its participants' task counts afresh from its "
+        "assignments (after assignments were changed outside the platform; loads and the "
+        "admin do it themselves)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -22,4 +23,4 @@ class Command(BaseCommand):
             raise CommandError(f"no study {opts['study']!r}")
         with transaction.atomic():
             tallies_refresh(study_id=study.pk)
-        self.stdout.write(self.style.SUCCESS(f"tallies of {study.slug!r} counted afresh"))
+        self.stdout.write(self.style.SUCCESS(f"tallies and task counts of {study.slug!r} counted afresh"))
