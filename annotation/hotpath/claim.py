@@ -10,9 +10,8 @@ and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
    ``tally.cover``). With an open claim that is all.
 2. Otherwise, in a transaction: ``lock`` the participant's row (one claim at a time
    each; on SQLite the transaction is BEGIN IMMEDIATE, which serialises all);
-3. ``next_regular``: ``tally.sweep`` (only when step 1 found one of the group's open
-   claims on the task expired) returns the expired claims to the pool, then the first
-   unseen row of the (task, group, taken, tiebreak) index is
+3. ``next_regular``: ``tally.sweep`` returns the group's expired claims on the task to
+   the pool, then the first unseen row of the (task, group, taken, tiebreak) index is
    locked, skipping rows other claims hold (PostgreSQL), together with the participant's
    assignment count: if it differs from what step 1 read, another request of theirs
    claimed meanwhile and the service reads again;
@@ -43,7 +42,6 @@ from studies.models import Group, Item, Study, Task
 P, S, T = Rows(Participant, "p"), Rows(Study, "s"), Rows(Task, "t")
 A, I = Rows(Assignment, "c"), Rows(Item, "i")  # noqa: E741
 CI = Rows(Item, "ci")
-EXPIRY = Rows(Assignment, "e", only=("expires_at",))
 _A, _I, _T = Assignment._meta.db_table, Item._meta.db_table, Task._meta.db_table
 _X, _C = Tally._meta.db_table, TaskCount._meta.db_table
 CLAIMED, EXPIRED, ANSWERED = tally.CLAIMED, tally.EXPIRED, tally.ANSWERED
@@ -51,8 +49,6 @@ CLAIMED, EXPIRED, ANSWERED = tally.CLAIMED, tally.EXPIRED, tally.ANSWERED
 _STATE = f"""
 SELECT {P.sql}, {S.sql}, g.target_per_item, (SELECT max(id) FROM {_I}), {T.sql},
   h.n_regular, h.n_checks, m.regular, m.checks, m.answered, h.items_upto, m.id,
-  (SELECT min(e.expires_at) FROM {_A} e
-   WHERE e.task_id = t.id AND e.group_id = p.group_id AND e.status = %s),
   {A.sql}, {CI.sql}
 FROM {Participant._meta.db_table} p
 JOIN {Study._meta.db_table} s ON s.id = p.study_id
@@ -103,12 +99,7 @@ class TaskRow:
     """One task of the study as the claim sees it."""
 
     def __init__(
-        self,
-        task: Task,
-        numbers: Sequence[Any],
-        covered: int | None,
-        counted: bool,
-        first_expiry: datetime | None = None,
+        self, task: Task, numbers: Sequence[Any], covered: int | None, counted: bool
     ) -> None:
         self.task = task
         self.n_regular, self.n_checks, self.mine_regular, self.mine_checks, self.answered = (
@@ -116,12 +107,6 @@ class TaskRow:
         )
         self.covered = covered  # the tallies' coverage (``tally.cover``)
         self.counted = counted  # whether the participant's counts exist (``counts.cover``)
-        # When the group's first open claim on the task expires (an index probe): the
-        # claim sweeps only once one has (``next_regular``), not at every claim.
-        self.first_expiry = first_expiry
-
-    def sweep_due(self, now: datetime) -> bool:
-        return self.first_expiry is not None and self.first_expiry <= now
 
 
 @dataclass
@@ -160,7 +145,7 @@ class State:
 def state(pk: int) -> State:
     """One read of everything the claim rule needs (no lock: ``lock`` then checks that
     nothing changed). Raises ``Participant.DoesNotExist``."""
-    result = fetch(_STATE, [CLAIMED, int(pk), CLAIMED, EXPIRED, int(pk)])
+    result = fetch(_STATE, [int(pk), CLAIMED, EXPIRED, int(pk)])
     if not result:
         raise Participant.DoesNotExist(f"participant {pk}")
     return _state(result)
@@ -184,7 +169,7 @@ def state_by_public_id(public_id: str, study_id: int, slug: str) -> State | None
     """:func:`state` of the participant ``public_id`` in study ``study_id`` if that study
     is ``slug`` and not a draft (as ``annotation.hotpath.pages`` finds them), or None."""
     key = [str(public_id), int(study_id)]
-    params = [CLAIMED, *key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
+    params = [*key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
     result = fetch(_STATE_BY_PUBLIC_ID, params)
     return _state(result) if result else None
 
@@ -200,11 +185,8 @@ def _state(result: list[tuple[Any, ...]]) -> State:
             continue
         task, at = T.take(row, skip)
         task.study = me.study
-        expiry = EXPIRY.value("expires_at", row[at + 7])
-        out.rows.append(
-            TaskRow(task, row[at : at + 5], row[at + 5], row[at + 6] is not None, expiry)
-        )
-        rest = row[at + 8 :]
+        out.rows.append(TaskRow(task, row[at : at + 5], row[at + 5], row[at + 6] is not None))
+        rest = row[at + 7 :]
         if rest[0] is not None:  # the open claim's id: it belongs to this task
             out.current = A.build(rest[: A.width])
             out.current.item = CI.build(rest[A.width :])
@@ -219,15 +201,13 @@ def lock_participant(pk: int) -> None:
 
 
 def next_regular(
-    me: Participant, task: Task, now: datetime, *, sweep: bool = True
+    me: Participant, task: Task, now: datetime
 ) -> tuple[Item | None, int | None, int, int | None]:
     """The unseen regular item of the task with the group's largest shortfall, its tally
     row locked (id), its ``taken``, and how many assignments the participant has (None
-    without a candidate). Expired claims are returned to the pool first (``sweep``: the
-    caller knows whether any has expired, ``TaskRow.sweep_due``)."""
+    without a candidate). Expired claims are returned to the pool first."""
     assert me.group_id is not None
-    if sweep:
-        tally.sweep(task.pk, me.group_id, now)
+    tally.sweep(task.pk, me.group_id, now)
     params = [me.pk, task.pk, me.group_id, me.pk, task.pk, me.group_id, me.pk]
     if connection.vendor != "postgresql":
         rows = fetch(_NEXT, params)

@@ -62,13 +62,6 @@ class Rows(Generic[M]):
             out.append(value)
         return cast(M, self.model.from_db(connection.alias, self.attnames, out))
 
-    def value(self, attname: str, raw: Any) -> Any:
-        """One column's raw value as the ORM gives it (e.g. an aggregate over it)."""
-        col, converters = self.converters()[self.attnames.index(attname)]
-        for convert in converters:
-            raw = convert(raw, col, connection)
-        return raw
-
     def take(self, row: Sequence[Any], start: int) -> tuple[M, int]:
         """The instance built from ``row[start:]``, and where the next model's columns start."""
         return self.build(row[start : start + self.width]), start + self.width

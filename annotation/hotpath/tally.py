@@ -19,9 +19,8 @@ Who moves ``taken``, and by how much (``Assignment.status`` says which case appl
 * an answer to an open claim: 0 (a claim became an answer); to a claim already found
   expired: +1 (annotation/hotpath/answer.py);
 * an open claim past its expiry is found by ``sweep`` (status ``expired``): -1. Expiry is
-  a matter of time, not of a request, so the claim's read looks up when the group's
-  first open claim on the task expires (a probe of an index of open claims by expiry),
-  and once one has, the claim sweeps before it chooses: the expired claims return to
+  a matter of time, not of a request, so the sweep runs at the start of each claim of the
+  task and group, over an index of open claims by expiry: the expired claims return to
   the pool before the next item is chosen, exactly as the count did;
 * the participant coming back to their expired claim renews it (``claimed`` again): +1;
 * releasing open claims (a reload changed an item's options): -1 each that was open.

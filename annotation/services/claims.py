@@ -203,8 +203,7 @@ def _claim(
         else:
             # The index gives the rule's choice (annotation.assignment): the largest
             # shortfall, ties in random order (tiebreaks drawn afresh at every change).
-            sweep = row.sweep_due(now)
-            item, tally_id, taken, n_assigned = sql.next_regular(me, task, now, sweep=sweep)
+            item, tally_id, taken, n_assigned = sql.next_regular(me, task, now)
             if item is not None:
                 candidate = strategy.Candidate(item.pk, st.target - taken)
                 assert strategy.pick([candidate], rng) == item.pk
