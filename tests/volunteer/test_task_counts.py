@@ -166,3 +166,28 @@ def test_deletions_and_edits_in_the_admin_keep_tallies_and_counts(admin_client) 
     for p in people[1:]:  # counts made afresh at the next page: equal to the assignments
         services.assignment_next(participant=p)
     assert kept(study) == recounted(study)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_hot_tables_are_vacuumed_after_a_fixed_number_of_rows_and_that_reverses() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("autovacuum settings are PostgreSQL's")
+
+    def options() -> dict[str, list[str] | None]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT relname, reloptions FROM pg_class WHERE relname IN "
+                "('annotation_tally', 'annotation_assignment', 'annotation_taskcount')"
+            )
+            return dict(cursor.fetchall())
+
+    assert all("autovacuum_vacuum_threshold=1000" in (o or []) for o in options().values())
+    executor = MigrationExecutor(connection)
+    executor.migrate([("annotation", "0007_task_counts")])
+    assert all(not o for o in options().values())
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert len(options()) == 3 and all(
+        "autovacuum_vacuum_scale_factor=0.0" in o for o in options().values()
+    )
