@@ -23,4 +23,6 @@ class Command(BaseCommand):
             raise CommandError(f"no study {opts['study']!r}")
         with transaction.atomic():
             tallies_refresh(study_id=study.pk)
-        self.stdout.write(self.style.SUCCESS(f"tallies and task counts of {study.slug!r} counted afresh"))
+        self.stdout.write(
+            self.style.SUCCESS(f"tallies and task counts of {study.slug!r} counted afresh")
+        )
