@@ -332,8 +332,12 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--one", "--databases", db, "--threads", threads,
                    "--clients", str(args.clients), "--workers", str(args.workers),
                    *(["--quick"] if args.quick else [])]  # fmt: skip
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-            run = json.loads(out.split("RESULT ", 1)[1])
+            child = subprocess.run(cmd, capture_output=True, text=True)
+            if child.returncode != 0 or "RESULT " not in child.stdout:
+                tail = "\n".join(child.stderr.strip().splitlines()[-15:])
+                raise SystemExit(f"bench_pages: the {db} x{threads} run failed "
+                                 f"(exit {child.returncode}):\n{tail}")  # fmt: skip
+            run = json.loads(child.stdout.split("RESULT ", 1)[1])
             runs[f"{run['database']}, {threads} thread(s)"] = run
             print(f"{db} x{threads}: floor {run['floor']['per_s']}/s, pages "
                   f"{run['pages']['per_s']} answers/s (p99 {run['pages']['p99_ms']} ms), "
