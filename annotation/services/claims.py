@@ -118,10 +118,19 @@ def _next_item(
             continue
     with transaction.atomic():  # contended: lock the participant first, then read
         sql.lock_participant(participant_id)
-        return _next(participant_id, now, serving, only_if_open, locked=True)
+        for _locked_attempt in range(_LOCKED_ATTEMPTS):
+            try:
+                return _next(participant_id, now, serving, only_if_open, locked=True)
+            except _Stale:
+                # Under the lock no claim of theirs can slip in, but a load may have
+                # dropped their task counts between the read and the count (a load does
+                # not take participants' locks): read again; the counts are made afresh.
+                continue
+        raise RuntimeError(f"participant {participant_id}: task counts kept changing")
 
 
 _ATTEMPTS = 3
+_LOCKED_ATTEMPTS = 3  # under the lock only a load's drop of the counts can intervene
 
 
 def _next(

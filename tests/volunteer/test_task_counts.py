@@ -191,3 +191,31 @@ def test_the_hot_tables_are_vacuumed_after_a_fixed_number_of_rows_and_that_rever
     assert len(options()) == 3 and all(
         "autovacuum_vacuum_scale_factor=0.0" in o for o in options().values()
     )
+
+
+def test_counts_dropped_under_the_locked_attempt_are_made_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The last, locked attempt: a load drops the participant's counts between their
+    read and the candidate's count (a load takes no participant's lock). The claim reads
+    again instead of failing, and nothing is claimed twice."""
+    from annotation.hotpath import counts as counts_sql
+    from annotation.services import claims
+
+    study = build_study(n_items=6, per_participant=3, groups=("A",))
+    p = enrol(study)
+    answer(p, services.assignment_next(participant=p))
+    monkeypatch.setattr(claims, "_ATTEMPTS", 1)  # straight to: lock, then read
+    real_next, calls = claim_sql.next_regular, []
+
+    def dropped_meanwhile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            counts_sql.drop_tasks([t.pk for t in study.tasks.all()])
+        return real_next(*args, **kwargs)
+
+    monkeypatch.setattr(claim_sql, "next_regular", dropped_meanwhile)
+    got = services.assignment_next(participant=p)
+    assert got is not None and got.status == "claimed" and len(calls) == 2
+    assert Assignment.objects.filter(participant=p).count() == 2
+    assert kept(study) == recounted(study)
