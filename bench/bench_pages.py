@@ -222,7 +222,13 @@ async def _timed(jobs: list[Any]) -> dict[str, Any]:
 
 
 async def drive(
-    base: str, floor: dict[str, int], clients: int, rounds: int, per: int, meter: Meter
+    base: str,
+    floor: dict[str, int],
+    clients: int,
+    rounds: int,
+    per: int,
+    meter: Meter,
+    vacuum: Any = None,
 ) -> dict:
     import aiohttp
 
@@ -252,6 +258,8 @@ async def drive(
                 out[key].append(got)
 
             for _ in range(rounds):
+                if vacuum is not None:  # diagnostic: no dead rows carried into the round
+                    vacuum()
                 await measured("floor", [[one_floor] * per for _ in range(clients)])
                 await measured("pages", [[b.answer] * per for b in browsers])
             return {"rounds": out, "acknowledged": sum(b.acknowledged for b in browsers)}
@@ -274,7 +282,18 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
     try:
         meter = Meter(server.pid, meter_db)
         base = f"http://127.0.0.1:{port}"
-        got = asyncio.run(drive(base, floor, args.clients, rounds, per, meter))
+        vacuum = None
+        if postgres and args.vacuum_between_rounds:
+
+            def vacuum() -> None:
+                import psycopg
+
+                with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+                    conn.execute(
+                        "VACUUM annotation_tally, annotation_assignment, annotation_taskcount"
+                    )
+
+        got = asyncio.run(drive(base, floor, args.clients, rounds, per, meter, vacuum))
     finally:
         stop_server(server)
     from django.db import connections
@@ -320,6 +339,8 @@ def main() -> None:
     parser.add_argument("--threads", default="1,4", help="threads per worker: 1 = sync")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--vacuum-between-rounds", action="store_true",
+                        help="diagnostic (PostgreSQL): VACUUM the claim tables before each round")  # fmt: skip
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:  # a child process: one database, one server configuration
@@ -331,7 +352,8 @@ def main() -> None:
         for threads in args.threads.split(","):
             cmd = [sys.executable, __file__, "--one", "--databases", db, "--threads", threads,
                    "--clients", str(args.clients), "--workers", str(args.workers),
-                   *(["--quick"] if args.quick else [])]  # fmt: skip
+                   *(["--quick"] if args.quick else []),
+                   *(["--vacuum-between-rounds"] if args.vacuum_between_rounds else [])]  # fmt: skip
             child = subprocess.run(cmd, capture_output=True, text=True)
             if child.returncode != 0 or "RESULT " not in child.stdout:
                 tail = "\n".join(child.stderr.strip().splitlines()[-15:])
