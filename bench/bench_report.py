@@ -40,17 +40,6 @@ MODELS = (
 DIMS5 = ("prosody", "theme", "emotion", "imagery", "language")
 DIMS2 = ("informativeness", "aesthetic")
 PER_TASK = 10
-#: The tables of issue 12; the bench study must give each of them rows.
-NEW_TABLES = (
-    "ratings",
-    "rule_rates",
-    "validation",
-    "pairwise",
-    "echo_chamber",
-    "self_preference",
-    "form_length",
-    "published_vs_computed",
-)
 # Fields each participant answers per item of each task: 1 + 1 + 3 + 2 + 5 + 2 = 14.
 FIELDS_PER_PARTICIPANT = PER_TASK * 14
 
@@ -454,7 +443,9 @@ def main() -> None:
             for k, v in json.loads(out.read_text(encoding="utf-8")).items()
             if isinstance(v, list)
         }
-        empty = [k for k in NEW_TABLES if not tables.get(k)]
+        from scoring.report.build import PAPER_TABLES
+
+        empty = [k for k in PAPER_TABLES if not tables.get(k)]  # each must have rows
         if empty:
             raise SystemExit(f"the bench study left new tables empty: {', '.join(empty)}")
         # The same report split by provenance (every table per source × condition).

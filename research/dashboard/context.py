@@ -22,23 +22,13 @@ from research.dashboard.labels import Labels
 from research.dashboard.pivot import agreement_pivot
 from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
-from scoring.report.build import Report, unknown_tasks
+from scoring.report.build import PAPER_TABLES, Report, unknown_tasks
 from scoring.report.service import StudyReader, report_for
 from scoring.report.settings import RATINGS_CI, SETTING_NAMES, ReportSettings
 from studies.models import Study
 
-#: The paper tables the dashboard shows, in order (issue 15 adds its panels after them,
-#: through ``research/_more_sections.html``).
-PAPER_TABLES = (
-    "ratings",
-    "rule_rates",
-    "validation",
-    "pairwise",
-    "echo_chamber",
-    "self_preference",
-    "form_length",
-    "published_vs_computed",
-)
+# The paper tables are shown in the report's order (``PAPER_TABLES``); issue 15 adds its
+# panels after them, through ``research/_more_sections.html``.
 
 
 @dataclass
