@@ -39,24 +39,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import bench_env, write_result  # noqa: E402
+from bench.common import PG_ADMIN, bench_env, fresh_database, write_result  # noqa: E402
 
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_NAME = "shiping_bench_claims"
 PARTICIPANTS = 200
 # Each (size, workers) phase runs REPEATS times, the sizes interleaved, and each figure is
 # the median over its repeats: this machine's two cores are shared, and a neighbour's
 # burst must not land on one size only.
 REPEATS = 3
-
-
-def fresh_postgres() -> str:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {PG_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {PG_NAME}")
-    return PG_ADMIN.rsplit("/", 1)[0] + "/" + PG_NAME
 
 
 def build(n_items: int, rounds: int) -> list[int]:
@@ -257,7 +247,7 @@ def main() -> None:
     if args.sizes:
         sizes = [int(n) for n in args.sizes.split(",")]
     rounds = 2 if args.quick else 4
-    env = bench_env(Path(tempfile.mkdtemp(prefix="bench-claims-")), fresh_postgres())
+    env = bench_env(Path(tempfile.mkdtemp(prefix="bench-claims-")), fresh_database(PG_NAME))
     env["CONN_MAX_AGE"] = "60"
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
                    env=env, check=True)  # fmt: skip

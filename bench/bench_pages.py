@@ -41,25 +41,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_submit import free_port, server_env, start_server, stop_server  # noqa: E402
-from bench.common import write_result  # noqa: E402
+from bench.bench_submit import server_env, start_server, stop_server  # noqa: E402
+from bench.common import free_port, fresh_database, write_result  # noqa: E402
 
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_NAME = "shiping_bench_pages"
 RESULT = ROOT / "bench" / "results" / "pages.json"
 N_ITEMS = 480  # the issue's task size
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
 BEGIN = re.compile(r'id="begin" href="\?begin=([^"]+)"')
-
-
-def fresh_postgres() -> str:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{PG_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{PG_NAME}"')
-    return f"postgres://postgres@127.0.0.1:5432/{PG_NAME}"
 
 
 def prepare(env: dict[str, str]) -> dict[str, Any]:
@@ -271,7 +261,7 @@ async def drive(
 def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str, Any]:
     rounds, per = (1, 8) if args.quick else (3, 30)
     data_dir = Path(tempfile.mkdtemp(prefix="shiping-bench-pages-"))
-    env = server_env(data_dir, fresh_postgres() if postgres else None)
+    env = server_env(data_dir, fresh_database(PG_NAME) if postgres else None)
     meter_db = PG_NAME if postgres else None
     env["RATE_LIMIT_ENROL"] = env["RATE_LIMIT_ENROL_ADDRESS"] = "1000000/min"
     floor = prepare(env)

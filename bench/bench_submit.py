@@ -40,17 +40,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import write_result  # noqa: E402
+from bench.common import free_port, fresh_database, write_result  # noqa: E402
 
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_NAME = "shiping_bench_submit"
 RESULT = ROOT / "bench" / "results" / "submit.json"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def server_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
@@ -66,15 +59,6 @@ def server_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
     if database_url:
         env["DATABASE_URL"] = database_url
     return env
-
-
-def fresh_postgres() -> str:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{PG_NAME}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{PG_NAME}"')
-    return f"postgres://postgres@127.0.0.1:5432/{PG_NAME}"
 
 
 def prepare(env: dict[str, str], *, clients: int, per_client: int) -> dict[str, Any]:
@@ -217,7 +201,7 @@ def run_one(args: argparse.Namespace, postgres: bool) -> dict[str, Any]:
     """One database: a fresh server and data, alternating floor and submit rounds."""
     rounds, per_round = (1, 10) if args.quick else (5, 40)
     data_dir = Path(tempfile.mkdtemp(prefix="shiping-bench-submit-"))
-    database_url = fresh_postgres() if postgres else None
+    database_url = fresh_database(PG_NAME) if postgres else None
     env = server_env(data_dir, database_url)
     setup = prepare(env, clients=args.clients, per_client=rounds * per_round + 2)
     port = free_port()

@@ -25,27 +25,10 @@ from typing import Any
 import aiohttp
 import psycopg
 
+from bench.common import drop_database, free_port, fresh_database  # noqa: F401 (the load tests' API)
+
 ROOT = Path(__file__).resolve().parent.parent
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 API = "/api/v1/volunteer"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fresh_database(name: str) -> str:
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return f"postgres://postgres@127.0.0.1:5432/{name}"
-
-
-def drop_database(name: str) -> None:
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def stack_env(database_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
