@@ -53,6 +53,14 @@ CLAIMED, EXPIRED, ANSWERED = (
     Assignment.Status.ANSWERED,
 )
 SWEEP_BATCH = 500
+# The open-claims index (``assignment_open_expiry``) is partial, ``WHERE status =
+# 'claimed'``. A statement can use it only if its own condition says so literally: with
+# the status as a parameter, a prepared statement's generic plan (server-side binding
+# reuses one after a few executions) cannot prove the index applies, and the sweep
+# scanned every assignment of the task and group, a cost growing with the study
+# (tests/volunteer/test_query_plans.py).
+OPEN = f"status = '{CLAIMED.value}'"
+assert CLAIMED.value.isidentifier()
 
 # PostgreSQL: one statement, gated so that one sweep per (task, group) runs at a time (a
 # non-blocking try-lock held to the end of the claim's transaction: the others skip the
@@ -60,7 +68,7 @@ SWEEP_BATCH = 500
 _SWEEP_PG = f"""
 WITH gone AS (
   SELECT id FROM {_A}
-  WHERE task_id = %s AND group_id = %s AND status = %s AND expires_at <= %s
+  WHERE task_id = %s AND group_id = %s AND {OPEN} AND expires_at <= %s
     AND (SELECT pg_try_advisory_xact_lock(%s))
   ORDER BY expires_at LIMIT {SWEEP_BATCH} FOR UPDATE SKIP LOCKED
 ), expired AS (
@@ -72,7 +80,7 @@ WHERE x.item_id = e.item_id AND x.group_id = %s
 """
 _SWEEP = f"""
 UPDATE {_A} SET status = %s WHERE id IN (
-  SELECT id FROM {_A} WHERE task_id = %s AND group_id = %s AND status = %s AND expires_at <= %s
+  SELECT id FROM {_A} WHERE task_id = %s AND group_id = %s AND {OPEN} AND expires_at <= %s
   ORDER BY expires_at LIMIT {SWEEP_BATCH}
 ) RETURNING item_id
 """
@@ -89,10 +97,10 @@ def sweep(task_id: int, group_id: int, now: datetime) -> None:
     when = stamp(now)
     if connection.vendor == "postgresql":
         key = gate_key(task_id, group_id)
-        execute(_SWEEP_PG, [task_id, group_id, CLAIMED, when, key, EXPIRED, group_id])
+        execute(_SWEEP_PG, [task_id, group_id, when, key, EXPIRED, group_id])
         return
     # SQLite: every write transaction is serialised already; UPDATE … RETURNING (3.35+).
-    rows = fetch(_SWEEP, [EXPIRED, task_id, group_id, CLAIMED, when])
+    rows = fetch(_SWEEP, [EXPIRED, task_id, group_id, when])
     for item_id, n in sorted(Counter(r[0] for r in rows).items()):
         move(item_id, group_id, -n)
 
