@@ -74,7 +74,21 @@ def option_order(
     """Per option list, the canonical index shown at each position (empty = canonical order)."""
     if not shuffle:
         return {}
-    lists = KINDS[kind].option_lists(n_options=n_options, parts=parts)
+    return shuffled(option_lists(kind, n_options=n_options, parts=parts), rng)
+
+
+def option_lists(
+    kind: str, *, n_options: int, parts: Sequence[Mapping[str, Any]]
+) -> dict[str, int]:
+    """The item's option lists and their sizes (the task's kind says which: ``studies.kinds``)."""
+    return dict(KINDS[kind].option_lists(n_options=n_options, parts=parts))
+
+
+def shuffled(lists: Mapping[str, int], rng: random.Random) -> dict[str, list[int]]:
+    """A uniformly random permutation per option list, each drawn independently. Drawn
+    for lists of these sizes before the item is known (``annotation.services.claims``:
+    the claim in one statement), it is as random as one drawn after: a permutation does
+    not depend on which item it is shown with."""
     return {key: rng.sample(range(n), n) for key, n in lists.items()}
 
 

@@ -17,6 +17,14 @@ and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
    claimed meanwhile and the service reads again;
 4. ``insert`` the claim and ``tally.bump`` its item's row.
 
+On PostgreSQL a regular item is claimed without that transaction: ``tally.sweep`` as
+its own statement, then ``at_once``, one statement that takes the row (SKIP LOCKED),
+checks the participant's counts against their state on their task count's row (which a
+concurrent claim of theirs would have changed: then nothing is written and the service
+reads again) and writes the claim, the count and the tally. Seven round trips became
+three (the state, the sweep, the claim). Checks, and claims that would have to wait for
+a row another claim holds, take the transaction.
+
 No lock is shared by a group's claims: two volunteers lock two different tally rows and
 claim at the same time, and the cost does not depend on the pool's size
 (``bench/bench_claims.py``). Rows become model instances through the one row mapper
@@ -63,7 +71,7 @@ LEFT JOIN (
 LEFT JOIN {_I} ci ON ci.id = c.item_id
 WHERE p.id = %s
 """
-_LOCK_ME = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR UPDATE"
+_LOCK_ME = counts.LOCK
 # How many assignments the participant has (their task counts, kept by every claim).
 _MINE = f"(SELECT coalesce(sum(mine.regular + mine.checks), 0) FROM {_C} mine WHERE mine.participant_id = %s)"
 _UNSEEN = (
@@ -89,7 +97,37 @@ INSERT INTO {_A} (participant_id, item_id, task_id, group_id, position, status,
   option_order, claimed_at, expires_at, served_at, answered_at)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
 """
+_INSERT_COUNTED = _INSERT.replace("VALUES (", "SELECT ").replace(", NULL)", ", NULL FROM counted")
 _BUMP_PG = f"bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id = %s)"
+
+# PostgreSQL: a regular item's claim in one statement, outside any transaction (``at_once``):
+# the first unseen row at the group's lowest level, taken without waiting for one another
+# claim holds (as ``_NEXT``); the participant's count for the task + 1 only if it still is
+# what their state said (``regular = %s AND checks = %s`` is checked again on the row's
+# newest version if a concurrent claim of theirs changed it: then nothing is written); the
+# claim and the tally's + 1 only with that count. One claim at a time per participant
+# holds without their row lock: two claims from one state both update that one count row,
+# and the second finds it changed.
+_PICK = _NEXT.replace(f"SELECT {I.sql}, x.id, x.taken, {_MINE}", "SELECT x.item_id, x.id, x.taken")
+_PICK = _PICK.replace(f"FROM {_X} x JOIN {_I} i ON i.id = x.item_id", f"FROM {_X} x")
+assert _PICK.count("%s") == 6 and "x.item_id, x.id, x.taken" in _PICK
+_AT_ONCE = f"""
+WITH pick (item_id, tally_id, taken) AS ({_PICK} FOR UPDATE OF x SKIP LOCKED),
+counted AS (
+  UPDATE {_C} SET regular = regular + 1
+  WHERE participant_id = %s AND task_id = %s AND regular = %s AND checks = %s
+    AND EXISTS (SELECT 1 FROM pick) AND {_MINE} = %s
+  RETURNING id
+), stored AS (
+  {_INSERT.replace("VALUES (%s, %s,", "SELECT %s, pick.item_id,").replace(", NULL)", ", NULL FROM pick, counted")}
+  RETURNING id
+), bump AS (
+  UPDATE {_X} b SET taken = b.taken + 1, tiebreak = %s FROM pick, counted WHERE b.id = pick.tally_id
+)
+SELECT {I.sql}, pick.tally_id, pick.taken, (SELECT id FROM stored)
+FROM pick JOIN {_I} i ON i.id = pick.item_id
+"""
+assert _AT_ONCE.count("%s") == 22 and "FROM pick, counted\n" in _AT_ONCE
 _RENEW = (
     f"UPDATE {_A} SET status = %s, expires_at = %s, served_at = %s WHERE id = %s AND status = %s"
 )
@@ -226,6 +264,61 @@ def next_regular(
     return I.build(row[: I.width]), row[I.width], int(row[I.width + 1]), row[I.width + 2]
 
 
+def in_one_statement() -> bool:
+    """Whether a regular item is claimed by :func:`at_once` (PostgreSQL); elsewhere by
+    the transaction of ``lock_participant``, ``next_regular`` and ``insert`` (SQLite
+    serialises writes: BEGIN IMMEDIATE)."""
+    return connection.vendor == "postgresql"
+
+
+class Stale(Exception):
+    """The participant's counts are no longer those the claim was decided on: another
+    claim of theirs came first. Nothing was written; read again."""
+
+
+def at_once(
+    *, me: Participant, task: Task, position: int, mine: tuple[int, int],
+    option_order: dict[str, list[int]], expires_at: datetime, served_at: datetime | None,
+) -> tuple[Assignment, int] | None:  # fmt: skip
+    """Claim the unseen regular item of the task with the group's largest shortfall in one
+    statement, without a transaction (PostgreSQL): the claim (as ``insert`` returns it)
+    and its item's ``taken`` before; :class:`Stale` when the participant's counts are no
+    longer ``mine`` (regular, checks on this task) and ``position`` (all their
+    assignments): another claim of theirs came first, nothing was written; None when
+    no row could be taken without waiting (none left, or all held by other claims). Sweep
+    expired claims first (``tally.sweep``)."""
+    assert me.group_id is not None
+    a = Assignment(
+        participant=me, task=task, group_id=me.group_id, position=position,
+        status=Assignment.Status.CLAIMED, option_order=option_order,
+        claimed_at=timezone.now(), expires_at=expires_at, served_at=served_at,
+    )  # fmt: skip
+    order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
+    params = [
+        task.pk, me.group_id, me.pk, task.pk, me.group_id, me.pk,  # pick
+        me.pk, task.pk, mine[0], mine[1], me.pk, position,  # counted
+        me.pk, task.pk, me.group_id, position, a.status, order, stamp(a.claimed_at),
+        stamp(expires_at), stamp(served_at) if served_at else None,  # stored
+        random.random(),  # bump
+    ]  # fmt: skip
+    rows = fetch(_AT_ONCE, params)
+    if not rows:
+        return None
+    row = rows[0]
+    if row[-1] is None:
+        raise Stale
+    a.item = I.build(row[: I.width])
+    a.pk = row[-1]
+    return _saved(a), int(row[I.width + 1])
+
+
+def set_order(a: Assignment, option_order: dict[str, list[int]]) -> None:
+    """Give a claim just made another shuffle (``at_once`` drew one before its item was
+    known, for option lists of other sizes)."""
+    Assignment.objects.filter(pk=a.pk).update(option_order=option_order)
+    a.option_order = option_order
+
+
 def any_unseen_check(me: Participant, task: Task) -> tuple[Item | None, int | None]:
     """A random unseen check item of the task, and the participant's assignment count."""
     rows = fetch(_ANY, [me.pk, task.pk, True, me.pk])
@@ -246,9 +339,12 @@ def renew(a: Assignment, expires_at: datetime, served_at: datetime | None) -> No
 def insert(
     *, me: Participant, item: Item, task: Task, position: int, option_order: dict[str, list[int]],
     expires_at: datetime, served_at: datetime | None, tally_id: int | None,
+    mine: tuple[int, int],
 ) -> Assignment:  # fmt: skip
     """INSERT the claim (and take its item: ``tally_id``'s row + 1); the instance as
-    ``objects.create`` would return it."""
+    ``objects.create`` would return it. :class:`Stale` if the participant's counts on the
+    task are no longer ``mine`` (regular, checks): a claim of theirs in one statement
+    (``at_once``, which takes no participant lock) came first; nothing is written."""
     a = Assignment(
         participant=me, item=item, task=task, group_id=me.group_id, position=position,
         status=Assignment.Status.CLAIMED, option_order=option_order,
@@ -259,19 +355,30 @@ def insert(
               stamp(a.claimed_at), stamp(expires_at),
               stamp(served_at) if served_at else None]  # fmt: skip
     check = bool(item.is_attention_check)
-    counted: list[Any] = [0 if check else 1, 1 if check else 0, me.pk, task.pk]
+    counted: list[Any] = [0 if check else 1, 1 if check else 0, me.pk, task.pk, *mine]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # One round trip: the claim, the participant's task count (+1) and its
-            # item's tally (+1, a fresh tiebreak).
-            ctes = [f"counted AS ({counts.CLAIMED})"]
+            # One round trip: the participant's task count (+1), then only with it the
+            # claim and its item's tally (+1, a fresh tiebreak).
+            ctes = [f"counted AS ({counts.CLAIMED} RETURNING id)"]
             if tally_id is not None:
-                ctes.append(_BUMP_PG)
+                ctes.append(
+                    _BUMP_PG.replace(
+                        "WHERE id = %s", "WHERE id = %s AND EXISTS (SELECT 1 FROM counted)"
+                    )
+                )
                 counted += [random.random(), tally_id]
-            cursor.execute(f"WITH {', '.join(ctes)} {_INSERT} RETURNING id", counted + params)
-            a.pk = cursor.fetchone()[0]
+            cursor.execute(
+                f"WITH {', '.join(ctes)} {_INSERT_COUNTED} RETURNING id", counted + params
+            )
+            row = cursor.fetchone()
+            if row is None:
+                raise Stale
+            a.pk = row[0]
             return _saved(a)
         cursor.execute(counts.CLAIMED, counted)
+        if cursor.rowcount != 1:
+            raise Stale
         if tally_id is not None:
             tally.bump(tally_id)
         if connection.features.can_return_columns_from_insert:

@@ -30,7 +30,9 @@ from annotation.models import Assignment, Participant, TaskCount
 from studies.models import Item, Task
 
 _C, _A, _I = TaskCount._meta.db_table, Assignment._meta.db_table, Item._meta.db_table
-_LOCK = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR UPDATE"
+# The participant's row lock (one claim at a time each): FOR NO KEY UPDATE, which a new
+# assignment's foreign-key check (FOR KEY SHARE of the same row) does not wait for.
+LOCK = f"SELECT id FROM {Participant._meta.db_table} WHERE id = %s FOR NO KEY UPDATE"
 _MINE = f"""(SELECT count(*) FROM {_A} a JOIN {_I} i ON i.id = a.item_id
   WHERE a.participant_id = %s AND a.task_id = t.id AND {{where}})"""
 _COVER = f"""
@@ -43,8 +45,11 @@ FROM {Task._meta.db_table} t WHERE t.id IN ({{tasks}})
 ON CONFLICT (participant_id, task_id) DO NOTHING
 RETURNING task_id, regular, checks, answered
 """
-#: The claim's +1, by the new assignment's participant and task (``claim.insert``).
-CLAIMED = f"UPDATE {_C} SET regular = regular + %s, checks = checks + %s WHERE participant_id = %s AND task_id = %s"
+#: The claim's +1, by the new assignment's participant and task (``claim.insert``), only
+#: if the counts are still those the claim was decided on (``regular``, ``checks``): a
+#: claim of theirs that came first changed them, and this one writes nothing.
+CLAIMED = f"""UPDATE {_C} SET regular = regular + %s, checks = checks + %s
+WHERE participant_id = %s AND task_id = %s AND regular = %s AND checks = %s"""
 #: An answer's +1, by the assignment's id (the caller updates only a newly answered one).
 ANSWERED = f"""UPDATE {_C} SET answered = answered + 1
 WHERE (participant_id, task_id) = (SELECT participant_id, task_id FROM {_A} WHERE id = %s)"""
@@ -60,7 +65,7 @@ def cover(participant_id: int, task_ids: list[int]) -> dict[int, tuple[int, int,
     pk = int(participant_id)
     with transaction.atomic():  # SQLite: BEGIN IMMEDIATE serialises it with the claims
         if connection.features.has_select_for_update:
-            fetch(_LOCK, [pk])
+            fetch(LOCK, [pk])
         params = [pk, pk, False, pk, True, pk, Assignment.Status.ANSWERED, *task_ids]
         made = fetch(_COVER.format(tasks=tasks), params)
     return {int(t): (int(r), int(c), int(a)) for t, r, c, a in made}

@@ -93,7 +93,8 @@ def gate_key(task_id: int, group_id: int) -> int:
 
 def sweep(task_id: int, group_id: int, now: datetime) -> None:
     """Mark the group's open claims on the task that expired by ``now``, and give their
-    items back (``taken`` - 1 each). Inside the claim's transaction."""
+    items back (``taken`` - 1 each). Before the claim, in its transaction or (PostgreSQL,
+    ``claim.at_once``) as a statement of its own."""
     when = stamp(now)
     if connection.vendor == "postgresql":
         key = gate_key(task_id, group_id)

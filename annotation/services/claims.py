@@ -2,13 +2,16 @@
 
 The statements themselves are in ``annotation.hotpath.claim`` (and ``tally``): one read
 of the participant, the study's tasks with their counts and the open claim; only when a
-new item is due, the participant's row lock, the sweep of expired claims, the first
-unseen row of the group's tallies and the INSERT with its tally's +1.
+new item is due, the sweep of expired claims, then on PostgreSQL one statement that takes
+the first unseen row of the group's tallies and writes the claim with its counts, or else
+(SQLite, attention checks, a row that must be waited for) a transaction: the
+participant's row lock, that row, the INSERT with its tally's +1.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -55,9 +58,9 @@ def assignment_next(*, participant: Participant, now: datetime | None = None) ->
     return next_item(participant_id=participant.pk, now=now).assignment
 
 
-class _Stale(Exception):
-    """The participant's assignments changed between the read and the lock (another
-    request of theirs claimed meanwhile): read again."""
+# The participant's assignments changed between the read and the claim (another request
+# of theirs claimed meanwhile): read again.
+_Stale = sql.Stale
 
 
 def next_item(
@@ -161,8 +164,7 @@ def _next(
     current = st.current
     answered_in = {r.task.pk: r.answered > 0 for r in st.rows}
     if current is None:
-        with transaction.atomic():
-            a = _claim(st, now, serving, locked)
+        a = _claim(st, now, serving, locked)
         started = a is not None and (answered_in.get(a.task_id, False) or serve)
         return NextItem(me, a, progress, task_started=started)
     started = current.served_at is not None or answered_in.get(current.task_id, False)
@@ -201,42 +203,104 @@ def _claim(
         if regular_left <= 0 and checks_left <= 0:
             continue
         check = strategy.serve_check_next(max(regular_left, 0), checks_left, rng)
-        # Lock the participant (one claim at a time each); a regular item's tally row is
-        # locked by next_regular, so its shortfall stays true until the INSERT, while the
-        # group's other claims take other rows meanwhile.
-        if not locked:
-            sql.lock_participant(me.pk)
-        tally_id = None
-        if check:
-            item, n_assigned = sql.any_unseen_check(me, task)
-        else:
-            # The index gives the rule's choice (annotation.assignment): the largest
-            # shortfall, ties in random order (tiebreaks drawn afresh at every change).
-            item, tally_id, taken, n_assigned = sql.next_regular(me, task, now)
-            if item is not None:
-                candidate = strategy.Candidate(item.pk, st.target - taken)
-                assert strategy.pick([candidate], rng) == item.pk
-        if n_assigned != position and (n_assigned is not None or not locked):
-            raise _Stale  # (unlocked, no candidate at all can only mean that too)
-        if item is None:
-            continue
-        return sql.insert(
-            tally_id=tally_id,
-            me=me,
-            item=item,
-            task=task,
-            position=position,
-            option_order=strategy.option_order(
-                task.kind,
-                n_options=len(item.options),
-                parts=item.parts,
-                shuffle=me.study.shuffle_options,
-                rng=rng,
-            ),
-            expires_at=_claim_expiry(now),
-            served_at=now if serve or (serve_if_started and row.answered > 0) else None,
-        )
+        served_at = now if serve or (serve_if_started and row.answered > 0) else None
+        if not check and not locked and sql.in_one_statement():
+            a = _claim_at_once(st, row, position, now, served_at)
+            if a is not None:
+                return a
+            # Nothing could be taken without waiting: the transaction below decides.
+        # In the caller's transaction when it holds the participant's lock already.
+        with nullcontext() if locked else transaction.atomic():
+            a = _claim_locked(st, row, check, position, now, served_at, locked)
+        if a is not None:
+            return a
     return None
+
+
+def _claim_locked(
+    st: sql.State, row: sql.TaskRow, check: bool, position: int, now: datetime,
+    served_at: datetime | None, locked: bool,
+) -> Assignment | None:  # fmt: skip
+    """A claim in a transaction: the participant's row lock (one claim at a time each),
+    the item (a regular item's tally row locked by ``next_regular``, so that its
+    shortfall stays true until the INSERT while the group's other claims take other
+    rows), the INSERT. None: nothing left in this task."""
+    me, task = st.me, row.task
+    if not locked:
+        sql.lock_participant(me.pk)
+    tally_id = None
+    if check:
+        item, n_assigned = sql.any_unseen_check(me, task)
+    else:
+        # The index gives the rule's choice (annotation.assignment): the largest
+        # shortfall, ties in random order (tiebreaks drawn afresh at every change).
+        item, tally_id, taken, n_assigned = sql.next_regular(me, task, now)
+        if item is not None:
+            _check_choice(st, item.pk, taken)
+    if n_assigned != position and (n_assigned is not None or not locked):
+        raise _Stale  # (unlocked, no candidate at all can only mean that too)
+    if item is None:
+        return None
+    return sql.insert(
+        tally_id=tally_id,
+        me=me,
+        item=item,
+        task=task,
+        position=position,
+        option_order=strategy.option_order(
+            task.kind,
+            n_options=len(item.options),
+            parts=item.parts,
+            shuffle=me.study.shuffle_options,
+            rng=rng,
+        ),
+        expires_at=_claim_expiry(now),
+        served_at=served_at,
+        mine=(row.mine_regular, row.mine_checks),
+    )
+
+
+def _claim_at_once(
+    st: sql.State, row: sql.TaskRow, position: int, now: datetime, served_at: datetime | None
+) -> Assignment | None:
+    """A regular item claimed in one statement (``hotpath.claim.at_once``, PostgreSQL), its
+    shuffle drawn before the item is known, for the option lists of the task's last item
+    claimed here (a task's items mostly have the same lists); an item with other lists
+    gets a shuffle of its own at once. None: nothing could be taken without waiting."""
+    me, task = st.me, row.task
+    assert me.group_id is not None
+    shuffle = me.study.shuffle_options
+    guess = _LISTS.get(task.pk) if shuffle else {}
+    sql.tally.sweep(task.pk, me.group_id, now)
+    got = sql.at_once(
+        me=me, task=task, position=position, mine=(row.mine_regular, row.mine_checks),
+        option_order=strategy.shuffled(guess, rng) if guess else {},
+        expires_at=_claim_expiry(now), served_at=served_at,
+    )  # fmt: skip
+    if got is None:
+        return None
+    a, taken = got
+    _check_choice(st, a.item_id, taken)
+    if shuffle:
+        lists = strategy.option_lists(task.kind, n_options=len(a.item.options), parts=a.item.parts)
+        if len(_LISTS) > _LISTS_KEPT:
+            _LISTS.clear()
+        _LISTS[task.pk] = lists
+        if lists != guess:
+            sql.set_order(a, strategy.shuffled(lists, rng))
+    return a
+
+
+# Per task, the option lists of the last item claimed in this process: the guess for the
+# next claim's shuffle (``_claim_at_once``). A task's items mostly share them.
+_LISTS: dict[int, dict[str, int]] = {}
+_LISTS_KEPT = 1000
+
+
+def _check_choice(st: sql.State, item_id: int, taken: int) -> None:
+    """The index's first row is the strategy's pick (``annotation.assignment``)."""
+    candidate = strategy.Candidate(item_id, st.target - taken)
+    assert strategy.pick([candidate], rng) == item_id
 
 
 def claims_release(*, item_ids: list[int]) -> int:

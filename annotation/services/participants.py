@@ -125,7 +125,7 @@ def participants_place(*, participants: Sequence[Participant], group: Group | No
 def participant_finish(*, participant: Participant, now: datetime | None = None) -> Participant:
     """Mark the participant finished and give them a completion code (idempotent)."""
     me = (
-        Participant.objects.select_for_update(of=("self",))
+        Participant.objects.select_for_update(of=("self",), no_key=True)
         .select_related("study")
         .get(pk=participant.pk)
     )

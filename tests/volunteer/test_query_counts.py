@@ -155,3 +155,23 @@ def test_the_pages_need_no_more_queries_than_the_api() -> None:
     pages, api = measure(10), api_counts(10)
     assert pages["submit"] + pages["instructions"] <= api["answer"] + api["next"], (pages, api)
     assert pages["instructions"] <= api["next"], (pages, api)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the claim in one statement")
+def test_an_answered_page_claims_the_next_item_in_three_statements_on_postgresql() -> None:
+    """POST the answer, then GET the next question: the GET's claim of a regular item is
+    the participant's read, the sweep of expired claims and the claim itself (no BEGIN,
+    no participant lock, no COMMIT: ``annotation.hotpath.claim.at_once``)."""
+    build_study(n_items=30, kinds=("choice",), per_participant=6, slug="three")
+    v = Volunteer("three")
+    v.consent()
+    v.screen()
+    page = v.question_page()
+    for _ in range(4):
+        data = Volunteer.answer_data(*Volunteer.form_of(page))
+        assert v.client.post(v.url("q/"), data).status_code == 302
+        with CaptureQueriesContext(connection) as ctx:
+            page = v.client.get(v.url("q/"))
+        statements = [q["sql"].split()[0:2] for q in ctx.captured_queries]
+        assert len(statements) == 3, [q["sql"][:60] for q in ctx.captured_queries]
+        assert ["WITH", "pick"] in statements and ["WITH", "gone"] in statements
