@@ -65,7 +65,7 @@ LEFT JOIN {_T} t ON t.study_id = p.study_id
 LEFT JOIN {TallyCover._meta.db_table} h ON h.task_id = t.id AND h.group_id = p.group_id
 LEFT JOIN {_C} m ON m.participant_id = p.id AND m.task_id = t.id
 LEFT JOIN (
-  SELECT * FROM {_A} WHERE participant_id = %s AND status IN (%s, %s)
+  SELECT * FROM {_A} WHERE participant_id = %s AND {tally.HELD}
   ORDER BY position, id LIMIT 1
 ) c ON c.task_id = t.id
 LEFT JOIN {_I} ci ON ci.id = c.item_id
@@ -107,10 +107,20 @@ _BUMP_PG = f"bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id 
 # newest version if a concurrent claim of theirs changed it: then nothing is written); the
 # claim and the tally's + 1 only with that count. One claim at a time per participant
 # holds without their row lock: two claims from one state both update that one count row,
-# and the second finds it changed.
+# and the second finds it changed. If any of the group's open claims on the task has
+# expired, nothing is taken (``_EXPIRED``, a probe of the open claims' index): the
+# transaction, which sweeps them back into the pool first, decides. So the sweep, whose
+# plan PostgreSQL cannot keep (its estimate for ``expires_at <= $n`` differs too much
+# from a custom plan's), runs only when there is something to sweep.
+_EXPIRED = f"""NOT EXISTS (SELECT 1 FROM {_A} e
+    WHERE e.task_id = %s AND e.group_id = %s AND e.{tally.OPEN} AND e.expires_at <= %s)"""
 _PICK = _NEXT.replace(f"SELECT {I.sql}, x.id, x.taken, {_MINE}", "SELECT x.item_id, x.id, x.taken")
 _PICK = _PICK.replace(f"FROM {_X} x JOIN {_I} i ON i.id = x.item_id", f"FROM {_X} x")
-assert _PICK.count("%s") == 6 and "x.item_id, x.id, x.taken" in _PICK
+_PICK = _PICK.replace(
+    "WHERE x.task_id = %s AND x.group_id = %s AND ",
+    f"WHERE x.task_id = %s AND x.group_id = %s AND {_EXPIRED}\n  AND ",
+)
+assert _PICK.count("%s") == 9 and "x.item_id, x.id, x.taken" in _PICK and _EXPIRED in _PICK
 _AT_ONCE = f"""
 WITH pick (item_id, tally_id, taken) AS ({_PICK} FOR UPDATE OF x SKIP LOCKED),
 counted AS (
@@ -127,7 +137,7 @@ counted AS (
 SELECT {I.sql}, pick.tally_id, pick.taken, (SELECT id FROM stored)
 FROM pick JOIN {_I} i ON i.id = pick.item_id
 """
-assert _AT_ONCE.count("%s") == 22 and "FROM pick, counted\n" in _AT_ONCE
+assert _AT_ONCE.count("%s") == 25 and "FROM pick, counted\n" in _AT_ONCE
 _RENEW = (
     f"UPDATE {_A} SET status = %s, expires_at = %s, served_at = %s WHERE id = %s AND status = %s"
 )
@@ -183,7 +193,7 @@ class State:
 def state(pk: int) -> State:
     """One read of everything the claim rule needs (no lock: ``lock`` then checks that
     nothing changed). Raises ``Participant.DoesNotExist``."""
-    result = fetch(_STATE, [int(pk), CLAIMED, EXPIRED, int(pk)])
+    result = fetch(_STATE, [int(pk), int(pk)])
     if not result:
         raise Participant.DoesNotExist(f"participant {pk}")
     return _state(result)
@@ -207,7 +217,7 @@ def state_by_public_id(public_id: str, study_id: int, slug: str) -> State | None
     """:func:`state` of the participant ``public_id`` in study ``study_id`` if that study
     is ``slug`` and not a draft (as ``annotation.hotpath.pages`` finds them), or None."""
     key = [str(public_id), int(study_id)]
-    params = [*key, CLAIMED, EXPIRED, *key, slug, Study.Status.DRAFT]
+    params = [*key, *key, slug, Study.Status.DRAFT]
     result = fetch(_STATE_BY_PUBLIC_ID, params)
     return _state(result) if result else None
 
@@ -278,15 +288,17 @@ class Stale(Exception):
 
 def at_once(
     *, me: Participant, task: Task, position: int, mine: tuple[int, int],
-    option_order: dict[str, list[int]], expires_at: datetime, served_at: datetime | None,
+    option_order: dict[str, list[int]], now: datetime, expires_at: datetime,
+    served_at: datetime | None,
 ) -> tuple[Assignment, int] | None:  # fmt: skip
     """Claim the unseen regular item of the task with the group's largest shortfall in one
     statement, without a transaction (PostgreSQL): the claim (as ``insert`` returns it)
     and its item's ``taken`` before; :class:`Stale` when the participant's counts are no
     longer ``mine`` (regular, checks on this task) and ``position`` (all their
-    assignments): another claim of theirs came first, nothing was written; None when
-    no row could be taken without waiting (none left, or all held by other claims). Sweep
-    expired claims first (``tally.sweep``)."""
+    assignments): another claim of theirs came first, nothing was written; None, with
+    nothing written, when the group has expired claims on the task to sweep first
+    (at ``now``), or when no row could be taken without waiting (none left, or all held
+    by other claims)."""
     assert me.group_id is not None
     a = Assignment(
         participant=me, task=task, group_id=me.group_id, position=position,
@@ -295,7 +307,8 @@ def at_once(
     )  # fmt: skip
     order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
     params = [
-        task.pk, me.group_id, me.pk, task.pk, me.group_id, me.pk,  # pick
+        task.pk, me.group_id, task.pk, me.group_id, stamp(now),  # pick: nothing expired
+        me.pk, task.pk, me.group_id, me.pk,  # pick: unseen, lowest level
         me.pk, task.pk, mine[0], mine[1], me.pk, position,  # counted
         me.pk, task.pk, me.group_id, position, a.status, order, stamp(a.claimed_at),
         stamp(expires_at), stamp(served_at) if served_at else None,  # stored

@@ -60,7 +60,11 @@ SWEEP_BATCH = 500
 # scanned every assignment of the task and group, a cost growing with the study
 # (tests/volunteer/test_query_plans.py).
 OPEN = f"status = '{CLAIMED.value}'"
-assert CLAIMED.value.isidentifier()
+# A participant's claims not yet answered, open or expired (the claim's read): literal
+# too, so that the generic plan's estimate matches a custom plan's and PostgreSQL keeps
+# the generic one instead of planning the read afresh at every page.
+HELD = f"status IN ('{CLAIMED.value}', '{EXPIRED.value}')"
+assert CLAIMED.value.isidentifier() and EXPIRED.value.isidentifier()
 
 # PostgreSQL: one statement, gated so that one sweep per (task, group) runs at a time (a
 # non-blocking try-lock held to the end of the claim's transaction: the others skip the

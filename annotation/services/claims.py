@@ -208,7 +208,8 @@ def _claim(
             a = _claim_at_once(st, row, position, now, served_at)
             if a is not None:
                 return a
-            # Nothing could be taken without waiting: the transaction below decides.
+            # Expired claims to sweep first, or nothing could be taken without waiting:
+            # the transaction below decides.
         # In the caller's transaction when it holds the participant's lock already.
         with nullcontext() if locked else transaction.atomic():
             a = _claim_locked(st, row, check, position, now, served_at, locked)
@@ -266,15 +267,15 @@ def _claim_at_once(
     """A regular item claimed in one statement (``hotpath.claim.at_once``, PostgreSQL), its
     shuffle drawn before the item is known, for the option lists of the task's last item
     claimed here (a task's items mostly have the same lists); an item with other lists
-    gets a shuffle of its own at once. None: nothing could be taken without waiting."""
+    gets a shuffle of its own at once. None: expired claims to sweep first, or nothing
+    could be taken without waiting."""
     me, task = st.me, row.task
     assert me.group_id is not None
     shuffle = me.study.shuffle_options
     guess = _LISTS.get(task.pk) if shuffle else {}
-    sql.tally.sweep(task.pk, me.group_id, now)
     got = sql.at_once(
         me=me, task=task, position=position, mine=(row.mine_regular, row.mine_checks),
-        option_order=strategy.shuffled(guess, rng) if guess else {},
+        option_order=strategy.shuffled(guess, rng) if guess else {}, now=now,
         expires_at=_claim_expiry(now), served_at=served_at,
     )  # fmt: skip
     if got is None:

@@ -10,6 +10,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
@@ -43,12 +44,12 @@ def _written(study) -> tuple[int, int, list[tuple[int, int, int]]]:  # type: ign
     )
 
 
-def _at_once(p, st, mine=None):  # type: ignore[no-untyped-def]
+def _at_once(p, st, mine=None, now=None):  # type: ignore[no-untyped-def]
     row = st.rows[0]
-    now = timezone.now()
+    now = now or timezone.now()
     return sql.at_once(
         me=st.me, task=row.task, position=st.n_assigned,
-        mine=mine or (row.mine_regular, row.mine_checks), option_order={},
+        mine=mine or (row.mine_regular, row.mine_checks), option_order={}, now=now,
         expires_at=now + timedelta(minutes=30), served_at=None,
     )  # fmt: skip
 
@@ -102,6 +103,26 @@ def test_nothing_left_to_take_leaves_the_decision_to_the_transaction() -> None:
     assert _at_once(p, st) is None  # every item seen: no row
     assert _written(study) == before
     assert services.assignment_next(participant=p) is None
+
+
+def test_expired_claims_of_the_group_are_swept_by_the_transaction_first() -> None:
+    """An open claim of the group past its expiry: the statement takes nothing (its item
+    must go back to the pool before anything is chosen), and the service's transaction
+    sweeps it and gives that item, now the largest shortfall, to the next volunteer."""
+    study = build_study(n_items=4, per_participant=2, target=1, groups=("A",))
+    holder, other = enrol(study), enrol(study)
+    held = services.assignment_next(participant=holder)  # claimed, never answered
+    later = timezone.now() + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 60)
+    others = Item.objects.filter(task=held.task).exclude(pk=held.item_id)
+    Tally.objects.filter(item__in=others).update(taken=1)  # the others answered meanwhile
+    st = _state(other)
+    before = _written(study)
+    assert _at_once(other, st, now=later) is None
+    assert _written(study) == before
+    got = services.assignment_next(participant=other, now=later)
+    assert got.item_id == held.item_id  # back in the pool, and the largest shortfall
+    assert Assignment.objects.get(pk=held.pk).status == Assignment.Status.EXPIRED
+    assert _at_once(enrol(study), _state(enrol(study)), now=later) is not None  # swept
 
 
 def test_the_shuffle_drawn_before_the_item_always_fits_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.hotpath import tally
+from annotation.hotpath import claim, tally
 from annotation.models import Assignment
 from studies.models import Group, Item, Task
 from tests.volunteer.conftest import build_study, enrol
@@ -32,10 +32,10 @@ pytestmark = pytest.mark.django_db
 INDEX = "assignment_open_expiry"
 
 
-def _filled() -> tuple[int, int]:
-    """A task with 600 answered assignments of one group and a few open claims, the
-    tables analysed: the planner sees a study under way."""
-    study = build_study(n_items=60, per_participant=60, groups=("A",))
+def _filled(n_items: int = 60) -> tuple[int, int]:
+    """A task with 10 participants' answered assignments of one group (``n_items`` each)
+    and a few open claims, the tables analysed: the planner sees a study under way."""
+    study = build_study(n_items=n_items, per_participant=n_items, groups=("A",))
     task = Task.objects.get(study=study)
     group = Group.objects.get(study=study, slug="A")
     items = list(Item.objects.filter(task=task).order_by("pk"))
@@ -68,12 +68,13 @@ def _numbered(sql: str) -> tuple[str, int]:
     return re.sub(r"%s", number, sql), count
 
 
-def generic_plan(sql: str, params: list[object]) -> str:
-    """PostgreSQL's generic plan of ``sql`` (as a statement prepared and reused)."""
+def generic_plan(sql: str, params: list[object], mode: str = "force_generic_plan") -> str:
+    """PostgreSQL's generic plan of ``sql`` (as a statement prepared and reused), or with
+    ``mode="force_custom_plan"`` the plan made for these parameters."""
     text, count = _numbered(sql)
     assert count == len(params)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cursor.execute(f"SET LOCAL plan_cache_mode = {mode}")
         cursor.execute(f"PREPARE plan_check AS {text}")
         try:
             placeholders = ", ".join(["%s"] * count)
@@ -124,3 +125,37 @@ def test_the_sweep_still_returns_expired_claims_to_the_pool() -> None:
     statuses = Assignment.objects.filter(task_id=task).values_list("status", flat=True)
     assert sorted(set(statuses)) == ["answered", "expired"]
     assert list(statuses).count("expired") == 3
+
+
+def _cost(plan: str) -> float:
+    found = re.search(r"cost=[\d.]+\.\.([\d.]+)", plan.splitlines()[0])
+    assert found, plan
+    return float(found.group(1))
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plan cache")
+def test_the_pages_statements_keep_their_generic_plans() -> None:
+    """PostgreSQL reuses a prepared statement's generic plan only while its estimated cost
+    is about that of the plans made for the actual parameters; otherwise it plans the
+    statement afresh at every execution (1.45 ms for the participant's read, more than a
+    whole floor request, when its statuses were parameters). The participant's read and
+    the claim in one statement: generic plans within 1.5 times the custom ones' cost."""
+    task, group = _filled(n_items=300)
+    p = Assignment.objects.filter(task_id=task, status=Assignment.Status.CLAIMED).first()
+    assert p is not None
+    me = p.participant
+    now = tally.stamp(timezone.now())
+    state = [me.public_id, me.study_id, me.public_id, me.study_id, me.study.slug, "draft"]
+    at_once = [task, group, task, group, now, me.pk, task, group, me.pk,
+               me.pk, task, 0, 0, me.pk, 0,
+               me.pk, task, group, 0, "claimed", "{}", now, now, None, 0.5]  # fmt: skip
+    for sql, params in ((claim._STATE_BY_PUBLIC_ID, state), (claim._AT_ONCE, at_once)):
+        generic = _cost(generic_plan(sql, params))
+        custom = _cost(generic_plan(sql, params, "force_custom_plan"))
+        assert generic <= 1.5 * custom, (sql[:60], generic, custom)
+    # The control: the participant's read with its statuses as parameters.
+    parametrised = claim._STATE_BY_PUBLIC_ID.replace(tally.HELD, "status IN (%s, %s)")
+    params = [*state[:2], "claimed", "expired", *state[2:]]
+    generic = _cost(generic_plan(parametrised, params))
+    custom = _cost(generic_plan(parametrised, params, "force_custom_plan"))
+    assert generic > 1.5 * custom, (generic, custom)
