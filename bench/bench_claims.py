@@ -39,7 +39,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import PG_ADMIN, bench_env, fresh_database, write_result  # noqa: E402
+from bench.common import (  # noqa: E402
+    PG_ADMIN,
+    bench_env,
+    deployed_autovacuum,
+    fresh_database,
+    write_result,
+)
 
 PG_NAME = "shiping_bench_claims"
 PARTICIPANTS = 200
@@ -260,12 +266,13 @@ def main() -> None:
     people = {n_items: build(n_items, rounds) for n_items in sizes}
     connections.close_all()
     runs: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for _ in range(REPEATS):
-        for n_items in sizes:
-            for workers in (2, 4):
-                row = phase(env, people[n_items], workers, args.threads, rounds)
-                runs.setdefault((n_items, workers), []).append(row)
-                print(json.dumps({"items": n_items, **row}), flush=True)
+    with deployed_autovacuum() as autovacuum:  # docs/deploy.md's, as in a deployment
+        for _ in range(REPEATS):
+            for n_items in sizes:
+                for workers in (2, 4):
+                    row = phase(env, people[n_items], workers, args.threads, rounds)
+                    runs.setdefault((n_items, workers), []).append(row)
+                    print(json.dumps({"items": n_items, **row}), flush=True)
     results: list[dict[str, Any]] = []
     for (n_items, workers), rows in runs.items():
         results.append({
@@ -295,6 +302,7 @@ def main() -> None:
         "claims",
         {
             "quick": args.quick,
+            "autovacuum": autovacuum,
             "participants": PARTICIPANTS,
             "rounds": rounds,
             "repeats": REPEATS,

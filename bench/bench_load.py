@@ -29,12 +29,13 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import loadtest
-from bench.common import write_result
+from bench.common import deployed_autovacuum, write_result
 
 DB = "shiping_bench_load"
 # Volunteers arrive over half a minute (a recruitment post brings people within minutes,
@@ -99,6 +100,8 @@ def main() -> None:
     n, think, seconds, sat_seconds = (
         (40, (1.0, 2.0), 60, 8) if args.quick else (200, (2.0, 5.0), 150, 20)
     )
+    settings = ExitStack()  # docs/deploy.md's autovacuum, as in a deployment, for the run
+    autovacuum = settings.enter_context(deployed_autovacuum())
     url = loadtest.fresh_database(DB)
     env = loadtest.stack_env(url, Path(tempfile.mkdtemp()))
     loadtest.manage(env, "migrate", "--noinput")
@@ -139,6 +142,7 @@ def main() -> None:
     finally:
         server.stop()
         loadtest.drop_database(DB)
+        settings.close()
     sat_summary, floor_summary = loadtest.summary(sat), loadtest.summary(floor)
     result = {
         "stack": f"gunicorn {args.workers} sync workers (--preload) + PostgreSQL, load generator on the same 2 cores",
@@ -153,6 +157,7 @@ def main() -> None:
             "note": "an answer is one request (POST answers/?next=1: store + claim the next item); the floor one INSERT",
         },
         "faults": faults,
+        "autovacuum": autovacuum,
         "quick": args.quick,
     }
     path = write_result("load", result)

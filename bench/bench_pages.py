@@ -18,6 +18,12 @@ afterwards: stored once, its assignment answered. Beside each phase, the CPU it 
 answer (or floor request), by process: the gunicorn workers, the PostgreSQL backends of
 the bench database, and this load generator (/proc). Results: bench/results/pages.json.
 
+PostgreSQL runs with the autovacuum settings docs/deploy.md asks of a deployment
+(``bench.common.deployed_autovacuum``: on, a 15 s round; set for the run and put back
+after), because a test server may have autovacuum off, and the claims' dead rows then
+pile up for the whole run as in no deployment. ``--server-autovacuum`` measures the
+server as it is.
+
     .venv/bin/python bench/bench_pages.py           # 3 rounds x 50 clients x 30 answers
     .venv/bin/python bench/bench_pages.py --quick   # 1 round  x 50 clients x 8 answers
 """
@@ -35,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_submit import server_env, start_server, stop_server  # noqa: E402
-from bench.common import free_port, fresh_database, write_result  # noqa: E402
+from bench.common import deployed_autovacuum, free_port, fresh_database, write_result  # noqa: E402
 
 PG_NAME = "shiping_bench_pages"
 RESULT = ROOT / "bench" / "results" / "pages.json"
@@ -268,24 +275,27 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
     port = free_port()
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
                    cwd=ROOT, env=env, check=True)  # fmt: skip
-    server = start_server(env, port, args.workers, threads)
-    try:
-        meter = Meter(server.pid, meter_db)
-        base = f"http://127.0.0.1:{port}"
-        vacuum = None
-        if postgres and args.vacuum_between_rounds:
+    autovacuum: dict[str, Any] | None = None
+    with deployed_autovacuum(not args.server_autovacuum) if postgres else nullcontext() as found:
+        autovacuum = found
+        server = start_server(env, port, args.workers, threads)
+        try:
+            meter = Meter(server.pid, meter_db)
+            base = f"http://127.0.0.1:{port}"
+            vacuum = None
+            if postgres and args.vacuum_between_rounds:
 
-            def vacuum() -> None:
-                import psycopg
+                def vacuum() -> None:
+                    import psycopg
 
-                with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
-                    conn.execute(
-                        "VACUUM annotation_tally, annotation_assignment, annotation_taskcount"
-                    )
+                    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as conn:
+                        conn.execute(
+                            "VACUUM annotation_tally, annotation_assignment, annotation_taskcount"
+                        )
 
-        got = asyncio.run(drive(base, floor, args.clients, rounds, per, meter, vacuum))
-    finally:
-        stop_server(server)
+            got = asyncio.run(drive(base, floor, args.clients, rounds, per, meter, vacuum))
+        finally:
+            stop_server(server)
     from django.db import connections
     from django.db.models import Count
 
@@ -308,6 +318,7 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
     ratio = round(med["pages"]["per_s"] / med["floor"]["per_s"], 3)
     return {
         "database": "postgresql" if postgres else "sqlite",
+        "autovacuum": autovacuum,
         "server": f"gunicorn, {args.workers} workers x {threads} thread(s)",
         "clients": args.clients,
         "answers_per_client_per_round": per,
@@ -331,6 +342,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--vacuum-between-rounds", action="store_true",
                         help="diagnostic (PostgreSQL): VACUUM the claim tables before each round")  # fmt: skip
+    parser.add_argument("--server-autovacuum", action="store_true",
+                        help="PostgreSQL: keep the server's autovacuum settings, instead of "
+                             "docs/deploy.md's for the run (bench.common.deployed_autovacuum)")  # fmt: skip
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:  # a child process: one database, one server configuration
@@ -343,7 +357,8 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--one", "--databases", db, "--threads", threads,
                    "--clients", str(args.clients), "--workers", str(args.workers),
                    *(["--quick"] if args.quick else []),
-                   *(["--vacuum-between-rounds"] if args.vacuum_between_rounds else [])]  # fmt: skip
+                   *(["--vacuum-between-rounds"] if args.vacuum_between_rounds else []),
+                   *(["--server-autovacuum"] if args.server_autovacuum else [])]  # fmt: skip
             child = subprocess.run(cmd, capture_output=True, text=True)
             if child.returncode != 0 or "RESULT " not in child.stdout:
                 tail = "\n".join(child.stderr.strip().splitlines()[-15:])

@@ -9,7 +9,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,50 @@ def drop_database(name: str) -> None:
 
     with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# What docs/deploy.md asks of a deployment's PostgreSQL for the hot tables' dead rows.
+DEPLOYED_AUTOVACUUM = {"autovacuum": "on", "autovacuum_naptime": "15s"}
+
+
+@contextmanager
+def deployed_autovacuum(enabled: bool = True) -> Iterator[dict[str, Any]]:
+    """Run a PostgreSQL benchmark under the autovacuum settings of docs/deploy.md. A test
+    machine's server may differ (these machines' CI configuration turns autovacuum off);
+    then the claims' dead rows pile up for the whole run, which no deployment sees. The
+    settings are changed with ALTER SYSTEM and a reload for the benchmark only, and put
+    back afterwards (a value ALTER SYSTEM had set before is set again). Yields what was
+    found and what was run with, for the result file; ``enabled=False`` changes nothing."""
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        found = {
+            name: str(row[0])
+            for name in DEPLOYED_AUTOVACUUM
+            if (row := conn.execute(f"SHOW {name}").fetchone()) is not None
+        }
+        earlier: dict[str, str] = dict(conn.execute(
+            "SELECT name, setting FROM pg_file_settings WHERE name = ANY(%s)"
+            " AND sourcefile LIKE %s AND error IS NULL",
+            [list(DEPLOYED_AUTOVACUUM), "%postgresql.auto.conf"],
+        ).fetchall())  # fmt: skip
+        wanted = dict(DEPLOYED_AUTOVACUUM) if enabled else {}
+        for name, value in wanted.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        if wanted:
+            conn.execute("SELECT pg_reload_conf()")
+    used = {name: str(wanted.get(name, found[name])) for name in DEPLOYED_AUTOVACUUM}
+    try:
+        yield {"server": found, "run with": used}
+    finally:
+        if wanted:
+            with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+                for name in wanted:
+                    if name in earlier:
+                        conn.execute(f"ALTER SYSTEM SET {name} = '{earlier[name]}'")
+                    else:
+                        conn.execute(f"ALTER SYSTEM RESET {name}")
+                conn.execute("SELECT pg_reload_conf()")
 
 
 def free_port() -> int:

@@ -17,13 +17,13 @@ and ``bench/bench_load.py``). PostgreSQL and SQLite alike:
    claimed meanwhile and the service reads again;
 4. ``insert`` the claim and ``tally.bump`` its item's row.
 
-On PostgreSQL a regular item is claimed without that transaction: ``tally.sweep`` as
-its own statement, then ``at_once``, one statement that takes the row (SKIP LOCKED),
-checks the participant's counts against their state on their task count's row (which a
-concurrent claim of theirs would have changed: then nothing is written and the service
-reads again) and writes the claim, the count and the tally. Seven round trips became
-three (the state, the sweep, the claim). Checks, and claims that would have to wait for
-a row another claim holds, take the transaction.
+On PostgreSQL a regular item is claimed without that transaction: ``at_once``, one
+statement that takes the row (SKIP LOCKED) unless an open claim of the group on the task
+has expired, checks the participant's counts against their state on their task count's
+row (which a concurrent claim of theirs would have changed: then nothing is written and
+the service reads again) and writes the claim, the count and the tally. Seven round
+trips became two (the state, the claim). Checks, expired claims to sweep, and claims
+that would have to wait for a row another claim holds take the transaction.
 
 No lock is shared by a group's claims: two volunteers lock two different tally rows and
 claim at the same time, and the cost does not depend on the pool's size
