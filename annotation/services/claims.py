@@ -2,10 +2,11 @@
 
 The statements themselves are in ``annotation.hotpath.claim`` (and ``tally``): one read
 of the participant, the study's tasks with their counts and the open claim; only when a
-new item is due, the sweep of expired claims, then on PostgreSQL one statement that takes
-the first unseen row of the group's tallies and writes the claim with its counts, or else
-(SQLite, attention checks, a row that must be waited for) a transaction: the
-participant's row lock, that row, the INSERT with its tally's +1.
+new item is due, on PostgreSQL one statement that takes the first unseen row of the
+group's tallies and writes the claim with its counts, or else (SQLite, attention checks,
+expired claims to sweep first, a row that must be waited for) a transaction: the
+participant's row lock, the sweep of expired claims, that row, the INSERT with its
+tally's +1.
 """
 
 from __future__ import annotations
