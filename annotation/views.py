@@ -273,6 +273,11 @@ def _render_question(
         f["legend"] = kind.legend(f["key"], f["prompt"])
         f["selected"] = (selected or {}).get(f["key"], "")
         f["errors"] = errors.get(f["key"], [])
+        # Every key the template asks for is present: a missing one costs the template
+        # engine a failed lookup (three exceptions and a dir()) at each use.
+        f.setdefault("description", "")
+        f.setdefault("labelled", False)
+        f["first_problem"] = False
         if "scale" in f:  # each point with its label (anchor), if it has one
             f["points"] = [
                 {
