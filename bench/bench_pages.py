@@ -275,9 +275,9 @@ def run_one(args: argparse.Namespace, postgres: bool, threads: int) -> dict[str,
     port = free_port()
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
                    cwd=ROOT, env=env, check=True)  # fmt: skip
-    autovacuum: dict[str, Any] | None = None
-    with deployed_autovacuum(not args.server_autovacuum) if postgres else nullcontext() as found:
-        autovacuum = found
+    with (
+        deployed_autovacuum(not args.server_autovacuum) if postgres else nullcontext()
+    ) as autovacuum:
         server = start_server(env, port, args.workers, threads)
         try:
             meter = Meter(server.pid, meter_db)

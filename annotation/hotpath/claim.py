@@ -71,7 +71,6 @@ LEFT JOIN (
 LEFT JOIN {_I} ci ON ci.id = c.item_id
 WHERE p.id = %s
 """
-_LOCK_ME = counts.LOCK
 # How many assignments the participant has (their task counts, kept by every claim).
 _MINE = f"(SELECT coalesce(sum(mine.regular + mine.checks), 0) FROM {_C} mine WHERE mine.participant_id = %s)"
 _UNSEEN = (
@@ -92,13 +91,22 @@ ORDER BY x.taken, x.tiebreak LIMIT 1
 _ANY = f"""SELECT {I.sql}, {_MINE} FROM {_I} i WHERE i.task_id = %s AND i.is_attention_check = %s
   AND NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = i.id)
   ORDER BY random() LIMIT 1"""
-_INSERT = f"""
-INSERT INTO {_A} (participant_id, item_id, task_id, group_id, position, status,
-  option_order, claimed_at, expires_at, served_at, answered_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)
-"""
-_INSERT_COUNTED = _INSERT.replace("VALUES (", "SELECT ").replace(", NULL)", ", NULL FROM counted")
-_BUMP_PG = f"bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s WHERE id = %s)"
+_COLUMNS = f"""INSERT INTO {_A} (participant_id, item_id, task_id, group_id, position, status,
+  option_order, claimed_at, expires_at, served_at, answered_at)"""
+_INSERT = f"{_COLUMNS}\nVALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL)"
+
+
+def _insert_from(source: str, item: str = "%s") -> str:
+    """The claim's INSERT written only if ``source`` (CTEs of the same statement) has a
+    row; the item id is ``item``."""
+    return f"{_COLUMNS}\nSELECT %s, {item}, %s, %s, %s, %s, %s, %s, %s, %s, NULL FROM {source}"
+
+
+# The transaction's INSERT on PostgreSQL: the task count's + 1 (``counted``) first, then
+# only with it the claim and its item's tally + 1 (a fresh tiebreak).
+_INSERT_COUNTED = _insert_from("counted")
+_BUMP_PG = f"""bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s
+  WHERE id = %s AND EXISTS (SELECT 1 FROM counted))"""
 
 # PostgreSQL: a regular item's claim in one statement, outside any transaction (``at_once``):
 # the first unseen row at the group's lowest level, taken without waiting for one another
@@ -129,7 +137,7 @@ counted AS (
     AND EXISTS (SELECT 1 FROM pick) AND {_MINE} = %s
   RETURNING id
 ), stored AS (
-  {_INSERT.replace("VALUES (%s, %s,", "SELECT %s, pick.item_id,").replace(", NULL)", ", NULL FROM pick, counted")}
+  {_insert_from("pick, counted", item="pick.item_id")}
   RETURNING id
 ), bump AS (
   UPDATE {_X} b SET taken = b.taken + 1, tiebreak = %s FROM pick, counted WHERE b.id = pick.tally_id
@@ -245,7 +253,7 @@ def _state(result: list[tuple[Any, ...]]) -> State:
 def lock_participant(pk: int) -> None:
     """One claim at a time per participant (SQLite: BEGIN IMMEDIATE serialises all)."""
     if connection.features.has_select_for_update:
-        fetch(_LOCK_ME, [int(pk)])
+        fetch(counts.LOCK, [int(pk)])
 
 
 def next_regular(
@@ -300,18 +308,15 @@ def at_once(
     (at ``now``), or when no row could be taken without waiting (none left, or all held
     by other claims)."""
     assert me.group_id is not None
-    a = Assignment(
-        participant=me, task=task, group_id=me.group_id, position=position,
-        status=Assignment.Status.CLAIMED, option_order=option_order,
-        claimed_at=timezone.now(), expires_at=expires_at, served_at=served_at,
+    a, (owner, _item, *values) = _new_claim(
+        me=me, item=None, task=task, position=position, option_order=option_order,
+        expires_at=expires_at, served_at=served_at,
     )  # fmt: skip
-    order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
     params = [
         task.pk, me.group_id, task.pk, me.group_id, stamp(now),  # pick: nothing expired
         me.pk, task.pk, me.group_id, me.pk,  # pick: unseen, lowest level
         me.pk, task.pk, mine[0], mine[1], me.pk, position,  # counted
-        me.pk, task.pk, me.group_id, position, a.status, order, stamp(a.claimed_at),
-        stamp(expires_at), stamp(served_at) if served_at else None,  # stored
+        owner, *values,  # stored (its item is pick's)
         random.random(),  # bump
     ]  # fmt: skip
     rows = fetch(_AT_ONCE, params)
@@ -358,28 +363,18 @@ def insert(
     ``objects.create`` would return it. :class:`Stale` if the participant's counts on the
     task are no longer ``mine`` (regular, checks): a claim of theirs in one statement
     (``at_once``, which takes no participant lock) came first; nothing is written."""
-    a = Assignment(
-        participant=me, item=item, task=task, group_id=me.group_id, position=position,
-        status=Assignment.Status.CLAIMED, option_order=option_order,
-        claimed_at=timezone.now(), expires_at=expires_at, served_at=served_at,
+    a, params = _new_claim(
+        me=me, item=item, task=task, position=position, option_order=option_order,
+        expires_at=expires_at, served_at=served_at,
     )  # fmt: skip
-    order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
-    params = [me.pk, item.pk, task.pk, me.group_id, position, a.status, order,
-              stamp(a.claimed_at), stamp(expires_at),
-              stamp(served_at) if served_at else None]  # fmt: skip
     check = bool(item.is_attention_check)
     counted: list[Any] = [0 if check else 1, 1 if check else 0, me.pk, task.pk, *mine]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # One round trip: the participant's task count (+1), then only with it the
-            # claim and its item's tally (+1, a fresh tiebreak).
+            # One round trip (``_INSERT_COUNTED``, ``_BUMP_PG``).
             ctes = [f"counted AS ({counts.CLAIMED} RETURNING id)"]
             if tally_id is not None:
-                ctes.append(
-                    _BUMP_PG.replace(
-                        "WHERE id = %s", "WHERE id = %s AND EXISTS (SELECT 1 FROM counted)"
-                    )
-                )
+                ctes.append(_BUMP_PG)
                 counted += [random.random(), tally_id]
             cursor.execute(
                 f"WITH {', '.join(ctes)} {_INSERT_COUNTED} RETURNING id", counted + params
@@ -401,6 +396,24 @@ def insert(
             cursor.execute(_INSERT, params)
             a.pk = cursor.lastrowid
     return _saved(a)
+
+
+def _new_claim(
+    *, me: Participant, item: Item | None, task: Task, position: int,
+    option_order: dict[str, list[int]], expires_at: datetime, served_at: datetime | None,
+) -> tuple[Assignment, list[Any]]:  # fmt: skip
+    """A claim as ``objects.create`` would make it (no id yet), and its values in
+    ``_COLUMNS``' order up to ``answered_at`` (the item's id None without an item)."""
+    a = Assignment(
+        participant=me, item=item, task=task, group_id=me.group_id, position=position,
+        status=Assignment.Status.CLAIMED, option_order=option_order,
+        claimed_at=timezone.now(), expires_at=expires_at, served_at=served_at,
+    )  # fmt: skip
+    order = Assignment._meta.get_field("option_order").get_db_prep_save(option_order, connection)
+    values = [me.pk, item.pk if item else None, task.pk, me.group_id, position, a.status,
+              order, stamp(a.claimed_at), stamp(expires_at),
+              stamp(served_at) if served_at else None]  # fmt: skip
+    return a, values
 
 
 def _saved(a: Assignment) -> Assignment:

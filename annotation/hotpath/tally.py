@@ -97,8 +97,9 @@ def gate_key(task_id: int, group_id: int) -> int:
 
 def sweep(task_id: int, group_id: int, now: datetime) -> None:
     """Mark the group's open claims on the task that expired by ``now``, and give their
-    items back (``taken`` - 1 each). Before the claim, in its transaction or (PostgreSQL,
-    ``claim.at_once``) as a statement of its own."""
+    items back (``taken`` - 1 each). In the claim's transaction, before it chooses (on
+    PostgreSQL the claim in one statement takes nothing while there is something to
+    sweep, and leaves the claim to that transaction: ``claim.at_once``)."""
     when = stamp(now)
     if connection.vendor == "postgresql":
         key = gate_key(task_id, group_id)

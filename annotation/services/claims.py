@@ -271,7 +271,6 @@ def _claim_at_once(
     gets a shuffle of its own at once. None: expired claims to sweep first, or nothing
     could be taken without waiting."""
     me, task = st.me, row.task
-    assert me.group_id is not None
     shuffle = me.study.shuffle_options
     guess = _LISTS.get(task.pk) if shuffle else {}
     got = sql.at_once(
