@@ -76,18 +76,29 @@ _MINE = f"(SELECT coalesce(sum(mine.regular + mine.checks), 0) FROM {_C} mine WH
 _UNSEEN = (
     f"NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = {{}}.item_id)"
 )
-# The largest shortfall is the smallest ``taken``; the level is read once per statement
-# (an uncorrelated subquery), so a row whose ``taken`` rose meanwhile fails the recheck
-# PostgreSQL makes when it locks a row changed since the statement began, and is passed.
-_NEXT = f"""
-SELECT {I.sql}, x.id, x.taken, {_MINE}
-FROM {_X} x JOIN {_I} i ON i.id = x.item_id
-WHERE x.task_id = %s AND x.group_id = %s AND {_UNSEEN.format("x")}
+
+
+def _first_unseen(columns: str, source: str, also: str = "") -> str:
+    """The rule of the next regular item, written once for both claims: the participant's
+    first unseen tally row (alias ``x``) of the task and group at the group's lowest level.
+    The largest shortfall is the smallest ``taken``; the level is read once per statement
+    (an uncorrelated subquery), so a row whose ``taken`` rose meanwhile fails the recheck
+    PostgreSQL makes when it locks a row changed since the statement began, and is passed.
+    ``also``: a further condition, ending in ``AND``. Parameters, after those of
+    ``columns``: task, group, then ``also``'s, then participant, task, group, participant."""
+    return f"""
+SELECT {columns}
+FROM {source}
+WHERE x.task_id = %s AND x.group_id = %s AND {also}{_UNSEEN.format("x")}
   AND x.taken <= (
     SELECT y.taken FROM {_X} y WHERE y.task_id = %s AND y.group_id = %s AND {_UNSEEN.format("y")}
     ORDER BY y.taken, y.tiebreak LIMIT 1)
 ORDER BY x.taken, x.tiebreak LIMIT 1
 """
+
+
+# The transaction's claim: the item itself and the participant's count of assignments.
+_NEXT = _first_unseen(f"{I.sql}, x.id, x.taken, {_MINE}", f"{_X} x JOIN {_I} i ON i.id = x.item_id")
 _ANY = f"""SELECT {I.sql}, {_MINE} FROM {_I} i WHERE i.task_id = %s AND i.is_attention_check = %s
   AND NOT EXISTS (SELECT 1 FROM {_A} m WHERE m.participant_id = %s AND m.item_id = i.id)
   ORDER BY random() LIMIT 1"""
@@ -122,13 +133,7 @@ _BUMP_PG = f"""bump AS (UPDATE {_X} SET taken = taken + 1, tiebreak = %s
 # from a custom plan's), runs only when there is something to sweep.
 _EXPIRED = f"""NOT EXISTS (SELECT 1 FROM {_A} e
     WHERE e.task_id = %s AND e.group_id = %s AND e.{tally.OPEN} AND e.expires_at <= %s)"""
-_PICK = _NEXT.replace(f"SELECT {I.sql}, x.id, x.taken, {_MINE}", "SELECT x.item_id, x.id, x.taken")
-_PICK = _PICK.replace(f"FROM {_X} x JOIN {_I} i ON i.id = x.item_id", f"FROM {_X} x")
-_PICK = _PICK.replace(
-    "WHERE x.task_id = %s AND x.group_id = %s AND ",
-    f"WHERE x.task_id = %s AND x.group_id = %s AND {_EXPIRED}\n  AND ",
-)
-assert _PICK.count("%s") == 9 and "x.item_id, x.id, x.taken" in _PICK and _EXPIRED in _PICK
+_PICK = _first_unseen("x.item_id, x.id, x.taken", f"{_X} x", also=f"{_EXPIRED}\n  AND ")
 _AT_ONCE = f"""
 WITH pick (item_id, tally_id, taken) AS ({_PICK} FOR UPDATE OF x SKIP LOCKED),
 counted AS (
