@@ -10,76 +10,19 @@ from __future__ import annotations
 
 import csv
 import io
-import random
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
 
 from annotation.models import Participant, Response
-from studies.models import Item, Study
+from studies.models import Item
+from tests.browser.conftest import PASSWORD
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
 ]
-PASSWORD = "browser-test-password"
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
-
-
-def _answer(item: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    fields = item["fields"]
-    kind = item["task"]["kind"]
-    if kind == "choice":
-        options = fields[0]["options"]
-        # An attentive volunteer: an attention check names its answer in the stem.
-        named = [o["position"] for o in options if f"“{o['text']}”" in item["item"]["stem"]]
-        return {"answer": named[0] if named else rng.randrange(len(options))}
-    if kind == "best_worst":
-        best, worst = rng.sample(range(len(fields[0]["options"])), 2)
-        return {"answer": {"best": best, "worst": worst}}
-    if kind == "multi":
-        return {"answer": {f["key"]: rng.randrange(len(f["options"])) for f in fields}}
-    return {"ratings": {f["key"]: rng.choice(f["scale"]) for f in fields}}
-
-
-def _volunteers(study: Study, n: int, seed: int = 7) -> None:
-    """n participants spread over the screening's options, each answering everything."""
-    rng = random.Random(seed)
-    question = study.screening.get()
-    for k in range(n):
-        client = APIClient()
-        me = client.post(
-            f"/api/v1/volunteer/studies/{study.slug}/enrol/",
-            {"consent": True, "screening": {question.key: k % len(question.options)}},
-            format="json",
-        )
-        assert me.status_code == 201, me.content
-        client.credentials(HTTP_AUTHORIZATION=f"Participant {me.json()['token']}")
-        body = client.get("/api/v1/volunteer/next/").json()
-        while not body["done"]:
-            item = body["item"]
-            reply = client.post(
-                "/api/v1/volunteer/answers/?next=1",
-                {"assignment": item["assignment"], **_answer(item, rng)},
-                format="json",
-            )
-            assert reply.status_code == 201, reply.content
-            body = reply.json()["next"]
-
-
-@pytest.fixture
-def research_demo(
-    transactional_db: Any, live_server: Any, monkeypatch: Any, settings: Any
-) -> Study:
-    from django.core.management import call_command
-
-    settings.RATE_LIMITS = {}  # the simulated volunteers answer faster than people
-    monkeypatch.setenv("DEMO_PASSWORD", PASSWORD)
-    call_command("demo", stdout=io.StringIO())
-    study = Study.objects.get(slug="song-ci-demo")
-    _volunteers(study, n=6)
-    return study
 
 
 def _download(page: Any, selector: str) -> str:
@@ -159,21 +102,6 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     text = page.inner_text("main")
     assert "平" in text and "仄" in text
     context.close()
-
-
-@pytest.fixture
-def paper_studies(transactional_db: Any, live_server: Any) -> tuple[Study, Study]:
-    """The synthetic Tang and CCiV worked studies (tests/report), shared with a researcher."""
-    from django.contrib.auth import get_user_model
-
-    from tests.report.test_worked_cciv import build_cciv
-    from tests.report.test_worked_tang import build_tang
-
-    tang, cciv = build_tang()[0].study, build_cciv()[0].study
-    user = get_user_model().objects.create_user("paper-reader", password=PASSWORD, is_staff=True)
-    tang.researchers.add(user)
-    cciv.researchers.add(user)
-    return tang, cciv
 
 
 def _login(page: Any, base: str) -> None:

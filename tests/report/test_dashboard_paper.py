@@ -199,6 +199,25 @@ def test_docs_are_served_safely_with_links_between_them(tang, settings, tmp_path
     assert 'id="two-words"' in render_doc("b")[1]
 
 
+def test_docs_tables_and_code_scroll_in_their_own_boxes(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """On a phone a wide table scrolls inside a focusable region named after its heading
+    (distinct names: two tables under one heading are numbered), a code block by itself;
+    tests/browser/test_research_phone_browser.py measures it in Chromium."""
+    (tmp_path / "docs").mkdir()
+    table = "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    (tmp_path / "docs" / "c.md").write_text(
+        f"# C\n\n## The `n` <column>\n\n{table}\n{table}\n```sh\nmanage.py report\n```\n",
+        encoding="utf-8",
+    )
+    settings.BASE_DIR = tmp_path
+    html = render_doc("c")[1]
+    box = '<div class="table-scroll" tabindex="0" role="region" aria-label="{}"><table>'
+    assert box.format("The n &lt;column&gt;") in html
+    assert box.format("The n &lt;column&gt; (2)") in html
+    assert html.count("</table>\n</div>") == 2
+    assert '<pre tabindex="0"><code class="language-sh">manage.py report' in html
+
+
 def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ignore[no-untyped-def]
     b = tang[0]
     html = _client(b.study).get(f"/research/studies/{b.study.pk}/").content.decode()
