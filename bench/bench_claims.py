@@ -55,14 +55,24 @@ PARTICIPANTS = 200
 REPEATS = 3
 
 
-def build(n_items: int, rounds: int) -> list[int]:
-    """A study with one task of ``n_items`` and 200 participants of its one group."""
+def target_for(smallest: int, rounds: int) -> int:
+    """The group's target per item: the run's claims (200 participants x ``rounds`` x
+    2 worker counts x REPEATS) fill at most half of the smallest pool. With too small a
+    target the pool runs out part-way and the later phases time claims that find nothing
+    (at 1,000 items and a target of 3, the last phases did)."""
+    claims = PARTICIPANTS * rounds * 2 * REPEATS
+    return max(3, -(-2 * claims // smallest))
+
+
+def build(n_items: int, rounds: int, target: int) -> list[int]:
+    """A study with one task of ``n_items`` and 200 participants of its one group, whose
+    target per item leaves room for every claim of the run (``target_for``)."""
     from annotation import services
     from studies.models import Group, Item, Study, Task
 
     study = Study.objects.create(slug=f"claims-{n_items}", title="Claims", consent="ok",
                                  status=Study.Status.OPEN)  # fmt: skip
-    group = Group.objects.create(study=study, slug="A", name="A", target_per_item=3)
+    group = Group.objects.create(study=study, slug="A", name="A", target_per_item=target)
     task = Task.objects.create(study=study, slug="t", title="t", kind="choice",
                                per_participant=rounds * 2 * REPEATS)  # fmt: skip
     options = [{"text": f"option {k}"} for k in range(4)]
@@ -90,6 +100,7 @@ def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
     from annotation import services
 
     durations: list[float] = []
+    found: list[bool] = []
     lock = threading.Lock()
     # Round robin: every participant claims once, then each again, so the 200 compete
     # for the same rows at the top of the index all along.
@@ -105,20 +116,23 @@ def worker(ids: list[int], threads: int, rounds: int, start_at: float) -> None:
             start = time.perf_counter()
             nxt = services.next_item(participant_id=pk, serve=True)
             took = time.perf_counter() - start
+            a = nxt.assignment
             with lock:
                 durations.append(took)
-            a = nxt.assignment
+                found.append(a is not None)
             if a is not None:
                 services.response_submit(participant=nxt.participant, assignment_id=a.pk, answer=0)
         connections.close_all()
 
     pool = [threading.Thread(target=run) for _ in range(threads)]
+    for conn in connections.all():  # connected before the clock starts, as an app worker is
+        conn.ensure_connection()
     time.sleep(max(0.0, start_at - time.time()))  # every worker starts at once, set up
     for t in pool:
         t.start()
     for t in pool:
         t.join()
-    print(json.dumps({"durations": durations, "end": time.time()}))
+    print(json.dumps({"durations": durations, "found": sum(found), "end": time.time()}))
 
 
 def cpu_ticks() -> tuple[int, int]:
@@ -195,6 +209,7 @@ def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, round
         for chunk in chunks
     ]
     durations: list[float] = []
+    found = 0
     end = start
     for proc in procs:
         out, _ = proc.communicate()
@@ -202,12 +217,14 @@ def phase(env: dict[str, str], ids: list[int], workers: int, threads: int, round
             raise RuntimeError("a claims worker failed")
         got = json.loads(out.strip().splitlines()[-1])
         durations += got["durations"]
+        found += got["found"]
         end = max(end, got["end"])
     elapsed = end - start
     return {
         "workers": workers,
         "threads": threads,
         "claims": len(durations),
+        "claims_found_nothing": len(durations) - found,  # 0: the pool never ran out
         "claims_per_s": len(durations) / elapsed,
         "claim_ms_median": 1000 * statistics.median(durations),
         "claim_ms_mean": 1000 * statistics.fmean(durations),
@@ -252,7 +269,10 @@ def main() -> None:
     sizes = [1000, 10000] if args.quick else [1000, 10000, 100000]
     if args.sizes:
         sizes = [int(n) for n in args.sizes.split(",")]
-    rounds = 2 if args.quick else 4
+    # Each phase runs 200 x rounds claims: long enough (seconds) that the workers'
+    # start and a neighbour's burst do not decide a figure.
+    rounds = args.rounds or (4 if args.quick else 10)
+    target = target_for(min(sizes), rounds)
     env = bench_env(Path(tempfile.mkdtemp(prefix="bench-claims-")), fresh_database(PG_NAME))
     env["CONN_MAX_AGE"] = "60"
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
@@ -263,7 +283,7 @@ def main() -> None:
     django.setup()
     from django.db import connections
 
-    people = {n_items: build(n_items, rounds) for n_items in sizes}
+    people = {n_items: build(n_items, rounds, target) for n_items in sizes}
     connections.close_all()
     runs: dict[tuple[int, int], list[dict[str, Any]]] = {}
     with deployed_autovacuum() as autovacuum:  # docs/deploy.md's, as in a deployment
@@ -278,6 +298,7 @@ def main() -> None:
         results.append({
             "items": n_items, "workers": workers, "threads": args.threads,
             "claims": sum(r["claims"] for r in rows),
+            "claims_found_nothing": sum(r["claims_found_nothing"] for r in rows),
             **{key: statistics.median(r[key] for r in rows)
                for key in ("claims_per_s", "claim_ms_median", "claim_ms_mean",
                            "lock_waiting_mean", "active_backends_mean", "cpu_busy")},
@@ -305,6 +326,7 @@ def main() -> None:
             "autovacuum": autovacuum,
             "participants": PARTICIPANTS,
             "rounds": rounds,
+            "target_per_item": target,
             "repeats": REPEATS,
             "rows": results,
             "per_claim_spread": spread,
