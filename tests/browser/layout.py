@@ -105,5 +105,11 @@ def small_targets(page: Any) -> list[str]:
 
 
 def overflow(page: Any) -> int:
-    """How far the page is wider than the screen (a horizontal scroll), in px."""
-    return page.evaluate("() => document.scrollingElement.scrollWidth - innerWidth")
+    """How far the page is wider than the screen (a horizontal scroll), in px.
+
+    The screen is the viewport the test set, not ``innerWidth``: a mobile browser zooms out
+    to show a page wider than the screen, and ``innerWidth`` widens with it, so comparing
+    ``scrollWidth`` with ``innerWidth`` would never find a page too wide on a phone."""
+    screen = (page.viewport_size or {}).get("width")
+    wide: int = page.evaluate("() => Math.max(document.scrollingElement.scrollWidth, innerWidth)")
+    return wide - int(screen) if screen else wide - page.evaluate("() => innerWidth")

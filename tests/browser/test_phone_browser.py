@@ -215,6 +215,26 @@ def test_verse_lines_fit_and_a_long_one_wraps_only_under_its_indent(
     context.close()
 
 
+def test_the_overflow_measure_finds_a_page_wider_than_the_phone(
+    browser, transactional_db, live_server
+) -> None:  # type: ignore[no-untyped-def]
+    """The control of every ``overflow`` check above: the question page fits 360 px, and
+    the same page with one element 600 px wide is found 240 px too wide, although the
+    phone's browser zooms out and widens ``innerWidth`` with the page."""
+    _verse_study()
+    context = browser.new_context(**SIZES["360x640"], locale="zh-CN")
+    page = context.new_page()
+    _to_question(page, live_server.url, "verse")
+    assert overflow(page) <= 0
+    page.evaluate(
+        "() => { const d = document.createElement('div'); d.style.width = '600px';"
+        " d.style.height = '1px'; document.querySelector('main').append(d); }"
+    )
+    page.wait_for_timeout(100)  # the new layout (and the zoom it may bring) settles
+    assert overflow(page) >= 600 - 360
+    context.close()
+
+
 def _stored(participant: Participant) -> dict[str, float]:
     return {r.field: r.value for r in Response.objects.filter(rater=participant.rater)}
 
