@@ -16,13 +16,14 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 from typing import IO, Any
 
-from annotation.models import Response
-from annotation.spreadsheet import csv_cell, xlsx_row
+from django.db.models.functions import Coalesce
+
+from annotation.models import Rater, Response
+from annotation.spreadsheet import csv_row, xlsx_row
 from studies.kinds import KINDS
-from studies.models import Item, Study
+from studies.models import Item, Study, Task
 from studies.provenance import source_label
 
 COLUMNS = (
@@ -49,26 +50,11 @@ COLUMNS = (
     "recruitment",
 )
 FORMATS = ("jsonl", "csv", "xlsx")
-_QUERY_FIELDS = (
-    "task__slug",
-    "item__external_id",
-    "rater__kind",
-    "rater__name",
-    "rater__run",
-    "rater__participant__group__slug",
-    "field",
-    "value",
-    "correct",
-    "time_ms",
-    "sample",
-    "answered_at",
-    "created_at",
-    "item_id",
-    "rater__participant__group__name",
-    "rater__participant__recruitment",
-)
-# Per item: source, condition, sample, form, category, and field -> option texts.
-ItemFacts = tuple[str | None, str, int | None, str, str, dict[str, list[str]]]
+# Per item: task slug, external id, source, condition, sample, form, category, and
+# field -> option texts.
+ItemFacts = tuple[str, str, str | None, str, int | None, str, str, dict[str, list[str]]]
+# Per rater: kind, name, run, group slug, group name, recruitment (compact JSON text).
+RaterFacts = tuple[str, str, str, str, str, str]
 
 
 def _value(v: float | None) -> float | int | None:
@@ -77,22 +63,41 @@ def _value(v: float | None) -> float | int | None:
     return v
 
 
-def _when(answered: datetime | None, created: datetime) -> str:
-    return (answered or created).isoformat().replace("+00:00", "Z")
+# What an export reads of an item: its task, id and provenance, and what a kind's
+# field_specs reads for the option texts (options, parts). The rest (texts, answer key,
+# meta) is left in the database: at 150,000 items, reading whole items (and their task
+# with each) was most of an export's time. tests/loading/test_export_reads.py checks that
+# every kind exports in a fixed number of queries, so a kind reading more is caught.
+_FOR_EXPORT = (
+    "task",
+    "external_id",
+    "options",
+    "parts",
+    "source_kind",
+    "source_model",
+    "poem_condition",
+    "sample",
+    "poem_form",
+    "category",
+)
 
 
 def item_facts(study: Study) -> dict[int, ItemFacts]:
-    """Each item's provenance and the option texts of each field it asks."""
+    """Each item's task, id, provenance and the option texts of each field it asks."""
+    tasks = {task.pk: task for task in Task.objects.filter(study=study)}
     out: dict[int, ItemFacts] = {}
-    query = Item.objects.filter(study=study).select_related("task").order_by()
+    query = Item.objects.filter(study=study).only(*_FOR_EXPORT).order_by()
     for item in query.iterator(chunk_size=2000):
-        kind = KINDS[item.task.kind]
+        task = tasks[item.task_id]
+        kind = KINDS[task.kind]
         options = {
             spec.key: [str(o.get("text", "")) for o in spec.options]
-            for spec in kind.field_specs(item, item.task)
+            for spec in kind.field_specs(item, task)
             if spec.options
         }
         out[item.pk] = (
+            task.slug,
+            item.external_id,
             source_label(item.source_kind, item.source_model),
             item.poem_condition,
             item.sample,
@@ -101,6 +106,27 @@ def item_facts(study: Study) -> dict[int, ItemFacts]:
             options,
         )
     return out
+
+
+def rater_facts(study: Study) -> dict[int, RaterFacts]:
+    """Each rater's kind, name and run, and for a volunteer their group and recruitment."""
+    query = (
+        Rater.objects.filter(study=study)
+        .order_by()
+        .values_list(
+            "pk",
+            "kind",
+            "name",
+            "run",
+            "participant__group__slug",
+            "participant__group__name",
+            "participant__recruitment",
+        )
+    )
+    return {
+        pk: (kind, name, run, group or "", group_name or "", _recruitment(recruitment))
+        for pk, kind, name, run, group, group_name, recruitment in query.iterator(chunk_size=5000)
+    }
 
 
 def _option(options: dict[str, list[str]], fld: str, value: float | None) -> str:
@@ -118,63 +144,66 @@ def _recruitment(params: dict[str, str] | None) -> str:
 
 
 def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, ...]]:
-    facts = item_facts(study)
+    """The study's responses in storage order, one row of COLUMNS each.
+
+    Only the response table is scanned: each row's item, task and rater (with the
+    volunteer's group and recruitment) are looked up in dicts read once for the study
+    (``item_facts``, ``rater_facts``), so the database does no join per response and the
+    ORM converts one timestamp per row (the answer's time, else the row's creation)."""
+    items, raters = item_facts(study), rater_facts(study)
     query = (
         Response.objects.filter(study=study)
         .order_by("pk")  # storage order: no sort, so memory stays flat
-        .values_list(*_QUERY_FIELDS)
+        .annotate(at=Coalesce("answered_at", "created_at"))
+        .values_list("item_id", "rater_id", "field", "value", "correct", "time_ms", "sample", "at")
     )
     slug = study.slug
-    for (
-        task,
-        item,
-        kind,
-        rater,
-        run,
-        group,
-        fld,
-        value,
-        correct,
-        time_ms,
-        sample,
-        at,
-        created,
-        item_id,
-        group_name,
-        recruitment,
-    ) in query.iterator(chunk_size=chunk_size):
-        source, condition, item_sample, form, category, options = facts[item_id]
+    for item_id, rater_id, fld, value, correct, time_ms, sample, at in query.iterator(
+        chunk_size=chunk_size
+    ):
+        task, item, source, condition, item_sample, form, category, options = items[item_id]
+        rater = raters.get(rater_id) or _rater(rater_id, raters)
+        kind, name, run, group, group_name, recruitment = rater
         yield (
             slug,
             task,
             item,
             kind,
-            rater,
+            name,
             run,
-            group or "",
+            group,
             fld,
             _value(value),
             correct,
             time_ms,
             sample,
-            _when(at, created),
+            at.isoformat().replace("+00:00", "Z"),
             _option(options, fld, value),
-            group_name or "",
+            group_name,
             source or "",
             condition,
             item_sample,
             form,
             category,
-            _recruitment(recruitment),
+            recruitment,
         )
 
 
-def _cells(row: tuple[Any, ...]) -> list[Any]:
-    """A CSV row: empty for None, true/false, and text safe to open in a spreadsheet."""
-    return [
-        "" if v is None else ("true" if v is True else "false" if v is False else csv_cell(v))
-        for v in row
-    ]
+def _rater(pk: int, known: dict[int, RaterFacts]) -> RaterFacts:
+    """A rater of another study that answered in this one (not made by the platform's own
+    loaders; read once if a database holds such a row)."""
+    rater = Rater.objects.select_related("participant__group").get(pk=pk)
+    participant = getattr(rater, "participant", None)
+    group = participant.group if participant is not None else None
+    known[pk] = (
+        rater.kind,
+        rater.name,
+        rater.run,
+        group.slug if group else "",
+        group.name if group else "",
+        _recruitment(participant.recruitment if participant is not None else None),
+    )
+    return known[pk]
 
 
 class _Counted:
@@ -207,7 +236,7 @@ def text_chunks(
     dumps = json.dumps
     for i, row in enumerate(rows, start=1):
         if fmt == "csv":
-            writer.writerow(_cells(row))
+            writer.writerow(csv_row(row))
         else:
             parts.append(dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n")
         if i % rows_per_chunk == 0:

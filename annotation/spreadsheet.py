@@ -24,11 +24,36 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ESCAPED = re.compile(r"^'+[=+\-@\t\r]")
 
 
+# The first characters after which a text may need its apostrophe: checked first, so that
+# the usual cell costs one lookup (an export writes twenty cells a row, a million rows).
+_RISKY_FIRST = frozenset("".join(FORMULA_START) + "'")
+
+
 def csv_cell(value: Any) -> Any:
     """``value`` as a CSV cell a spreadsheet will show as written (text never a formula)."""
-    if isinstance(value, str) and (value.startswith(FORMULA_START) or _ESCAPED.match(value)):
+    if (
+        isinstance(value, str)
+        and value[:1] in _RISKY_FIRST
+        and (value.startswith(FORMULA_START) or _ESCAPED.match(value))
+    ):
         return "'" + value
     return value
+
+
+def csv_row(values: Iterable[Any]) -> list[Any]:
+    """A CSV row: empty for None, ``true``/``false`` for booleans, each text through
+    :func:`csv_cell`, numbers as they are."""
+    out: list[Any] = []
+    for v in values:
+        if v is None:
+            out.append("")
+        elif v is True or v is False:
+            out.append("true" if v else "false")
+        elif v.__class__ is str and v[:1] not in _RISKY_FIRST:
+            out.append(v)
+        else:
+            out.append(csv_cell(v))
+    return out
 
 
 def csv_restore(text: str) -> str:
