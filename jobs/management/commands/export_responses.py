@@ -13,6 +13,10 @@ TEXT: dict[str, Any] = {"encoding": "utf-8", "newline": ""}
 
 class Command(BaseCommand):
     help = "Export a study's responses, one row per answered part or dimension (formats.md §4)."
+    # A read of the database, written out: no system checks, whose URL check imports every
+    # view and with them the statistics stack (pandas, SciPy, statsmodels), about 130 MB
+    # of the process's memory that an export never uses (docs/performance.md).
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("study", help="the study's slug")
