@@ -221,21 +221,33 @@ def command_submit(
 
 def rule_scores_follow(summary: Summary, study: Study | None, user: Any = None) -> Summary:
     """A load that left its poems unscored (more than ``SCORE_ON_LOAD_MAX_ITEMS``) has
-    them scored by a background job at once; its note then names the job (and the
-    command that does the same)."""
+    them scored by a background job at once; its note then names the job and says where
+    it stands: done (without a broker Celery runs it in this process at once, unless a
+    transaction is open), failed, or queued (then also the command that does the same)."""
     deferred = [n for n in summary.notes if n.code == "rule_scores_deferred"]
     if not deferred or summary.dry_run or study is None:
         return summary
     poems = poem_items(list(summary.items.changed))
     job = job_submit(kind=Job.Kind.RULE_SCORES, study=study, params={"item_ids": poems}, user=user)
-    note = Note(
-        "rule_scores_job",
-        _(
+    job.refresh_from_db()  # without a broker the job has run already (outside a transaction)
+    values = {"n": len(poems), "job": job.pk, "study": study.slug}
+    if job.status == Job.Status.DONE:
+        text = _(
+            "%(n)d poems changed: their rule scores were computed by job %(job)d "
+            "(/research/jobs/%(job)d/)."
+        )
+    elif job.status == Job.Status.FAILED:
+        text = _(
+            "%(n)d poems changed: job %(job)d, which computes their rule scores, failed "
+            "(/research/jobs/%(job)d/ says why). `manage.py score_poems %(study)s` computes "
+            "them."
+        )
+    else:
+        text = _(
             "%(n)d poems changed: their rule scores are computed by background job %(job)d "
             "(/research/jobs/%(job)d/); until it finishes the report's rule tables lack "
             "them. `manage.py score_poems %(study)s` computes them at once."
         )
-        % {"n": len(poems), "job": job.pk, "study": study.slug},
-    )
+    note = Note("rule_scores_job", text % values)
     notes = [n for n in summary.notes if n.code != "rule_scores_deferred"] + [note]
     return replace(summary, notes=notes)

@@ -188,6 +188,28 @@ def test_a_load_larger_than_the_limit_scores_its_poems_in_a_background_job(
     assert scores("rm-1")["structural"] == 1.0 and scores("rm-2")["structural"] == 0.0
 
 
+@pytest.mark.django_db(transaction=True)
+def test_without_a_broker_the_load_says_its_scoring_job_is_done(
+    example_study, tmp_path, settings, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """Outside a transaction (the command line, autocommit) Celery without a broker runs
+    the job at once, so the note says it is done, not that the report lacks the scores."""
+    from jobs.models import Job
+
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 1
+    path = write_jsonl(
+        tmp_path / "p.jsonl", [poem_line("rm-1", RUMENGLING), poem_line("rm-2", RUMENGLING_BAD)]
+    )
+    capsys.readouterr()
+    call_command("load_pool", str(path), *STUDY)
+    out = capsys.readouterr().out
+    job = Job.objects.get(kind=Job.Kind.RULE_SCORES)
+    assert job.status == Job.Status.DONE
+    assert f"were computed by job {job.pk}" in out or f"已由作业 {job.pk} 计算完成" in out
+    assert "until it finishes" not in out and "作业完成前" not in out
+    assert scores("rm-1")["structural"] == 1.0 and scores("rm-2")["structural"] == 0.0
+
+
 def test_llm_outputs_over_the_limit_say_so_and_the_dashboard_counts_unscored_poems(
     example_study, tmp_path, settings, capsys, client, django_user_model
 ) -> None:  # type: ignore[no-untyped-def]
