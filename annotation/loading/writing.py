@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import product
 
 from annotation.models import Rater, Response
 from studies.loading.problems import Summary
@@ -12,6 +13,7 @@ from studies.models import Study
 
 RaterKey = tuple[str, str, str]  # kind, name, run
 CHUNK = 500
+ITEM_CHUNK = 400  # with CHUNK rater ids, under SQLite's 999 parameters per statement
 
 
 @dataclass
@@ -58,12 +60,22 @@ def responses_upsert(
 ) -> None:
     rows = list(rows)
     rater_ids = sorted({raters[r.rater].pk for r in rows})
+    item_ids = sorted({r.item_id for r in rows})
     existing: dict[
         tuple[int, int, str, int],
         tuple[int, float | None, bool | None, str, int | None, datetime | None],
     ] = {}
-    for start in range(0, len(rater_ids), CHUNK):
-        query = Response.objects.filter(rater_id__in=rater_ids[start : start + CHUNK])
+    # Only the stored responses these rows could replace: of these raters on these items.
+    # (Reading every response of the raters made each chunk of a long scoring job read all
+    # the chunks before it: its time grew with the square of the poems, its memory with
+    # their number.) Both lists in chunks, under SQLite's 999 parameters a statement.
+    for at_rater, at_item in product(
+        range(0, len(rater_ids), CHUNK), range(0, len(item_ids), ITEM_CHUNK)
+    ):
+        query = Response.objects.filter(
+            rater_id__in=rater_ids[at_rater : at_rater + CHUNK],
+            item_id__in=item_ids[at_item : at_item + ITEM_CHUNK],
+        )
         for pk, rid, iid, fld, smp, val, cor, raw, tms, at in query.values_list(
             "pk",
             "rater_id",

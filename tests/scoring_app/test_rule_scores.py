@@ -283,3 +283,36 @@ def test_with_scoring_on_load_off_a_pool_of_poems_says_how_to_score_them(
     assert note.code == "rule_scores_off" and "score_poems poetry-understanding" in note.message
     assert scores("rm-1") == {}
     assert pool_load(example_study, tmp_path, [choice_line("q-1")]).notes == []
+
+
+def test_each_chunk_of_a_scoring_job_reads_only_its_own_items_stored_scores(
+    example_study, tmp_path, settings, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Re-scoring poems chunk by chunk: each chunk looks up the stored scores of its own
+    items only (it used to read every stored score of the rule raters, so a job's memory
+    grew with the study's poems and its time with their square), and changes nothing."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from scoring import rules
+
+    settings.SCORE_ON_LOAD_MAX_ITEMS = 10
+    rows = [poem_line(f"rm-{i}", RUMENGLING if i % 2 else RUMENGLING_BAD) for i in range(4)]
+    call_command("load_pool", str(write_jsonl(tmp_path / "p.jsonl", rows)), *STUDY)
+    stored = Response.objects.filter(rater__kind="rule").count()
+    monkeypatch.setattr(rules, "CHUNK", 1)
+    poems = list(
+        Item.objects.filter(external_id__startswith="rm-")
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    with CaptureQueriesContext(connection) as queries:
+        summary = rules.rule_scores_compute(study=example_study, item_ids=poems)
+    reads = [q["sql"] for q in queries if 'FROM "annotation_response"' in q["sql"]
+             and q["sql"].lstrip().upper().startswith("SELECT")]  # fmt: skip
+    assert len(reads) == len(poems)  # one read per chunk of one poem
+    for pk, sql in zip(poems, reads, strict=True):
+        assert '"item_id" IN' in sql and str(pk) in sql
+    assert Response.objects.filter(rater__kind="rule").count() == stored
+    assert (summary.created, summary.updated) == (0, 0) and summary.unchanged > 0
+    assert scores("rm-1")["structural"] == 1.0 and scores("rm-0")["structural"] == 0.0
