@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
 from annotation.models import Rater, Response
@@ -110,18 +111,18 @@ def item_facts(study: Study) -> dict[int, ItemFacts]:
 
 def rater_facts(study: Study) -> dict[int, RaterFacts]:
     """Each rater's kind, name and run, and for a volunteer their group and recruitment."""
-    query = (
-        Rater.objects.filter(study=study)
-        .order_by()
-        .values_list(
-            "pk",
-            "kind",
-            "name",
-            "run",
-            "participant__group__slug",
-            "participant__group__name",
-            "participant__recruitment",
-        )
+    return _rater_facts(Rater.objects.filter(study=study))
+
+
+def _rater_facts(raters: QuerySet[Rater]) -> dict[int, RaterFacts]:
+    query = raters.order_by().values_list(
+        "pk",
+        "kind",
+        "name",
+        "run",
+        "participant__group__slug",
+        "participant__group__name",
+        "participant__recruitment",
     )
     return {
         pk: (kind, name, run, group or "", group_name or "", _recruitment(recruitment))
@@ -162,8 +163,9 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
         chunk_size=chunk_size
     ):
         task, item, source, condition, item_sample, form, category, options = items[item_id]
-        rater = raters.get(rater_id) or _rater(rater_id, raters)
-        kind, name, run, group, group_name, recruitment = rater
+        if rater_id not in raters:  # a rater of another study that answered in this one
+            raters.update(_rater_facts(Rater.objects.filter(pk=rater_id)))
+        kind, name, run, group, group_name, recruitment = raters[rater_id]
         yield (
             slug,
             task,
@@ -187,23 +189,6 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
             category,
             recruitment,
         )
-
-
-def _rater(pk: int, known: dict[int, RaterFacts]) -> RaterFacts:
-    """A rater of another study that answered in this one (not made by the platform's own
-    loaders; read once if a database holds such a row)."""
-    rater = Rater.objects.select_related("participant__group").get(pk=pk)
-    participant = getattr(rater, "participant", None)
-    group = participant.group if participant is not None else None
-    known[pk] = (
-        rater.kind,
-        rater.name,
-        rater.run,
-        group.slug if group else "",
-        group.name if group else "",
-        _recruitment(participant.recruitment if participant is not None else None),
-    )
-    return known[pk]
 
 
 class _Counted:

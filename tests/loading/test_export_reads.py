@@ -70,3 +70,19 @@ def test_each_row_names_its_item_rater_group_and_chosen_option() -> None:
     model = by[("m", "t3-rating", "beauty")]
     assert (model["run"], model["group"], model["recruitment"], model["option_text"]) == (
         "r1", "", "", "")  # fmt: skip
+
+
+def test_a_rater_of_another_study_is_named_too() -> None:
+    """A response whose rater belongs to another study (no loader of the platform makes
+    one, but a database may hold it) is exported with that rater's name and kind."""
+    study = _answered("s", 1)
+    other = Study.objects.create(slug="other", title="Other", consent="ok")
+    stranger = Rater.objects.create(study=other, kind="model", name="stranger", run="x")
+    item = Item.objects.filter(study=study, task__kind="choice").first()
+    assert item is not None
+    Response.objects.create(study=study, task=item.task, item=item, rater=stranger,
+                            field="answer", value=1)  # fmt: skip
+    rows, _ = _read(study)
+    [row] = [r for r in rows if r["rater"] == "stranger"]
+    assert (row["rater_kind"], row["run"], row["group"], row["option_text"]) == (
+        "model", "x", "", "opt0-1")  # fmt: skip
