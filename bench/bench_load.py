@@ -102,12 +102,13 @@ def main() -> None:
     )
     settings = ExitStack()  # docs/deploy.md's autovacuum, as in a deployment, for the run
     autovacuum = settings.enter_context(deployed_autovacuum())
-    url = loadtest.fresh_database(DB)
-    env = loadtest.stack_env(url, Path(tempfile.mkdtemp()))
-    loadtest.manage(env, "migrate", "--noinput")
-    loadtest.manage(env, "demo", "--no-users")
-    server = loadtest.start_gunicorn(env, workers=args.workers)
-    try:
+    server = None
+    try:  # the server's settings are put back whatever fails, the set-up included
+        url = loadtest.fresh_database(DB)
+        env = loadtest.stack_env(url, Path(tempfile.mkdtemp()))
+        loadtest.manage(env, "migrate", "--noinput")
+        loadtest.manage(env, "demo", "--no-users")
+        server = loadtest.start_gunicorn(env, workers=args.workers)
         # Warm-up, not measured: 20 volunteers through the study, so that every worker has
         # served each kind of request and PostgreSQL's caches hold the tables, as on a live
         # server; the measured phases then see steady-state costs.
@@ -140,7 +141,8 @@ def main() -> None:
             else with_faults(server, url, n, think, seconds)
         )
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
         loadtest.drop_database(DB)
         settings.close()
     sat_summary, floor_summary = loadtest.summary(sat), loadtest.summary(floor)
