@@ -4,23 +4,28 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-# Every package, runtime and dev, pinned with hashes for Python 3.11 on Linux x86_64.
-# pyproject.toml keeps the compatible ranges; `make lock` turns them into this file.
-LOCK := requirements/lock.txt
+# Every package pinned with hashes for Python 3.11 on Linux x86_64, in two locks:
+# requirements/runtime.txt (what production installs: docs/deploy.md) and
+# requirements/dev.txt (runtime + test and lint tools, constrained by the first).
+# pyproject.toml keeps the compatible ranges; `make lock` turns them into these files.
+RUNTIME_LOCK := requirements/runtime.txt
+LOCK := requirements/dev.txt
 UV_VERSION := 0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: demo test lint format bench serve install lock clean help
+.PHONY: demo test test-all test-postgres test-browser browser-deps lint format bench serve install lock clean help
 
 help:
 	@echo "make demo   - install, migrate SQLite, load the demo study, serve on http://$(HOST):$(PORT)/"
-	@echo "make test   - install and run the whole test suite (browser tests if Chromium is present)"
+	@echo "make test   - install and run the fast tier (minutes): every test but slow, load and browser ones"
+	@echo "make test-all - install and run every test (browser tests if Chromium is present)"
+	@echo "make test-browser - the browser tests only (Chromium through Playwright)"
 	@echo "make lint   - ruff, mypy over every app (strict on the pure packages), import contracts, migrations check"
 	@echo "make bench  - run every benchmark; results in bench/results/, summary in docs/performance.md"
 	@echo "make lock   - re-pin $(LOCK) from pyproject.toml (UPGRADE=1: newest of all; UPGRADE='pkg ...': those)"
 
-$(STAMP): $(LOCK) pyproject.toml
+$(STAMP): $(LOCK) $(RUNTIME_LOCK) pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	@# opencc (the OpenCC binding) replaced opencc-python-reimplemented: both own opencc/
@@ -39,7 +44,11 @@ lock:
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q "uv==$(UV_VERSION)"
 	@mkdir -p $(dir $(LOCK))
-	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes \
+	$(BIN)/uv pip compile pyproject.toml --generate-hashes \
+		--python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+		--custom-compile-command "make lock" \
+		$(UPGRADE_FLAGS) --quiet --output-file $(RUNTIME_LOCK)
+	$(BIN)/uv pip compile pyproject.toml --extra dev --constraint $(RUNTIME_LOCK) --generate-hashes \
 		--python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
 		--custom-compile-command "make lock" \
 		$(UPGRADE_FLAGS) --quiet --output-file $(LOCK)
@@ -50,7 +59,28 @@ demo: $(STAMP)
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
 	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
+# The tiers (tests/tiers.py). Tests run in parallel processes (pytest-xdist, one per core);
+# PYTEST_ARGS adds arguments, e.g. PYTEST_ARGS="tests/loading -k csv".
+XDIST ?= -n auto --dist loadfile
+FAST := not slow and not load and not browser
+
 test: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) -m "$(FAST)" $(PYTEST_ARGS)
+	@echo "Fast tier only: tests marked slow, load or browser were left out (see 'deselected')."
+	@echo "Run them with: make test-all (everything) or make test-browser (Chromium)."
+
+test-all: $(STAMP) browser-deps
+	$(BIN)/python -m pytest $(XDIST) -m "not browser" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+
+# With DATABASE_URL=postgres://…: the tests whose behaviour depends on the engine.
+test-postgres: $(STAMP)
+	$(BIN)/python -m pytest $(XDIST) -m "postgres and not browser and not load" $(PYTEST_ARGS)
+
+test-browser: $(STAMP) browser-deps
+	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+
+browser-deps:
 	@if [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then \
 		echo "Browser tests: Chromium found, they will run."; \
 	else \
@@ -61,7 +91,6 @@ test: $(STAMP)
 	else \
 		echo "Accessibility checks (axe-core): SKIPPED - no npm (install Node.js, then: cd tests/browser && npm ci)."; \
 	fi
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

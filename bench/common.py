@@ -19,21 +19,21 @@ RESULTS = ROOT / "bench" / "results"
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 
 
-def fresh_database(name: str) -> str:
-    """A new, empty PostgreSQL database ``name`` on this machine (dropped first if it
-    exists); its URL."""
+def fresh_database(name: str, admin: str = PG_ADMIN) -> str:
+    """A new, empty PostgreSQL database ``name`` on the server of ``admin`` (this machine's
+    by default; dropped first if it exists); its URL."""
     import psycopg
 
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-    return f"postgres://postgres@127.0.0.1:5432/{name}"
+    return admin.rsplit("/", 1)[0] + f"/{name}"
 
 
-def drop_database(name: str) -> None:
+def drop_database(name: str, admin: str = PG_ADMIN) -> None:
     import psycopg
 
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

@@ -1,10 +1,24 @@
-"""Shared fixtures: the formats.md example files and a loaded example study."""
+"""Shared fixtures (the formats.md example files and a loaded example study), the test
+tiers' markers and their check, and the hypothesis profiles."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+from tests.tiers import mark_engine_dependent, marker_problems
+
+# Derandomised in CI (the same examples on every run, so a red CI is reproducible);
+# random locally; `HYPOTHESIS_PROFILE=deep` for a scheduled long hunt.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("dev")
+hypothesis_settings.register_profile("deep", max_examples=1000)
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FORMATS = FIXTURES / "formats"
@@ -41,3 +55,12 @@ def _fresh_cache():  # type: ignore[no-untyped-def]
 
         cache.clear()
     yield
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that starts a browser or a server must carry its tier's marker, or the run
+    stops here: an unmarked one would slip into the fast tier (tests/tiers.py)."""
+    mark_engine_dependent(items)
+    problems = marker_problems(items)
+    if problems:
+        raise pytest.UsageError("Tests missing their tier marker:\n  " + "\n  ".join(problems))

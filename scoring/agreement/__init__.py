@@ -1,4 +1,4 @@
-"""Agreement statistics for rating studies (pure Python: numpy, scipy, krippendorff).
+"""Agreement statistics for rating studies (pure Python: numpy and scipy).
 
 Percent agreement, Krippendorff's alpha (Krippendorff 2011), Fleiss' kappa
 (Fleiss 1971), Cohen's kappa (Cohen 1960, 1968), Gwet's AC1 (Gwet 2008) with

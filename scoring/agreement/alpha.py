@@ -7,11 +7,10 @@ ch. 12. alpha = 1 - D_o / D_e = 1 - (n - 1) * sum_ck o_ck d_ck / sum_ck n_c n_k 
 where o is the coincidence matrix of pairable values (units with two or more
 values), n_c its margins, n their total, and d the level's squared distance.
 
-The value is computed by the ``krippendorff`` package (Castro 2017) from the
-units x values count matrix whenever the package's own working arrays
-(units x values^2 cells) fit in ``PACKAGE_CELL_BUDGET``; beyond that the same
-formula is evaluated here from per-unit sums in units x values memory. Tests
-check that both paths agree with ``krippendorff.alpha(reliability_data=...)``.
+The value is evaluated here from per-unit sums in units x values memory (no
+units x values^2 coincidence arrays). The tests check it against the reference
+implementation, the ``krippendorff`` package (Castro 2017), and the paper's
+worked example; the package is a test dependency only (it is GPL-3.0).
 The ordinal distance is an interval distance on mid-ranks
 a_c = n_1 + ... + n_(c-1) + n_c / 2 (Krippendorff 2011, ordinal metric), which
 is what makes the per-unit and vectorised bootstrap formulas possible.
@@ -20,17 +19,16 @@ is what makes the per-unit and vectorised bootstrap formulas possible.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
-import krippendorff
 import numpy as np
 
 from .bootstrap import Plan, Seed, with_intervals
 from .results import AgreementResult, undefined
 from .table import FloatArray, Level, RatingTable, check_level
 
+# Above this many units x values^2 cells the ordinal bootstrap replicates are computed from
+# per-unit sums rather than from the per-unit outer products (memory).
 PACKAGE_CELL_BUDGET = 4_000_000
-Method = Literal["auto", "package", "sparse"]
 METRIC = "krippendorff_alpha"
 
 
@@ -143,7 +141,6 @@ def krippendorff_alpha(
     table: RatingTable,
     *,
     level: str | None = None,
-    method: Method = "auto",
     n_boot: int = 0,
     confidence: float = 0.95,
     seed: Seed = None,
@@ -154,14 +151,13 @@ def krippendorff_alpha(
     out (Krippendorff 2011, step C.1). If there is no pairable unit, or all
     pairable values are equal (D_e = 0, alpha = 0/0), the value is NaN with
     a reason. ``n_boot > 0`` adds a percentile bootstrap CI over the
-    pairable units (vectorised). ``method`` forces the package or the
-    units x values path.
+    pairable units (vectorised).
     """
-    plan = alpha_plan(table, level=level, method=method)
+    plan = alpha_plan(table, level=level)
     return with_intervals([plan], n_boot=n_boot, confidence=confidence, seed=seed)[0]
 
 
-def alpha_plan(table: RatingTable, *, level: str | None = None, method: Method = "auto") -> Plan:
+def alpha_plan(table: RatingTable, *, level: str | None = None) -> Plan:
     """The point estimate and its bootstrap recipe (see ``krippendorff_alpha``)."""
     lvl = check_level(level or table.level)
     table = table.with_level(lvl) if lvl != table.level else table
@@ -171,8 +167,7 @@ def alpha_plan(table: RatingTable, *, level: str | None = None, method: Method =
     if not keep_units.all():
         all_counts = all_counts[keep_units]
     used = all_counts.sum(axis=0) > 0
-    int_counts = all_counts[:, used] if not used.all() else all_counts
-    counts = int_counts.astype(np.float64)
+    counts = (all_counts[:, used] if not used.all() else all_counts).astype(np.float64)
     m = per_unit[keep_units].astype(np.float64)
     n_units = int(counts.shape[0])
     n_ratings = int(m.sum())
@@ -197,17 +192,8 @@ def alpha_plan(table: RatingTable, *, level: str | None = None, method: Method =
     x = table.numeric_domain()[used] if lvl in ("interval", "ratio") else np.arange(used.sum())
     x = x.astype(np.float64)
     n = float(n_ratings)
-    cells = counts.shape[0] * counts.shape[1] ** 2
-    if method == "package" or (method == "auto" and cells <= PACKAGE_CELL_BUDGET):
-        value = float(
-            krippendorff.alpha(value_counts=int_counts, value_domain=x, level_of_measurement=lvl)
-        )
-        # D_e needs only the margins; D_o follows from alpha = 1 - D_o / D_e.
-        between = _expected_sum(counts.sum(axis=0), lvl, x)
-        within = (1.0 - value) * between / (n - 1)
-    else:
-        within, between = _sums(counts, m, lvl, x)
-        value = 1.0 - (n - 1) * within / between
+    within, between = _sums(counts, m, lvl, x)
+    value = 1.0 - (n - 1) * within / between
     result = AgreementResult(
         metric=METRIC,
         level=lvl,

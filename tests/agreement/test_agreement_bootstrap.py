@@ -75,7 +75,7 @@ def test_vectorised_alpha_bootstrap_equals_generic_bootstrap(level: str) -> None
     # from the same random stream.
     table = simulated(30, n_raters=3, level=level)
     fast = krippendorff_alpha(table, n_boot=200, seed=11)
-    slow = bootstrap_ci(table, partial(krippendorff_alpha, method="sparse"), n_boot=200, seed=11)
+    slow = bootstrap_ci(table, krippendorff_alpha, n_boot=200, seed=11)
     assert (fast.ci_low, fast.ci_high) == pytest.approx((slow.low, slow.high), abs=1e-12)
 
 
@@ -132,7 +132,7 @@ def test_large_table_paths_equal_generic_bootstrap(
     monkeypatch.setattr(alpha_module, "PACKAGE_CELL_BUDGET", 0)
     table = simulated(30, n_raters=3, level=level)
     fast = krippendorff_alpha(table, n_boot=200, seed=11)
-    slow = bootstrap_ci(table, partial(krippendorff_alpha, method="package"), n_boot=200, seed=11)
+    slow = bootstrap_ci(table, krippendorff_alpha, n_boot=200, seed=11)
     assert (fast.ci_low, fast.ci_high) == pytest.approx((slow.low, slow.high), abs=1e-12)
 
 

@@ -13,6 +13,7 @@ from django.core.cache import cache
 from jobs.models import Job
 from jobs.progress import cache_key
 
+pytestmark = pytest.mark.browser
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PASSWORD = "pw-boss-1234"
 

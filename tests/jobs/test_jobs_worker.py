@@ -20,7 +20,7 @@ from studies.models import Item
 from tests.loading.helpers import snapshot
 
 REDIS = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.redis, pytest.mark.load, pytest.mark.django_db(transaction=True)]
 POOL = b'{"id": "ck-900", "task": "ck", "stem": "q", "options": ["a", "b"], "answer": 1}\n'
 
 
@@ -34,7 +34,7 @@ def redis_is_up() -> bool:
 
 
 @pytest.fixture
-def worker() -> Iterator[Celery]:
+def celery_worker() -> Iterator[Celery]:
     if not redis_is_up():
         pytest.skip(f"Redis is not running at {REDIS}")
     from celery.contrib.testing.worker import start_worker
@@ -72,7 +72,7 @@ def wait_for(job: Job, seconds: float = 30) -> Job:
     raise AssertionError(f"job {job.pk} still {job.status} after {seconds} s")
 
 
-def test_a_worker_on_redis_runs_a_load_job_and_a_failing_one(worker, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_on_redis_runs_a_load_job_and_a_failing_one(celery_worker, example_study) -> None:  # type: ignore[no-untyped-def]
     job = load_submit(kind="pool", name="pool.jsonl", content=POOL, study=example_study)
     assert wait_for(job).status == "done", job.message
     assert job.summary["created"] == 1 and Item.objects.filter(external_id="ck-900").exists()

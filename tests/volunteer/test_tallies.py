@@ -132,3 +132,41 @@ def test_the_command_counts_tallies_afresh_after_an_admin_deletion() -> None:
     assert tallied(study) == counted(study)
     with pytest.raises(CommandError, match="no study 'nope'"):
         call_command("tallies_recount", "nope")
+
+
+@pytest.mark.django_db
+def test_check_finds_each_kind_of_wrong_counter_and_changes_nothing() -> None:
+    import io
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from annotation.models import TallyCover, TaskCount
+
+    study = build_study(n_items=4, per_participant=2, target=2, groups=("A",))
+    people = [enrol(study) for _ in range(3)]
+    for p in people:
+        a = services.assignment_next(participant=p)
+        services.response_submit(participant=p, assignment_id=a.pk, answer=0)
+        services.assignment_next(participant=p)
+    out = io.StringIO()
+    call_command("tallies_recount", "--check", stdout=out)  # every study, all true
+    assert "all true" in out.getvalue()
+
+    people[0].delete()  # cascades to its assignments; the tallies do not know
+    TaskCount.objects.filter(participant=people[1]).update(answered=9)
+    TallyCover.objects.filter(task__study=study).update(n_checks=7)
+    before = (tallied(study), list(TaskCount.objects.values_list("answered", flat=True)))
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="differ from their recount") as raised:
+        call_command("tallies_recount", study.slug, "--check", stdout=out)
+    assert raised.value.returncode == 1
+    text = out.getvalue()
+    assert "tally item" in text and "recount" in text
+    assert f"task count participant {people[1].pk}" in text and "/9, recount" in text
+    assert "tally cover task" in text and "/7, recount" in text
+    assert (tallied(study), list(TaskCount.objects.values_list("answered", flat=True))) == before
+
+    call_command("tallies_recount", study.slug, stdout=io.StringIO())  # the repair
+    TaskCount.objects.all().delete()  # dropped rows are made afresh at the next read
+    call_command("tallies_recount", "--check", stdout=io.StringIO())
