@@ -8,10 +8,10 @@ and PostgreSQL.
 """
 
 from annotation.hotpath.answer import (
-    ResponseRow,
+    AnswerRow,
     assignment_for_answer,
     mark_answered,
     store_answer,
 )
 
-__all__ = ["ResponseRow", "assignment_for_answer", "mark_answered", "store_answer"]
+__all__ = ["AnswerRow", "assignment_for_answer", "mark_answered", "store_answer"]

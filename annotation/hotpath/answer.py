@@ -22,48 +22,55 @@ from django.db import IntegrityError, connection, transaction
 
 from annotation.hotpath import counts
 from annotation.hotpath.rows import Rows, fetch, stamp
-from annotation.models import Assignment
+from annotation.models import Assignment, Response, Tally, TaskCount
 from studies.models import Item, Study, Task
+
+# Table names from the models (never written out by hand).
+_TA, _TI, _TT, _TS = (m._meta.db_table for m in (Assignment, Item, Task, Study))
+_TR, _TX, _TC = (m._meta.db_table for m in (Response, Tally, TaskCount))
 
 _A = Rows(Assignment, "a", only=("status", "served_at", "expires_at", "option_order", "item",
                                  "task", "participant", "group"))  # fmt: skip
 _I = Rows(Item, "i", only=("study", "task", "options", "parts", "answer", "is_attention_check"))
 _T = Rows(Task, "t", only=("study", "kind", "dimensions"))
 _S = Rows(Study, "s", only=("status", "attention_max_failures"))
+#: The assignment joined with what answering needs (aliases a, i, t, s).
+JOINED = f"""{_TA} a
+JOIN {_TI} i ON i.id = a.item_id
+JOIN {_TT} t ON t.id = a.task_id
+JOIN {_TS} s ON s.id = t.study_id"""
 _SELECT = f"""
 SELECT {_A.sql}, {_I.sql}, {_T.sql}, {_S.sql}
-FROM annotation_assignment a
-JOIN studies_item i ON i.id = a.item_id
-JOIN studies_task t ON t.id = a.task_id
-JOIN studies_study s ON s.id = t.study_id
+FROM {JOINED}
 WHERE a.id = %s AND a.participant_id = %s
 """
 
-_MARK_ANSWERED = """
-UPDATE annotation_assignment SET status = %s, answered_at = %s
+_MARK_ANSWERED = f"""
+UPDATE {_TA} SET status = %s, answered_at = %s
 WHERE id = %s AND status <> %s
 """
 # PostgreSQL: the answer in one statement. The assignment's row is locked and read as it
 # is now (``was``): an answer to an open claim leaves its item's tally as it is (a claim
 # became an answer); to a claim a sweep had found expired, it takes the item again. The
 # participant's task count of answers + 1 (``annotation.hotpath.counts``).
-_ANSWER_PG = """
-WITH stored AS ({insert} RETURNING 1),
+_ANSWER_PG = f"""
+WITH stored AS ({{insert}} RETURNING 1),
 was AS (
-  SELECT id, status, item_id, group_id, participant_id, task_id FROM annotation_assignment
+  SELECT id, status, item_id, group_id, participant_id, task_id FROM {_TA}
   WHERE id = %s AND status <> %s FOR UPDATE
 ), marked AS (
-  UPDATE annotation_assignment a SET status = %s, answered_at = %s FROM was
+  UPDATE {_TA} a SET status = %s, answered_at = %s FROM was
   WHERE a.id = was.id
   RETURNING was.status AS was_status, was.item_id, was.group_id, was.participant_id, was.task_id
 ), counted AS (
-  UPDATE annotation_taskcount c SET answered = c.answered + 1 FROM marked
+  UPDATE {_TC} c SET answered = c.answered + 1 FROM marked
   WHERE c.participant_id = marked.participant_id AND c.task_id = marked.task_id
 )
-UPDATE annotation_tally x SET taken = x.taken + 1 FROM marked
+UPDATE {_TX} x SET taken = x.taken + 1 FROM marked
 WHERE marked.was_status = %s AND x.item_id = marked.item_id AND x.group_id = marked.group_id
 """
-_WAS = "SELECT status, item_id, group_id FROM annotation_assignment WHERE id = %s"
+_WAS = f"SELECT status, item_id, group_id FROM {_TA} WHERE id = %s"
+_TAKEN_AGAIN = f"UPDATE {_TX} SET taken = taken + 1 WHERE item_id = %s AND group_id = %s"
 
 
 def assignment_for_answer(assignment_id: int, participant_id: int) -> Assignment | None:
@@ -88,14 +95,17 @@ def build_for_answer(row: Sequence[Any], at: int) -> Assignment:
 
 
 _INSERT = (
-    "INSERT INTO annotation_response (study_id, task_id, item_id, rater_id, field, value, "
+    f"INSERT INTO {_TR} (study_id, task_id, item_id, rater_id, field, value, "
     "correct, time_ms, sample, raw, answered_at, created_at, updated_at) VALUES "
 )
 _ROW = "(%s, %s, %s, %s, %s, %s, %s, %s, 0, '', %s, %s, %s)"
 
 
 @dataclass(frozen=True)
-class ResponseRow:
+class AnswerRow:
+    """One Response row of a volunteer's answer, by ids (a loaded file's rows, keyed by
+    rater names, are ``annotation.loading.writing.ResponseRow``)."""
+
     study_id: int
     task_id: int
     item_id: int
@@ -107,7 +117,7 @@ class ResponseRow:
 
 
 def store_answer(
-    *, assignment_id: int, rows: list[ResponseRow], when: datetime, may_have_expired: bool = True
+    *, assignment_id: int, rows: list[AnswerRow], when: datetime, may_have_expired: bool = True
 ) -> bool:
     """INSERT the rows and mark the assignment answered, atomically.
 
@@ -161,7 +171,4 @@ def _mark(cursor: Any, assignment_id: int, at: Any, was: Any = ()) -> None:
     if cursor.rowcount == 1:  # newly answered: the participant's task count + 1
         cursor.execute(counts.ANSWERED, [int(assignment_id)])
     if was and was[0] == Assignment.Status.EXPIRED and was[2] is not None:
-        cursor.execute(
-            "UPDATE annotation_tally SET taken = taken + 1 WHERE item_id = %s AND group_id = %s",
-            [was[1], was[2]],
-        )
+        cursor.execute(_TAKEN_AGAIN, [was[1], was[2]])

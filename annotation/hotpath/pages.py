@@ -37,10 +37,7 @@ _SELECT_ANSWERING = f"""
 SELECT {_P2.sql}, {_S2.sql}, {answer.COLUMNS}
 FROM {Participant._meta.db_table} p JOIN {Study._meta.db_table} ps ON ps.id = p.study_id
 LEFT JOIN (
-  annotation_assignment a
-  JOIN studies_item i ON i.id = a.item_id
-  JOIN studies_task t ON t.id = a.task_id
-  JOIN studies_study s ON s.id = t.study_id
+  {answer.JOINED}
 ) ON a.id = %s AND a.participant_id = p.id
 WHERE p.public_id = %s AND p.study_id = %s AND ps.slug = %s AND ps.status <> %s
 """

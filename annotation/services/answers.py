@@ -140,7 +140,7 @@ def _store(
     item = a.item
     time_ms = int((now - a.served_at).total_seconds() * 1000) if a.served_at else None
     rows = [
-        hotpath.ResponseRow(
+        hotpath.AnswerRow(
             study_id=item.study_id,
             task_id=a.task_id,
             item_id=item.pk,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
+
+from scoring.report.registry import TABLES
 
 
 class GroupOut(serializers.Serializer):
@@ -75,32 +79,22 @@ class ResponseOut(serializers.Serializer):
     answered_at = serializers.DateTimeField(allow_null=True)
 
 
-class ReportOut(serializers.Serializer):
-    """formats.md §5: tables as lists of flat rows (docs/report.md describes each)."""
+def _report_out() -> type[serializers.Serializer]:
+    """formats.md §5: tables as lists of flat rows (docs/report.md describes each), one
+    field per table of the report's registry (scoring/report/registry.py)."""
+    fields: dict[str, Any] = {
+        "study": serializers.CharField(),
+        "generated_at": serializers.CharField(),
+        "settings": serializers.DictField(),
+    }
+    for name in TABLES:
+        fields[name] = serializers.ListField(child=serializers.DictField())
+    fields["__doc__"] = _report_out.__doc__
+    fields["__module__"] = __name__
+    return type("ReportOut", (serializers.Serializer,), fields)
 
-    study = serializers.CharField()
-    generated_at = serializers.CharField()
-    settings = serializers.DictField()
-    exclusions = serializers.ListField(child=serializers.DictField())
-    accuracy = serializers.ListField(child=serializers.DictField())
-    model_vs_groups = serializers.ListField(child=serializers.DictField())
-    agreement = serializers.ListField(child=serializers.DictField())
-    correlation = serializers.ListField(child=serializers.DictField())
-    rule_vs_rating = serializers.ListField(child=serializers.DictField())
-    rule_scores = serializers.ListField(child=serializers.DictField())
-    aggregates = serializers.ListField(child=serializers.DictField())
-    ratings = serializers.ListField(child=serializers.DictField())
-    rule_rates = serializers.ListField(child=serializers.DictField())
-    validation = serializers.ListField(child=serializers.DictField())
-    pairwise = serializers.ListField(child=serializers.DictField())
-    echo_chamber = serializers.ListField(child=serializers.DictField())
-    self_preference = serializers.ListField(child=serializers.DictField())
-    form_length = serializers.ListField(child=serializers.DictField())
-    published_vs_computed = serializers.ListField(child=serializers.DictField())
-    icc = serializers.ListField(child=serializers.DictField())
-    bws = serializers.ListField(child=serializers.DictField())
-    item_analysis = serializers.ListField(child=serializers.DictField())
-    abilities = serializers.ListField(child=serializers.DictField())
+
+ReportOut = _report_out()
 
 
 class PlanOut(serializers.Serializer):

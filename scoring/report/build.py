@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -11,7 +10,9 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from scoring.report.data import StudyData, aggregate_rows, study_data
+from scoring.report import registry
+from scoring.report.data import StudyData, study_data
+from scoring.report.registry import PAPER_TABLES, TABLES
 from scoring.report.sets import RaterSet, rater_sets
 from scoring.report.settings import N_BOOT, SEED, ReportSettings
 from scoring.report.splits import split_data
@@ -36,72 +37,7 @@ class Context:
         return per_rater(self.data)
 
 
-@dataclass(frozen=True)
-class TableSpec:
-    build: Callable[[Context], Rows]
-    native: tuple[str, ...] = ()  # split keys the table has as columns of its own
-    split: bool = True  # False: one table for the whole study, whatever ``by`` says
-    # True: the rows depend on the data (the tasks and ``by`` settings) and on no other
-    # setting, so a cached copy serves any confidence, resamples, threshold... (``reuse``)
-    data_only: bool = False
-
-
-def _specs() -> dict[str, TableSpec]:
-    from scoring.report import tables as t
-
-    return {
-        "exclusions": TableSpec(lambda c: c.data.exclusions, split=False),
-        "accuracy": TableSpec(t.accuracy),
-        "model_vs_groups": TableSpec(t.model_vs_groups),
-        "agreement": TableSpec(t.agreement),
-        "correlation": TableSpec(t.correlation),
-        "rule_vs_rating": TableSpec(t.rule_vs_rating),
-        "rule_scores": TableSpec(t.rule_scores, native=("form", "source")),
-        "aggregates": TableSpec(lambda c: aggregate_rows(c.data.study), split=False),
-        "ratings": TableSpec(t.ratings),
-        "rule_rates": TableSpec(t.rule_rates, native=("source", "condition", "form")),
-        "validation": TableSpec(t.validation),
-        "pairwise": TableSpec(t.pairwise),
-        "echo_chamber": TableSpec(t.echo_chamber),
-        "self_preference": TableSpec(t.self_preference, native=("source",)),
-        "form_length": TableSpec(t.form_length, native=("form", "source", "condition")),
-        "published_vs_computed": TableSpec(t.published_vs_computed, split=False),
-        "icc": TableSpec(t.icc),
-        "bws": TableSpec(t.bws),
-        "item_analysis": TableSpec(t.item_analysis, data_only=True),
-        "abilities": TableSpec(t.abilities, data_only=True),
-    }
-
-
-#: The tables the papers publish beyond the first report (issue 12), in order: the
-#: dashboard shows them as its paper panels, the report benchmark checks each has rows.
-PAPER_TABLES = (
-    "ratings",
-    "rule_rates",
-    "validation",
-    "pairwise",
-    "echo_chamber",
-    "self_preference",
-    "form_length",
-    "published_vs_computed",
-)
-#: Every table of the report, in order (docs/report.md describes each).
-TABLES = (
-    "exclusions",
-    "accuracy",
-    "model_vs_groups",
-    "agreement",
-    "correlation",
-    "rule_vs_rating",
-    "rule_scores",
-    "aggregates",
-    *PAPER_TABLES,
-    "icc",
-    "bws",
-    "item_analysis",
-    "abilities",
-)
-__all__ = ["N_BOOT", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
+__all__ = ["N_BOOT", "PAPER_TABLES", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]
 
 
 @dataclass
@@ -165,7 +101,8 @@ def build_report(
     whole = Context(data, sets, opts, data)
     tables: dict[str, Rows] = {}
     splits: dict[tuple[str, ...], list[tuple[dict[str, Any], Context]]] = {}
-    for name, spec in _specs().items():
+    for spec in registry.SPECS:
+        name = spec.name
         if only and name not in only:
             tables[name] = []
             continue

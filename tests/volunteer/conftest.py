@@ -130,3 +130,11 @@ def answer_for(
     if kind == "multi":
         return {"answer": {"who": shown("who", 1 if correct else 0), "what": shown("what", 3)}}
     return {"ratings": {"beauty": 4, "form": 2}}
+
+
+def assert_counters_true() -> None:
+    """`tallies_recount --check` over every study: each hand-kept counter (tallies, their
+    covers, task counts) equals its recount. The concurrency tests end with it."""
+    out = io.StringIO()
+    call_command("tallies_recount", "--check", stdout=out)
+    assert "all true" in out.getvalue()

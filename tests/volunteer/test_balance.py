@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation import assignment as strategy
 from annotation import services
 from annotation.models import Assignment
-from tests.volunteer.conftest import answer_for, build_study, enrol
+from tests.volunteer.conftest import answer_for, assert_counters_true, build_study, enrol
 
 POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
 
@@ -45,6 +45,7 @@ def test_many_participants_fill_every_item_to_its_target_evenly() -> None:
     assert sum(a_counts.values()) == 32 and max(a_counts.values()) - min(a_counts.values()) <= 1
     assert sum(b_counts.values()) == 28 and max(b_counts.values()) - min(b_counts.values()) <= 1
     assert max(a_counts.values()) <= 3
+    assert_counters_true()
 
 
 @pytest.mark.django_db
@@ -142,3 +143,4 @@ def test_participants_racing_for_the_last_slots_never_share_one(monkeypatch) -> 
     assert errors == []
     assert sorted(claimed) == sorted(set(claimed)) and len(claimed) == 8
     assert connection.vendor == "postgresql"
+    assert_counters_true()

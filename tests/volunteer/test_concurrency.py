@@ -14,7 +14,7 @@ from django.db import connections
 
 from annotation import services
 from annotation.models import Response
-from tests.volunteer.conftest import build_study, enrol
+from tests.volunteer.conftest import assert_counters_true, build_study, enrol
 from tests.volunteer.test_balance import POSTGRES
 
 
@@ -46,6 +46,7 @@ def test_simultaneous_copies_of_one_answer_store_it_once() -> None:
         t.join()
     assert sorted(outcomes) == ["duplicate"] * 5 + ["stored"]
     assert Response.objects.filter(rater=p.rater).count() == 2  # two parts, once each
+    assert_counters_true()
 
 
 @pytest.mark.skipif(not POSTGRES, reason="prepared statements are PostgreSQL's")

@@ -1,0 +1,228 @@
+"""The report's tables: one spec per table, the one place a table is named.
+
+Everything else is derived from ``SPECS``: the report's ``TABLES`` and their order,
+``PAPER_TABLES`` (the dashboard's paper panels), the files' columns (``writers``), the
+dashboard's columns (``research.dashboard.tables``) and the API schema
+(``research.api.serializers.ReportOut``). Adding a table is one ``TableSpec`` here, its
+builder (a function of ``build.Context``, usually in ``scoring/report/tables.py``) and its
+section in docs/report.md (a test checks each table has one): docs/architecture.md has a
+worked example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scoring.report import abilities, agreement, bws, icc, items
+from scoring.report import tables as t
+from scoring.report.data import aggregate_rows
+
+if TYPE_CHECKING:
+    from scoring.report.build import Context
+
+Rows = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of the report.
+
+    ``columns``: its known columns, in order (files have a header even when it is empty;
+    other keys a row has follow them). ``shown``: the columns the dashboard shows
+    (``ci`` stands for ci_low–ci_high; ``None``: the rows' own). ``native``: split keys
+    the table has as columns of its own. ``split=False``: one table for the whole study
+    whatever ``by`` says. ``data_only``: the rows depend on the data (the tasks and
+    ``by``) and on no other setting, so a cached copy serves any confidence, resamples,
+    threshold… ``paper``: one of the tables the papers publish (the dashboard's paper
+    panels, in this order).
+    """
+
+    name: str
+    build: Callable[[Context], Rows]
+    columns: tuple[str, ...]
+    shown: tuple[str, ...] | None = None
+    native: tuple[str, ...] = ()
+    split: bool = True
+    data_only: bool = False
+    paper: bool = False
+
+
+def _names(words: str) -> tuple[str, ...]:
+    return tuple(words.split())
+
+
+def _exclusions(c: Context) -> Rows:
+    return c.data.exclusions
+
+
+def _aggregates(c: Context) -> Rows:
+    return aggregate_rows(c.data.study)
+
+
+#: Every table of the report, in the report's order (docs/report.md describes each).
+SPECS: tuple[TableSpec, ...] = (
+    TableSpec(
+        "exclusions",
+        _exclusions,
+        columns=_names("reason n_participants n_responses applies_to"),
+        split=False,
+    ),
+    TableSpec(
+        "accuracy",
+        t.accuracy,
+        columns=_names("task field rater_set n_raters n_responses value ci_low ci_high successes"),
+        shown=_names("task field rater_set n_raters n_responses value ci"),
+    ),
+    TableSpec(
+        "model_vs_groups",
+        t.model_vs_groups,
+        columns=_names("task field model model_value group group_value n_members percentile"),
+        shown=_names("task field model model_value group group_value n_members percentile"),
+    ),
+    TableSpec(
+        "agreement",
+        t.agreement,
+        columns=tuple(agreement.COLUMNS),
+    ),
+    TableSpec(
+        "correlation",
+        t.correlation,
+        columns=_names("task field a b pearson spearman kendall mean_diff n pearson_p"),
+        shown=_names("task field a b pearson spearman kendall mean_diff n"),
+    ),
+    TableSpec(
+        "rule_vs_rating",
+        t.rule_vs_rating,
+        columns=_names(
+            "task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci_low ci_high threshold reason"
+        ),
+        shown=_names("task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci reason"),
+    ),
+    TableSpec(
+        "rule_scores",
+        t.rule_scores,
+        columns=_names("rule field form source n mean"),
+        shown=_names("rule field form source n mean"),
+        native=_names("form source"),
+    ),
+    TableSpec(
+        "aggregates",
+        _aggregates,
+        columns=_names("model task metric value n run source"),
+        split=False,
+    ),
+    TableSpec(
+        "ratings",
+        t.ratings,
+        columns=_names(
+            "task field rater_set n_items n_raters n_ratings mean sd ci_low ci_high ci_method"
+        ),
+        shown=_names("task field rater_set n_items n_raters n_ratings mean sd ci ci_method"),
+        paper=True,
+    ),
+    TableSpec(
+        "rule_rates",
+        t.rule_rates,
+        columns=_names(
+            "rule version field source condition n kind value ci_low ci_high ci_method successes"
+        ),
+        shown=_names("rule version field source condition form n kind value ci ci_method"),
+        native=_names("source condition form"),
+        paper=True,
+    ),
+    TableSpec(
+        "validation",
+        t.validation,
+        columns=_names(
+            "scope task left_out field judge reference generator positive average metric value ci_low ci_high ci_method n n_items"
+        ),
+        shown=_names(
+            "scope task left_out field judge reference generator positive metric value ci n n_items"
+        ),
+        paper=True,
+    ),
+    TableSpec(
+        "pairwise",
+        t.pairwise,
+        columns=_names(
+            "task field set_a set_b summary rater_a rater_b metric weights value ci_low ci_high ci_method n n_pairs min max reason"
+        ),
+        shown=_names(
+            "task field set_a set_b summary rater_a rater_b metric value ci n n_pairs min max reason"
+        ),
+        paper=True,
+    ),
+    TableSpec(
+        "echo_chamber",
+        t.echo_chamber,
+        columns=_names(
+            "task field rule threshold poems judges people n_pass n_fail judges_pass judges_fail judges_gap judges_ci_low judges_ci_high people_pass people_fail people_gap people_ci_low people_ci_high difference ci_low ci_high ci_method estimable reason"
+        ),
+        shown=_names(
+            "task field rule poems judges people n_pass n_fail judges_gap people_gap difference ci reason"
+        ),
+        paper=True,
+    ),
+    TableSpec(
+        "self_preference",
+        t.self_preference,
+        columns=_names(
+            "task field judge model n_own n_other mean_own mean_other diff ci_low ci_high ci_method reason"
+        ),
+        shown=_names("task field judge n_own n_other mean_own mean_other diff ci reason"),
+        native=_names("source"),
+        paper=True,
+    ),
+    TableSpec(
+        "form_length",
+        t.form_length,
+        columns=_names(
+            "measure version rater_set source condition form length statistic value ci_low ci_high ci_method n p_value reason"
+        ),
+        shown=_names(
+            "measure rater_set source condition form length statistic value ci n p_value reason"
+        ),
+        native=_names("form source condition"),
+        paper=True,
+    ),
+    TableSpec(
+        "published_vs_computed",
+        t.published_vs_computed,
+        columns=_names(
+            "model task metric run published n_published computed n ci_low ci_high ci_method difference computed_as match reason"
+        ),
+        shown=_names(
+            "model task metric run published n_published computed n ci difference computed_as match reason"
+        ),
+        split=False,
+        paper=True,
+    ),
+    TableSpec(
+        "icc",
+        t.icc,
+        columns=tuple(icc.COLUMNS),
+    ),
+    TableSpec(
+        "bws",
+        t.bws,
+        columns=tuple(bws.COLUMNS),
+    ),
+    TableSpec(
+        "item_analysis",
+        t.item_analysis,
+        columns=tuple(items.COLUMNS),
+        data_only=True,
+    ),
+    TableSpec(
+        "abilities",
+        t.abilities,
+        columns=tuple(abilities.COLUMNS),
+        data_only=True,
+    ),
+)
+BY_NAME: dict[str, TableSpec] = {spec.name: spec for spec in SPECS}
+TABLES: tuple[str, ...] = tuple(spec.name for spec in SPECS)
+#: The tables the papers publish beyond the first report (issue 12), in order.
+PAPER_TABLES: tuple[str, ...] = tuple(spec.name for spec in SPECS if spec.paper)
