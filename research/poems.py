@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 
 from annotation.models import Response
 from research.access import study_for
-from scoring.prosody import score_poem
 from scoring.prosody.context import SAME_MEANING_SOURCE
+from scoring.prosody.families import family
 from scoring.rules import TONE_SYSTEMS, default_tone_system
 from studies.models import Item
 
@@ -125,12 +125,7 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     if tone_system not in TONE_SYSTEMS:
         tone_system = default_tone_system(item.study)
     lenient = request.GET.get("lenient") == "1"
-    score = score_poem(
-        item.poem_text,
-        item.poem_form or None,
-        tone_system="classical" if tone_system == "classical" else "modern",
-        lenient=lenient,
-    )
+    score = family(tone_system).score(item.poem_text, item.poem_form or None, lenient=lenient)
     diag = score.diagnostics
     stored = (
         Response.objects.filter(item=item, rater__kind="rule")

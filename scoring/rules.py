@@ -19,17 +19,20 @@ from django.utils.translation import gettext as _
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Response
-from scoring.prosody import RULES_VERSION, PoemScore, score_poem
+from scoring.prosody import RULES_VERSION, PoemScore
+from scoring.prosody.families import DEFAULT_FAMILIES, TONE_FAMILIES, family
 from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
 from studies.models import Item, Study, default_rule_raters
 
-TONE_SYSTEMS = ("modern", "classical")
+#: The families a study's pages may open with (its default): the registry's
+#: ``TONE_FAMILIES`` (scoring/prosody/families.py).
+TONE_SYSTEMS = TONE_FAMILIES
 CHUNK = 2000
 
 
 def rule_rater(name: str) -> RaterKey:
-    """The rater key of a rule rater (``classical``, ``modern`` or ``ccv``)."""
+    """The rater key of a rule rater (a family of scoring/prosody/families.py)."""
     return ("rule", f"prosody:{name}", RULES_VERSION)
 
 
@@ -40,15 +43,12 @@ def study_rule_raters(study: Study) -> list[str]:
 
 def default_tone_system(study: Study) -> str:
     """The tone system the study's pages and dashboard open with."""
-    first = next((r for r in study_rule_raters(study) if r in TONE_SYSTEMS), "classical")
-    return first
+    return next((r for r in study_rule_raters(study) if r in TONE_SYSTEMS), DEFAULT_FAMILIES[0])
 
 
 def score_with(name: str, text: str, form: str | None) -> PoemScore:
-    """Score one poem as rule rater ``name`` does."""
-    if name == "ccv":
-        return score_poem(text, form, ccv_compatible=True)
-    return score_poem(text, form, tone_system="classical" if name == "classical" else "modern")
+    """Score one poem as rule rater ``name`` does (its family's definitions)."""
+    return family(name).score(text, form)
 
 
 def poem_form(item: Item) -> str | None:

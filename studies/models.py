@@ -15,6 +15,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.prosody.families import DEFAULT_FAMILIES
 from studies.recruitment import completion_problem
 
 slug_validator = RegexValidator(
@@ -33,12 +34,10 @@ def validate_completion_url(value: str) -> None:
         raise ValidationError(problem)
 
 
-RULE_RATERS = ("classical", "modern", "ccv")
-
-
 def default_rule_raters() -> list[str]:
-    """Classical first: the forms are pre-modern; modern beside it for comparison."""
-    return ["classical", "modern"]
+    """Classical first: the forms are pre-modern; modern beside it for comparison
+    (the rule-family registry, scoring/prosody/families.py)."""
+    return list(DEFAULT_FAMILIES)
 
 
 class Study(models.Model):
@@ -114,9 +113,8 @@ class Study(models.Model):
         default=default_rule_raters,
         blank=True,
         help_text=_(
-            "Which rule raters score this study's poems, the first being the study's "
-            "default: classical (词林正韵/平水韵, 入声 = 仄), modern (中华新韵) and ccv (the "
-            "CCiV benchmark's literal definitions)."
+            "Which rule families score this study's poems, the first being the study's "
+            "default (the families and what each reads: docs/prosody.md)."
         ),
     )
     estimated_minutes = models.PositiveIntegerField(

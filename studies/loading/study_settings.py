@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from scoring.prosody.families import BY_NAME as RULE_FAMILIES
+from scoring.prosody.families import TONE_FAMILIES
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
-from studies.models import RULE_RATERS
 from studies.recruitment import completion_problem
 
 
@@ -60,18 +61,22 @@ def _completion_url(value: Any) -> str:
 
 
 def _rule_raters(value: Any) -> list[str]:
+    """Rule families of the registry (scoring/prosody/families.py), the default first."""
+    known = ", ".join(RULE_FAMILIES)
     if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
-        raise _Bad(f"must be a non-empty list of rule raters (known: {', '.join(RULE_RATERS)})")
-    unknown = [v for v in value if v not in RULE_RATERS]
+        raise _Bad(f"must be a non-empty list of rule raters (known: {known})")
+    unknown = [v for v in value if v not in RULE_FAMILIES]
     if unknown:
         raise _Bad(
-            f"unknown rule rater {unknown[0]!r} (known: {', '.join(RULE_RATERS)}; "
+            f"unknown rule rater {unknown[0]!r} (known: {known}; "
             "the first is the study's default tone system)"
         )
     if len(set(value)) != len(value):
         raise _Bad("lists a rule rater twice")
-    if value[0] == "ccv":
-        raise _Bad("the first rule rater is the study's default and must be classical or modern")
+    if value[0] not in TONE_FAMILIES:
+        raise _Bad(
+            "the first rule rater is the study's default and must be " + " or ".join(TONE_FAMILIES)
+        )
     return list(value)
 
 

@@ -40,7 +40,7 @@ def test_files_dashboard_and_paper_panels_follow_the_registry() -> None:
     assert all(KNOWN_COLUMNS[s.name] == list(s.columns) for s in SPECS)
     assert set(WHOLE) == {s.name for s in SPECS if not s.split}
     assert set(SHOWN) == {s.name for s in SPECS if s.shown is not None}
-    assert PAPER_TABLES == tuple(s.name for s in SPECS if s.paper)
+    assert tuple(s.name for s in SPECS if s.paper) == PAPER_TABLES
 
 
 def test_the_api_schema_has_every_table() -> None:

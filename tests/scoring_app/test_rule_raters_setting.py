@@ -166,3 +166,25 @@ def test_poem_page_names_a_character_read_by_the_metre(
     )
     assert "王力《汉语诗律学》" in notes[where][1]
     assert not any("失粘" in what for what, _ in notes.values())
+
+
+def test_a_family_added_to_the_registry_is_accepted_and_stored_with_no_other_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rule-family registry (scoring/prosody/families.py) is the one place a family is
+    # named: the settings' validator, the stored rule raters and the default read it.
+    from scoring.prosody import families
+
+    lenient = families.RuleFamily("classical-lenient", "两读 either way", "classical")
+    monkeypatch.setitem(families.BY_NAME, lenient.name, lenient)
+    assert load(tmp_path, STUDY.replace("[modern, ccv]", "[classical, classical-lenient]")) == ""
+    study = Study.objects.get()
+    item = _poem(study)
+    rule_scores_compute(study=study)
+    names = set(Rater.objects.filter(kind="rule").values_list("name", flat=True))
+    assert names == {"prosody:classical", "prosody:classical-lenient"}
+    stored = Response.objects.filter(item=item, rater__name="prosody:classical-lenient")
+    assert {r.field for r in stored} == set(
+        k for k, v in score_poem(HUANXISHA, "ci:浣溪沙", tone_system="classical").metrics.items()
+        if v is not None
+    )
