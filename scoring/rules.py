@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
@@ -51,6 +52,21 @@ def score_with(name: str, text: str, form: str | None) -> PoemScore:
     return family(name).score(text, form)
 
 
+#: Marks of a blank to fill: a poem holding one is a question's masked text (a "fill the
+#: missing line" item), not a poem the rules can judge.
+BLANK_MARKS = ("□", "＿", "____")
+
+
+def scorable_poems(items: QuerySet[Item]) -> QuerySet[Item]:
+    """The one definition of a poem the rules score: an item with a poem text and no blank
+    to fill. Scoring (``rule_scores_compute``, after a load) and the dashboard's count of
+    unscored poems both use it, so ``score_poems`` leaves that count at 0."""
+    query = items.exclude(poem_text="")
+    for mark in BLANK_MARKS:
+        query = query.exclude(poem_text__contains=mark)
+    return query
+
+
 def poem_form(item: Item) -> str | None:
     return item.poem_form or None
 
@@ -66,10 +82,8 @@ def rule_scores_compute(
     ``on_progress(label, done, total)`` is called after each chunk of poems.
     """
     summary = Summary(kind="rule_scores", file=study.slug)
-    query = (
-        Item.objects.filter(study=study)
-        .exclude(poem_text="")
-        .only("pk", "task_id", "poem_text", "poem_form")
+    query = scorable_poems(Item.objects.filter(study=study)).only(
+        "pk", "task_id", "poem_text", "poem_form"
     )
     if item_ids is None:
         ids = list(query.order_by("pk").values_list("pk", flat=True))
@@ -104,13 +118,11 @@ def rule_scores_compute(
 
 
 def poem_items(item_ids: list[int]) -> list[int]:
-    """Those of ``item_ids`` that hold a poem (the only items rule scores apply to)."""
+    """Those of ``item_ids`` that hold a poem the rules score (``scorable_poems``)."""
     found: list[int] = []
     for start in range(0, len(item_ids), CHUNK):
         chunk = item_ids[start : start + CHUNK]
-        found += (
-            Item.objects.filter(pk__in=chunk).exclude(poem_text="").values_list("pk", flat=True)
-        )
+        found += scorable_poems(Item.objects.filter(pk__in=chunk)).values_list("pk", flat=True)
     return found
 
 
@@ -156,4 +168,4 @@ def unscored_poem_count(study: Study) -> int:
     scored = Response.objects.filter(
         study=study, rater__kind="rule", rater__name=name, rater__run=RULES_VERSION
     ).values("item_id")
-    return Item.objects.filter(study=study).exclude(poem_text="").exclude(pk__in=scored).count()
+    return scorable_poems(Item.objects.filter(study=study)).exclude(pk__in=scored).count()

@@ -69,3 +69,25 @@ def test_demo_twice_changes_nothing() -> None:
     before = snapshot()
     call_command("demo", "--no-users")
     assert snapshot() == before
+
+
+def test_demo_says_what_it_did_and_leaves_no_poem_unscored(client, capsys) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    from scoring.rules import unscored_poem_count
+
+    call_command("demo")
+    out = capsys.readouterr().out
+    assert "is a draft" not in out  # it opens the study: the loader's draft note is dropped
+    assert "Opened the study 'song-ci-demo' to volunteers; poems rule-scored." in out
+    study = Study.objects.get(slug="song-ci-demo")
+    # The fill-the-line items hold masked poems (□): questions, not poems to score; the
+    # count and the scoring agree on that (scoring.rules.scorable_poems).
+    assert Item.objects.filter(study=study, poem_text__contains="□").exists()
+    assert unscored_poem_count(study) == 0
+    call_command("score_poems", study.slug)
+    assert unscored_poem_count(study) == 0
+    client.force_login(get_user_model().objects.get(username="researcher"))
+    page = client.get(f"/research/studies/{study.pk}/")
+    assert page.status_code == 200
+    assert 'id="unscored"' not in page.content.decode()

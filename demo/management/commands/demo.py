@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from demo.build import SLUG, build
 from research.roles import researcher_role
 from scoring.loads import file_load
+from scoring.rules import unscored_poem_count
 from studies.loading.readers import Source
 from studies.models import LoadKind, Study
 from studies.services import studies_open
@@ -33,9 +34,21 @@ class Command(BaseCommand):
                 source=Source.from_path(paths[kind]),
                 study=Study.objects.filter(slug=SLUG).first(),
             )
+            # The demo opens the study itself below: the loader's "still a draft" note
+            # would say the opposite of what the command did.
+            summary.notes = [n for n in summary.notes if n.code != "study_draft"]
             self.stdout.write(summary.describe())
         study = Study.objects.get(slug=SLUG)
         studies_open(studies=[study])  # a loaded study is a draft until opened
+        unscored = unscored_poem_count(study)
+        self.stdout.write(
+            f"Opened the study {study.slug!r} to volunteers; poems rule-scored"
+            + (
+                f" ({unscored} left to score: manage.py score_poems {study.slug})"
+                if unscored
+                else "."
+            )
+        )
         host = opts["host"].rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Volunteer link:   {host}/s/{study.slug}/"))
