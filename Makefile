@@ -53,11 +53,16 @@ lock:
 		--custom-compile-command "make lock" \
 		$(UPGRADE_FLAGS) --quiet --output-file $(LOCK)
 
+# The demo's background jobs run in a worker process of their own (kombu's filesystem
+# queue under var/queue: nothing to install), started beside the server and stopped with it.
+DEMO_ENV := DEBUG=1 CELERY_BROKER_URL=filesystem://
 demo: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput -v0
 	DEBUG=1 $(BIN)/python manage.py demo --host http://$(HOST):$(PORT)
-	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
-	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	@echo "Serving on http://$(HOST):$(PORT)/ with a background job worker (Ctrl-C stops both)"
+	@$(DEMO_ENV) bash -c '$(BIN)/celery -A config worker --pool=solo --loglevel=WARNING \
+		& worker=$$!; trap "kill $$worker 2>/dev/null; wait $$worker 2>/dev/null" EXIT; \
+		$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload'
 
 # The tiers (tests/tiers.py). Tests run in parallel processes (pytest-xdist, one per core);
 # PYTEST_ARGS adds arguments, e.g. PYTEST_ARGS="tests/loading -k csv".

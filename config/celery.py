@@ -1,9 +1,9 @@
 """The Celery application: background jobs (loads, scoring, exports, reports).
 
-With ``CELERY_BROKER_URL`` set (e.g. ``redis://127.0.0.1:6379/1``) tasks go to a broker
-and run in a separate worker (``celery -A config worker``). Without it, the embedded
-default and the demo, tasks run in-process at once (``task_always_eager``), so nothing
-extra needs to be installed or started. See docs/deploy.md.
+With ``CELERY_BROKER_URL`` set (``redis://127.0.0.1:6379/1`` in production,
+``filesystem://`` for the embedded default that ``make demo`` runs) tasks go to a broker
+and run in a separate worker (``celery -A config worker``). Without it, tasks run
+in-process at once (``task_always_eager``). See docs/deploy.md.
 """
 
 from __future__ import annotations

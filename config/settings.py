@@ -189,6 +189,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_SECONDS", 6 * 3600)
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The embedded queue (`make demo`): CELERY_BROKER_URL=filesystem:// keeps the queue as files
+# under DATA_DIR/queue (kombu's filesystem transport), so jobs run in a worker process of
+# their own on one machine with nothing more to install; Redis is for production.
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _queue = DATA_DIR / "queue"
+    for _sub in ("in", "processed"):
+        (_queue / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        {
+            "data_folder_in": str(_queue / "in"),
+            "data_folder_out": str(_queue / "in"),
+            "processed_folder": str(_queue / "processed"),
+            "store_processed": False,
+        }
+    )
 # A running job's runner gives a sign of life this often; after JOB_MISSED_BEATS missed
 # ones (its request or worker died) the job is shown failed, with the reason.
 JOB_HEARTBEAT_SECONDS = env_int("JOB_HEARTBEAT_SECONDS", 15)
