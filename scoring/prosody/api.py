@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import names, parallel, templates
+from . import fuxi, names, parallel, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
@@ -107,8 +107,6 @@ def _bare_title_lines(body: str, *, detecting: bool) -> list[int]:
     return out
 
 
-# FuxiBench cuts a generation at its first note marker before checking structure
-_FUXI_NOTES = re.compile(r"注[：:]|赏析[：:]")
 _PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
 _MARKED_TITLE = re.compile(r"[《〈【\[［]([^《》〈〉【】\[\]［］]+)[》〉】\]］]")
 
@@ -151,12 +149,14 @@ def score_poem(
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None
-    result = _score_body(body, fm, header, system, lenient, ccv_compatible)
+    result = _score_body(body, fm, header, system, lenient, ccv_compatible, text)
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
-            alt = _score_body("\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False)
+            alt = _score_body(
+                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, text
+            )
             if _fits(alt[1]):
                 result = alt
                 break
@@ -178,8 +178,12 @@ def _score_body(
     system: ToneSystem,
     lenient: bool,
     ccv: bool,
+    raw: str,
 ) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
-    """(form, metrics, diagnostics, header lines used) for one reading of the body."""
+    """(form, metrics, diagnostics, header lines used) for one reading of the body.
+
+    ``raw``: the text as given, which FuxiBench's structure check reads (:mod:`.fuxi`).
+    """
     lines = ccv_lines(body) if ccv else split_lines(body)
     context = not ccv
     extra: dict[str, Any] = {}
@@ -212,11 +216,16 @@ def _score_body(
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
         reading = read_lines(lines, system=system, family="ci", context=context)
-        fuxi = tuple(map(len, ccv_lines(_FUXI_NOTES.split(body, 1)[0]))) if ccv else None
-        metrics, more = score_ci(
-            reading, cipai, system=system, lenient=lenient, ccv=ccv, fuxi_lengths=fuxi
-        )
+        metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
         extra.update(more)
+        tune = fuxi.tune_for(requested, name)
+        if tune is None:
+            metrics["structural_fuxi"] = None
+            extra["fuxi_structure"] = {"tune": None, "note": "not a FuxiBench tune"}
+        else:
+            fx = fuxi.check(tune, raw)
+            metrics["structural_fuxi"] = 1.0 if fx.passed else 0.0
+            extra["fuxi_structure"] = fx.to_dict()
         if name != requested:
             extra["requested"] = requested
         return f"ci:{cipai.name}", metrics, extra, header

@@ -178,34 +178,6 @@ def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
     return None
 
 
-FUXI_REPEATS = (1, 2, 4, 8)
-FUXI_SOURCE = (
-    "FuxiBench (cubenlp/FuxiBench, Apache-2.0, cipai_utils.py) Ci structure check: the line "
-    "lengths equal a template's, or the template's repeated x2/x4/x8, after dropping up to "
-    "a title and an author line, with the text cut at 注：/赏析："
-)
-
-
-def fuxi_structure(lengths: tuple[int, ...], cipai: Cipai) -> tuple[float, dict[str, Any] | None]:
-    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, head).
-
-    A poem passes when its line lengths are one of the cipai's templates, or that template
-    repeated 2, 4 or 8 times (several ci to one tune), as written or after dropping a first
-    title line and then an author line (``head_lines``: 0, 1 or 2).  Reported beside,
-    never instead of, the CCiV structure metrics.
-    """
-    for head in (0, 1, 2):
-        body = lengths[head:]
-        if not body:
-            break
-        for t in cipai.templates:
-            n = len(t.lengths)
-            k = len(body) // n if n else 0
-            if k in FUXI_REPEATS and len(body) == n * k and body == t.lengths * k:
-                return 1.0, {"template": t.id, "repeat": k, "head_lines": head}
-    return 0.0, None
-
-
 def score_ci(
     reading: Reading,
     cipai: Cipai,
@@ -213,12 +185,10 @@ def score_ci(
     system: ToneSystem,
     lenient: bool,
     ccv: bool,
-    fuxi_lengths: tuple[int, ...] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
     """Metrics and diagnostics of a poem against every template of ``cipai``.
 
-    ``fuxi_lengths``: the line lengths FuxiBench's check sees (the text cut at its notes),
-    when they differ from the reading's.
+    FuxiBench's ``structural_fuxi`` reads the raw text, not the reading: :mod:`.fuxi`.
     """
     lengths = reading.lengths
     tone_str = reading.tone_string()
@@ -253,7 +223,6 @@ def score_ci(
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
     m["rhyme_lenient"] = None
-    m["structural_fuxi"], fuxi_match = fuxi_structure(fuxi_lengths or lengths, cipai)
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),
@@ -261,7 +230,6 @@ def score_ci(
         "templates": len(cipai.templates),
         "matched_variants": [t.id for t in strict],
         "relaxed_variants": [t.id for t in relaxed],
-        "fuxi_structure": {"match": fuxi_match, "source": FUXI_SOURCE},
     }
     if std_ok:
         diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
