@@ -14,15 +14,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from . import ccv as ccv_mode
 from . import fuxi, names, parallel, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
-from .reading import read_lines
+from .reading import Reading, read_lines
 from .shi import FORMS as SHI_FORMS
 from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
-from .tones import CharTone, ToneSystem
+from .tones import CharTone, FormFamily, ToneSystem
 
 RULES_VERSION = "prosody-1.2"
 
@@ -129,8 +130,9 @@ def score_poem(
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
 
     ``ccv_compatible`` follows the CCiV paper literally: no header stripping, only
-    U+4E00..U+9FFF counts as Chinese, every character read alone by pypinyin under the
-    modern convention (``tone_system`` and ``lenient`` are then ignored), and the headline
+    U+4E00..U+9FFF counts as Chinese, every character read alone and as written (never
+    converted to simplified) by CCiV's converter (:mod:`.ccv`; ``tone_system`` and
+    ``lenient`` are then ignored), and the headline
     ``structural``/``tonal`` equal the variant-aware figures.
     """
     system: ToneSystem = "modern" if ccv_compatible else tone_system
@@ -139,6 +141,7 @@ def score_poem(
     header: list[str] = []
     if ccv_compatible:
         body = text
+        diag["reading"] = ccv_mode.SOURCE
     else:
         stripped = strip_apparatus(text, _header_names())
         body = stripped.body
@@ -171,6 +174,13 @@ def _fits(metrics: dict[str, float | None]) -> bool:
     return bool(metrics.get("structural") or metrics.get("length"))
 
 
+def _read(lines: list[str], system: ToneSystem, family: FormFamily, ccv: bool) -> Reading:
+    """The lines read in context by the platform's rules, or as CCiV's converter reads them."""
+    if ccv:
+        return ccv_mode.read_lines(lines)
+    return read_lines(lines, system=system, family=family)
+
+
 def _score_body(
     body: str,
     fm: str | None,
@@ -185,7 +195,6 @@ def _score_body(
     ``raw``: the text as given, which FuxiBench's structure check reads (:mod:`.fuxi`).
     """
     lines = ccv_lines(body) if ccv else split_lines(body)
-    context = not ccv
     extra: dict[str, Any] = {}
     if not ccv and (fm is None or fm in SHI_FORMS) and detect(tuple(map(len, lines))) is None:
         cut = resplit(lines, fm)
@@ -215,7 +224,7 @@ def _score_body(
         if cipai is None:
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
-        reading = read_lines(lines, system=system, family="ci", context=context)
+        reading = _read(lines, system, "ci", ccv)
         metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
         extra.update(more)
         tune = fuxi.tune_for(requested, name)
@@ -230,7 +239,7 @@ def _score_body(
             extra["requested"] = requested
         return f"ci:{cipai.name}", metrics, extra, header
     if fm in SHI_FORMS:
-        reading = read_lines(lines, system=system, family="shi", context=context)
+        reading = _read(lines, system, "shi", ccv)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
         extra.update(more)
         return fm, metrics, extra, header
@@ -243,7 +252,7 @@ def _score_body(
         simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
-            r = read_lines(segs, system=system, family="shi", context=context)
+            r = _read(segs, system, "shi", ccv)
             halves.append((segs, list(r.tones)))
             simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)
