@@ -53,7 +53,7 @@ class PoemScore:
     form: str | None
     metrics: dict[str, float | None]
     diagnostics: dict[str, Any] = field(default_factory=dict)
-    tone_system: str = "modern"
+    tone_system: str = "classical"
     lenient: bool = False
     ccv_compatible: bool = False
     rules_version: str = RULES_VERSION
@@ -123,7 +123,7 @@ def score_poem(
     text: str,
     form: str | None,
     *,
-    tone_system: ToneSystem = "modern",
+    tone_system: ToneSystem = "classical",
     lenient: bool = False,
     ccv_compatible: bool = False,
 ) -> PoemScore:

@@ -9,7 +9,7 @@ from scoring.prosody import score_poem
 
 
 def test_shuidiao_fits_the_standard_form_and_rhymes() -> None:
-    s = score_poem(SHUIDIAO, "ci:水调歌头")
+    s = score_poem(SHUIDIAO, "ci:水调歌头", tone_system="modern")
     # Punctuation splits the poem into 19 phrases of 5,5,6,5,6,6,5,5,5,3,3,3,4,7,6,6,5,5,5,
     # exactly the 定格 (longyusheng_template[0]), which two other forms share.
     assert s.metrics["structural_standard"] == 1.0
@@ -26,7 +26,7 @@ def test_shuidiao_tones_modern_classical_lenient() -> None:
     # 胜 shèng (the modern standard; 旧读 shēng 平 in 不胜寒); 别 bié, 合 hé, 缺 quē (入声
     # read 平 where 仄 is required).  何事长向 is 长 cháng 平 (长 = 常, always), fixed by the
     # phrase rule (pypinyin alone read zhǎng).
-    modern = score_poem(SHUIDIAO, "ci:水调歌头")
+    modern = score_poem(SHUIDIAO, "ci:水调歌头", tone_system="modern")
     assert modern.metrics["tonal_standard"] == pytest.approx(90 / 95)
     bad = {ln["text"]: ln["mismatches"] for ln in modern.diagnostics["lines"] if ln["mismatches"]}
     assert bad == {
@@ -64,7 +64,7 @@ def test_rumengling_is_perfect_in_both_systems() -> None:
 
 
 def test_shengshengman_entering_tone_rhymes_need_the_classical_book() -> None:
-    s_mod = score_poem(SHENGSHENGMAN, "ci:声声慢")
+    s_mod = score_poem(SHENGSHENGMAN, "ci:声声慢", tone_system="modern")
     s_cla = score_poem(SHENGSHENGMAN, "ci:声声慢", tone_system="classical")
     assert s_mod.metrics["structural_standard"] == 1.0
     chars = s_cla.diagnostics["rhyme"]["sets"][0]["chars"]
@@ -198,7 +198,9 @@ def test_niannujiao_entering_tone_rhymes() -> None:
     assert classical.diagnostics["rhyme"]["sets"][0]["chars"] == "物壁雪杰发灭发月"
     assert classical.metrics["rhyme"] == pytest.approx(7 / 8)
     assert classical.diagnostics["rhyme"]["sets"][0]["group"] == "第十八部"
-    assert score_poem(text, "ci:念奴娇").metrics["rhyme"] == pytest.approx(4 / 8)
+    assert score_poem(text, "ci:念奴娇", tone_system="modern").metrics["rhyme"] == pytest.approx(
+        4 / 8
+    )
 
 
 def test_pusaman_changes_rhyme_four_times() -> None:
@@ -213,7 +215,7 @@ def test_pusaman_changes_rhyme_four_times() -> None:
     assert s.metrics["rhyme"] == 1.0
     # 中华新韵: 织 zhī is 十三支 but 碧 bì is 十二齐, so that pair has one miss; 楼愁 (七尤),
     # 立急 (十二齐) and 程亭 (十一庚) agree: 7 of 8.
-    modern = score_poem(text, "ci:菩萨蛮")
+    modern = score_poem(text, "ci:菩萨蛮", tone_system="modern")
     assert modern.metrics["rhyme"] == pytest.approx(7 / 8)
 
 
