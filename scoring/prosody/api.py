@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import ccv as ccv_mode
-from . import fuxi, names, parallel, templates
+from . import fuxi, names, parallel, pauses, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
@@ -225,7 +225,10 @@ def _score_body(
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
         reading = _read(lines, system, "ci", ccv)
-        metrics, more = score_ci(reading, cipai, system=system, lenient=lenient, ccv=ccv)
+        optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
+        metrics, more = score_ci(
+            reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
+        )
         extra.update(more)
         tune = fuxi.tune_for(requested, name)
         if tune is None:
