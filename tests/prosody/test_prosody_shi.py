@@ -49,8 +49,9 @@ def test_deng_guanquelou_modern_reads_yi_level_and_finds_san_ping_wei() -> None:
         (2, 0, "一三五不论"),
     ]
     assert s.diagnostics["faults"] == [{"fault": "三平尾", "line": 3}]
-    # 9 checks: 4 lines for 三平尾, 2 rhyme lines for 孤平, 3 adjacent pairs for 粘/对.
-    assert s.metrics["faults"] == pytest.approx(1 - 1 / 9)
+    # 11 checks: 4 lines for 三平尾, 2 rhyme lines for 孤平, 3 adjacent pairs for 粘/对,
+    # 2 unrhymed lines for 出句平收.
+    assert s.metrics["faults"] == pytest.approx(1 - 1 / 11)
 
 
 def test_chunwang_classical_and_the_sheng_polyphone() -> None:
