@@ -25,7 +25,7 @@ from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, FormFamily, ToneSystem
 
-RULES_VERSION = "prosody-1.2"
+RULES_VERSION = "prosody-1.3"
 
 CI_METRICS = (
     "structural",
