@@ -121,6 +121,22 @@ def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     """Faults, licences, readings by the metre, and why a structure or a couplet's ending
     fails, each with a 1-based place."""
     out: list[dict[str, str]] = _structure_notes(diag) + _couplet_notes(diag)
+    if diag.get("ti") == "古体":
+        reasons = "；".join(diag["gu"]["reasons"])
+        what = (
+            _(
+                "the form given is 近体, but the text reads as 古体 (%(reasons)s): no 律 pattern or faults are counted"
+            )
+            if diag.get("notice")
+            else _("古体 (%(reasons)s): no 律 pattern or faults are counted")
+        )
+        out.append(
+            {
+                "where": _("form"),
+                "what": what % {"reasons": reasons},
+                "source": diag["gu"]["source"],
+            }
+        )
     for k, line in enumerate(diag.get("lines") or []):
         for x in line.get("licences") or []:
             if "licence" in x:

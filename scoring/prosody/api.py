@@ -245,6 +245,11 @@ def _score_body(
         reading = _read(lines, system, "shi", ccv)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
         extra.update(more)
+        if more.get("ti") == "古体" and "detected" not in extra:
+            extra["notice"] = (
+                f"the form given is {fm} (近体), but the text reads as 古体 "
+                f"({'; '.join(more['gu']['reasons'])}): no 律 pattern or faults are counted"
+            )
         return fm, metrics, extra, header
     if fm == "couplet":
         pair = split_couplet("\n".join(lines) if ccv else body)

@@ -83,6 +83,8 @@ def notes(diag: dict[str, Any]) -> list[str]:
     """One short note per fault, licence, mismatch, reading by the metre and rhyme miss,
     and why a structure or a couplet's ending fails."""
     out: list[str] = structure_notes(diag) + couplet_notes(diag)
+    if diag.get("ti") == "古体":
+        out.append(diag.get("notice") or f"古体: {'; '.join(diag['gu']['reasons'])}")
     for k, line in enumerate(diag.get("lines") or []):
         for x in line.get("licences") or []:
             what = x.get("licence") or x.get("fault")

@@ -26,7 +26,7 @@ import itertools
 from dataclasses import replace
 from typing import Any
 
-from . import licences, rhyme
+from . import gu, licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
 from .licences import arrange, by_metre, judge_poem, line_type
@@ -150,6 +150,10 @@ def score_shi(
     mark_str = "".join(reading.mark_lines)
     simp = "".join(reading.simplified)
     metre = system == "classical"
+    why = gu.reasons(mark_str, n_lines, n)
+    if why:  # 仄韵: 古体, not 近体 -- no pattern, no 律 faults
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+        return gm, {**diag, **gd}
     last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
     scored = []
     for name, lines in patterns(n_lines, n):

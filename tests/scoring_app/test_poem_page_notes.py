@@ -45,3 +45,19 @@ def test_a_failed_ci_structure_and_a_failed_couplet_ending_are_noted(
     )
     whats = [what for _, what in couplet]
     assert any("上联仄收" in w for w in whats) and any("下联平收" in w for w in whats)
+
+
+def test_a_gu_ti_poem_given_as_jueju_is_flagged(
+    example_study,
+    client,
+    django_user_model,  # type: ignore[no-untyped-def]
+) -> None:
+    notes = _page_notes(
+        client,
+        django_user_model,
+        example_study,
+        "千山鸟飞绝，万径人踪灭。孤舟蓑笠翁，独钓寒江雪。",
+        "shi:jueju5",
+    )
+    assert any("古体" in what and "近体" in what for _, what in notes)
+    assert not any("失" in what or "孤平" in what for _, what in notes)
