@@ -382,8 +382,10 @@ def published_aggregates(published: Path) -> list[dict[str, Any]]:
                     {
                         "model": model,
                         "task": task,
-                        "metric": "structural_accuracy",
-                        "value": round(float(value.rstrip("%")) / 100, 4),
+                        # Fùxì publishes it as accuracy; published_vs_computed reads CiG's
+                        # accuracy as structural_fuxi (scoring/report/published.py)
+                        "accuracy": round(float(value.rstrip("%")) / 100, 4),
+                        "run": "zero-shot",
                         "n": 300 if column == "Overall" else 10,
                         "source": source,
                     }

@@ -62,9 +62,81 @@ def _where(line: int, position: int | None = None) -> str:
     return _("line %(line)d, character %(char)d") % {"line": line + 1, "char": position + 1}
 
 
-def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
-    """Faults, licences and readings by the metre, each with a 1-based place."""
+def _structure_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
+    """Why the structure fails: each line against the nearest form (ci) or the form (shi)."""
+    ops_names = {
+        "too_long": _("line too long"),
+        "too_short": _("line too short"),
+        "merged": _("two phrases in one line (a break missing)"),
+        "split": _("one phrase in two lines (an extra break)"),
+        "moved": _("the break between these lines is elsewhere"),
+        "extra": _("a line the form does not have"),
+        "missing": _("a phrase of the form is missing"),
+    }
+    near = diag.get("nearest") if isinstance(diag.get("nearest"), dict) else None
+    ops = near["diff"] if near else diag.get("diff") or []
     out: list[dict[str, str]] = []
+    if near:
+        out.append(
+            {
+                "where": _("structure"),
+                "what": _("fits no template; the nearest is %(name)s (%(chars)d characters)")
+                % {"name": f"{near['id']} {near.get('name', '')}".strip(), "chars": near["chars"]},
+                "source": near.get("gelv", ""),
+            }
+        )
+    for o in ops:
+        lines = o["poem_lines"]
+        where = (
+            "、".join(_where(k) for k in lines)
+            if lines
+            else _("phrase %(n)d of the form") % {"n": o["template_lines"][0] + 1}
+        )
+        what = _("%(problem)s: %(poem)d characters where the form has %(form)d") % {
+            "problem": ops_names.get(o["op"], o["op"]),
+            "poem": o["poem_len"],
+            "form": o["template_len"],
+        }
+        out.append({"where": where, "what": what, "source": ""})
+    return out
+
+
+def _couplet_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
+    ending = diag.get("ending")
+    if not isinstance(ending, dict):
+        return []
+    out = []
+    if not ending.get("first_ends_ze"):
+        out.append(
+            {"where": _where(0), "what": _("the first line must end 仄 (上联仄收)"), "source": ""}
+        )
+    if not ending.get("second_ends_ping"):
+        out.append(
+            {"where": _where(1), "what": _("the second line must end 平 (下联平收)"), "source": ""}
+        )
+    return out
+
+
+def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
+    """Faults, licences, readings by the metre, and why a structure or a couplet's ending
+    fails, each with a 1-based place."""
+    out: list[dict[str, str]] = _structure_notes(diag) + _couplet_notes(diag)
+    if diag.get("ti") == "古体":
+        reasons = "；".join(diag["gu"]["reasons"])
+        what = (
+            _(
+                "the form given is 近体, but the text reads as 古体 (%(reasons)s): no 律 pattern or faults are counted"
+            )
+            if diag.get("notice")
+            else _("古体 (%(reasons)s): no 律 pattern or faults are counted")
+        )
+        out.append(
+            {
+                "where": _("form"),
+                "what": what % {"reasons": reasons},
+                "source": diag["gu"]["source"],
+            }
+        )
     for k, line in enumerate(diag.get("lines") or []):
         for x in line.get("licences") or []:
             if "licence" in x:

@@ -5,19 +5,20 @@ together with :data:`RULES_VERSION`)::
 
     RULES_VERSION: str                       # "prosody-1.0"; bump when any rule changes
 
-    score_poem(text, form, *, tone_system="modern", lenient=False, ccv_compatible=False)
+    score_poem(text, form, *, tone_system="classical", lenient=False, ccv_compatible=False)
         -> PoemScore
         form: "ci:<cipai>" | "shi:jueju5" | "shi:jueju7" | "shi:lushi5" | "shi:lushi7"
               | "couplet" | None (detect a shi form, or a cipai named in a title line)
-        tone_system: "modern" (中华新韵 via pypinyin, in context) | "classical"
-              (词林正韵 for ci, 平水韵 for shi and couplets; 入声 = 仄)
+        tone_system: "classical" (the default: 词林正韵 for ci, 平水韵 for shi and
+              couplets; 入声 = 仄) | "modern" (中华新韵 via pypinyin, in context; only
+              when asked)
         lenient: a character with both tones attested fits either
         ccv_compatible: the CCiV benchmark's literal definitions
 
     PoemScore (frozen): form, metrics: dict[str, float | None], diagnostics: dict,
         tone_system, lenient, ccv_compatible, rules_version; .to_dict() -> JSON-ready dict
 
-    char_tones(line, *, tone_system="modern", form_family="ci"|"shi") -> list[CharTone]
+    char_tones(line, *, tone_system="classical", form_family="ci"|"shi") -> list[CharTone]
         CharTone (frozen): char, tone ("平"|"仄"|"?"), ambiguous, pinyin, source; .mark
         ("平"|"仄"|"中"|"?"), .fits(required, lenient=...), .to_dict()
 

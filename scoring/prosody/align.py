@@ -10,14 +10,16 @@ Rule: a weighted edit alignment of the poem's line lengths to the template's phr
   (鱼龙隐处，烟雾深锁渺弥间 4+7 for 6+5: the comma moved, 1);
 * ``extra`` / ``missing``: a poem line with no phrase, or a phrase with no line (its length).
 
-The cheapest alignment explains a failure line by line; the template with the cheapest
-alignment is the *nearest* template.  For speed the search stays within a diagonal band
+The cheapest alignment explains a failure line by line; the *nearest* template is the one,
+among all of the cipai's, with the cheapest alignment plus one per rhyme position of it
+whose character does not rhyme (:func:`nearest`).  For speed the search stays within a diagonal band
 (line offsets up to the line-count difference plus 4), which every realistic failure fits.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 _PUNCT_COST = 0.5
@@ -86,24 +88,44 @@ def align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, list[dic
 
 
 def nearest(
-    poem: tuple[int, ...], candidates: list[tuple[str, tuple[int, ...]]], *, shortlist: int = 2
-) -> tuple[str, float, list[dict[str, Any]]] | None:
-    """The candidate (id, lengths) with the cheapest alignment; only a shortlist is aligned.
+    poem: tuple[int, ...],
+    candidates: list[tuple[str, tuple[int, ...]]],
+    *,
+    rhyme_misses: Callable[[str, list[dict[str, Any]]], int] | None = None,
+) -> tuple[str, float, list[dict[str, Any]], int] | None:
+    """The candidate (id, lengths) nearest the poem: (id, cost, ops, rhyme misses).
 
-    The shortlist is the candidates closest in total length, then in number of lines.
+    Every candidate is considered.  The distance is the alignment cost of the line lengths
+    plus, when ``rhyme_misses`` is given (called with the candidate's id and alignment),
+    the number of the candidate's rhyme positions whose aligned character does not rhyme
+    with the rest of its set (one per miss, the weight of one character of length): of two forms of the same shape, the one whose rhymes the
+    poem keeps (a 仄韵 体 against a 平韵 体) is nearer.  Ties go to the earlier candidate.
     """
-    if not candidates:
-        return None
     total = sum(poem)
-    ranked = sorted(
-        enumerate(candidates),
-        key=lambda ic: (abs(sum(ic[1][1]) - total), abs(len(ic[1][1]) - len(poem)), ic[0]),
-    )[:shortlist]
-    best: tuple[str, float, list[dict[str, Any]]] | None = None
-    for _, (tid, lengths) in ranked:
-        if best is not None and abs(sum(lengths) - total) >= best[1]:
+    ranked = sorted(enumerate(candidates), key=lambda ic: (abs(sum(ic[1][1]) - total), ic[0]))
+    best: tuple[str, float, list[dict[str, Any]], int] | None = None
+    best_key: tuple[float, int] | None = None
+    for order, (tid, lengths) in ranked:
+        if best is not None and abs(sum(lengths) - total) > best[1]:
             continue  # the total difference is a lower bound on the cost
         c, ops = align(poem, lengths)
-        if best is None or c < best[1]:
-            best = (tid, c, ops)
+        if best is not None and c > best[1]:
+            continue
+        misses = rhyme_misses(tid, ops) if rhyme_misses is not None else 0
+        key = (c + misses, order)
+        if best_key is None or key < best_key:
+            best, best_key = (tid, c + misses, ops, misses), key
     return best
+
+
+def phrase_ends(ops: list[dict[str, Any]], tmpl: tuple[int, ...]) -> dict[int, int]:
+    """Template phrase-end offset -> the poem offset aligned with it (last character of the
+    poem lines aligned with a run of template phrases ending there)."""
+    tp = [0, *itertools.accumulate(tmpl)]
+    out: dict[int, int] = {}
+    poem_end = 0
+    for o in ops:
+        poem_end += o["poem_len"] if o["poem_lines"] else 0
+        if o["template_lines"] and o["poem_lines"]:
+            out[tp[o["template_lines"][-1] + 1] - 1] = poem_end - 1
+    return out

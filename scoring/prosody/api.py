@@ -14,17 +14,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import names, parallel, templates
+from . import ccv as ccv_mode
+from . import fuxi, names, parallel, pauses, templates
 from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
-from .reading import read_lines
+from .reading import Reading, read_lines
 from .shi import FORMS as SHI_FORMS
 from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
-from .tones import CharTone, ToneSystem
+from .tones import CharTone, FormFamily, ToneSystem
 
-RULES_VERSION = "prosody-1.2"
+RULES_VERSION = "prosody-1.3"
 
 CI_METRICS = (
     "structural",
@@ -52,7 +53,7 @@ class PoemScore:
     form: str | None
     metrics: dict[str, float | None]
     diagnostics: dict[str, Any] = field(default_factory=dict)
-    tone_system: str = "modern"
+    tone_system: str = "classical"
     lenient: bool = False
     ccv_compatible: bool = False
     rules_version: str = RULES_VERSION
@@ -107,8 +108,6 @@ def _bare_title_lines(body: str, *, detecting: bool) -> list[int]:
     return out
 
 
-# FuxiBench cuts a generation at its first note marker before checking structure
-_FUXI_NOTES = re.compile(r"注[：:]|赏析[：:]")
 _PUNCT = re.compile(r"[，。！？；：、,.!?;:]")
 _MARKED_TITLE = re.compile(r"[《〈【\[［]([^《》〈〉【】\[\]［］]+)[》〉】\]］]")
 
@@ -124,15 +123,16 @@ def score_poem(
     text: str,
     form: str | None,
     *,
-    tone_system: ToneSystem = "modern",
+    tone_system: ToneSystem = "classical",
     lenient: bool = False,
     ccv_compatible: bool = False,
 ) -> PoemScore:
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
 
     ``ccv_compatible`` follows the CCiV paper literally: no header stripping, only
-    U+4E00..U+9FFF counts as Chinese, every character read alone by pypinyin under the
-    modern convention (``tone_system`` and ``lenient`` are then ignored), and the headline
+    U+4E00..U+9FFF counts as Chinese, every character read alone and as written (never
+    converted to simplified) by CCiV's converter (:mod:`.ccv`; ``tone_system`` and
+    ``lenient`` are then ignored), and the headline
     ``structural``/``tonal`` equal the variant-aware figures.
     """
     system: ToneSystem = "modern" if ccv_compatible else tone_system
@@ -141,6 +141,7 @@ def score_poem(
     header: list[str] = []
     if ccv_compatible:
         body = text
+        diag["reading"] = ccv_mode.SOURCE
     else:
         stripped = strip_apparatus(text, _header_names())
         body = stripped.body
@@ -151,12 +152,14 @@ def score_poem(
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None
-    result = _score_body(body, fm, header, system, lenient, ccv_compatible)
+    result = _score_body(body, fm, header, system, lenient, ccv_compatible, text)
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
-            alt = _score_body("\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False)
+            alt = _score_body(
+                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, text
+            )
             if _fits(alt[1]):
                 result = alt
                 break
@@ -171,6 +174,13 @@ def _fits(metrics: dict[str, float | None]) -> bool:
     return bool(metrics.get("structural") or metrics.get("length"))
 
 
+def _read(lines: list[str], system: ToneSystem, family: FormFamily, ccv: bool) -> Reading:
+    """The lines read in context by the platform's rules, or as CCiV's converter reads them."""
+    if ccv:
+        return ccv_mode.read_lines(lines)
+    return read_lines(lines, system=system, family=family)
+
+
 def _score_body(
     body: str,
     fm: str | None,
@@ -178,10 +188,13 @@ def _score_body(
     system: ToneSystem,
     lenient: bool,
     ccv: bool,
+    raw: str,
 ) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
-    """(form, metrics, diagnostics, header lines used) for one reading of the body."""
+    """(form, metrics, diagnostics, header lines used) for one reading of the body.
+
+    ``raw``: the text as given, which FuxiBench's structure check reads (:mod:`.fuxi`).
+    """
     lines = ccv_lines(body) if ccv else split_lines(body)
-    context = not ccv
     extra: dict[str, Any] = {}
     if not ccv and (fm is None or fm in SHI_FORMS) and detect(tuple(map(len, lines))) is None:
         cut = resplit(lines, fm)
@@ -211,19 +224,32 @@ def _score_body(
         if cipai is None:
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
-        reading = read_lines(lines, system=system, family="ci", context=context)
-        fuxi = tuple(map(len, ccv_lines(_FUXI_NOTES.split(body, 1)[0]))) if ccv else None
+        reading = _read(lines, system, "ci", ccv)
+        optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
         metrics, more = score_ci(
-            reading, cipai, system=system, lenient=lenient, ccv=ccv, fuxi_lengths=fuxi
+            reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
         )
         extra.update(more)
+        tune = fuxi.tune_for(requested, name)
+        if tune is None:
+            metrics["structural_fuxi"] = None
+            extra["fuxi_structure"] = {"tune": None, "note": "not a FuxiBench tune"}
+        else:
+            fx = fuxi.check(tune, raw)
+            metrics["structural_fuxi"] = 1.0 if fx.passed else 0.0
+            extra["fuxi_structure"] = fx.to_dict()
         if name != requested:
             extra["requested"] = requested
         return f"ci:{cipai.name}", metrics, extra, header
     if fm in SHI_FORMS:
-        reading = read_lines(lines, system=system, family="shi", context=context)
+        reading = _read(lines, system, "shi", ccv)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
         extra.update(more)
+        if more.get("ti") == "古体" and "detected" not in extra:
+            extra["notice"] = (
+                f"the form given is {fm} (近体), but the text reads as 古体 "
+                f"({'; '.join(more['gu']['reasons'])}): no 律 pattern or faults are counted"
+            )
         return fm, metrics, extra, header
     if fm == "couplet":
         pair = split_couplet("\n".join(lines) if ccv else body)
@@ -234,7 +260,7 @@ def _score_body(
         simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
-            r = read_lines(segs, system=system, family="shi", context=context)
+            r = _read(segs, system, "shi", ccv)
             halves.append((segs, list(r.tones)))
             simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)

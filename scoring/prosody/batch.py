@@ -7,7 +7,7 @@ and may carry ``id`` and ``form`` (``ci:<cipai>``, ``shi:…``, ``couplet``); a 
 hold ``id``, ``form``, ``rules_version``, ``tone_system``, every metric, and (JSONL only)
 the diagnostics.  Run::
 
-    python -m scoring.prosody.batch poems.jsonl [--out scores.csv] [--tone-system classical]
+    python -m scoring.prosody.batch poems.jsonl [--out scores.csv] [--tone-system modern]
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def poem_fields(row: dict[str, Any]) -> tuple[str, str, str | None]:
 def score_rows(
     rows: Iterable[dict[str, Any]],
     *,
-    tone_system: ToneSystem = "modern",
+    tone_system: ToneSystem = "classical",
     lenient: bool = False,
     ccv_compatible: bool = False,
 ) -> Iterator[dict[str, Any]]:
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Score a JSONL/CSV file of poems offline.")
     ap.add_argument("file", type=Path)
     ap.add_argument("--out", type=Path, default=None, help="output file (.jsonl or .csv)")
-    ap.add_argument("--tone-system", choices=("modern", "classical"), default="modern")
+    ap.add_argument("--tone-system", choices=("classical", "modern"), default="classical")
     ap.add_argument("--lenient", action="store_true")
     ap.add_argument("--ccv-compatible", action="store_true")
     args = ap.parse_args(argv)

@@ -16,13 +16,15 @@ variant-aware = best over every 龙榆生 and 钦定词谱 template), computed h
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import Any
 
 from . import rhyme
-from .align import nearest
+from .align import nearest, phrase_ends
 from .context import resolve_by_metre
 from .names import siblings
+from .pauses import offsets
 from .reading import Reading
 from .templates import Cipai, CiTemplate, load_cipai
 from .tones import ToneSystem
@@ -71,17 +73,44 @@ def tonal_share(tones: str, marks: str, required: str, *, lenient: bool) -> tupl
     return ((counted - bad.bit_count()) / counted if counted > 0 else 0.0), bad
 
 
-def _offsets(lengths: tuple[int, ...]) -> set[int]:
-    acc, out = 0, set()
-    for n in lengths[:-1]:
-        acc += n
-        out.add(acc)
-    return out
+def fits_exact(
+    lengths: tuple[int, ...], t: CiTemplate, optional: frozenset[int] = frozenset()
+) -> bool:
+    """The poem's lines are the template's phrases, each in-line pause (``optional``,
+    :mod:`.pauses`) read as a break or not as the template has it."""
+    if not optional:
+        return lengths == t.lengths
+    mandatory = offsets(lengths) - optional
+    return sum(lengths) == t.total and mandatory <= t.breaks <= mandatory | optional
 
 
-def fits_relaxed(lengths: tuple[int, ...], t: CiTemplate) -> bool:
-    """Same total, and every poem break on a template phrase break."""
-    return sum(lengths) == t.total and _offsets(lengths) <= t.breaks
+def _merge(lengths: tuple[int, ...], optional: frozenset[int]) -> tuple[int, ...]:
+    """The line lengths with the in-line pauses read as no break."""
+    out: list[int] = []
+    pos = 0
+    for n in lengths:
+        if pos in optional and out:
+            out[-1] += n
+        else:
+            out.append(n)
+        pos += n
+    return tuple(out)
+
+
+def _pauses(
+    lengths: tuple[int, ...], optional: frozenset[int], t: CiTemplate
+) -> list[dict[str, Any]]:
+    """Each in-line pause of the poem: after which line it falls, and whether the fitted
+    template breaks there (a 读 kept) or not (read through)."""
+    ends = list(itertools.accumulate(lengths))
+    return [{"after_line": ends.index(o), "break": o in t.breaks} for o in sorted(optional)]
+
+
+def fits_relaxed(
+    lengths: tuple[int, ...], t: CiTemplate, optional: frozenset[int] = frozenset()
+) -> bool:
+    """Same total, and every poem break (in-line pauses apart) on a template phrase break."""
+    return sum(lengths) == t.total and offsets(lengths) - optional <= t.breaks
 
 
 def _line_report(
@@ -131,13 +160,18 @@ def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]
 
 
 def _rhyme(
-    t: CiTemplate, reading: Reading, system: ToneSystem
+    t: CiTemplate,
+    reading: Reading,
+    system: ToneSystem,
+    groups: tuple[tuple[int, ...], ...] | None = None,
 ) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
+    """Rhyme at the template's rhyme positions (or at ``groups``, the same sets moved to the
+    poem's aligned positions)."""
     simp = "".join(reading.simplified)
     text = "".join(reading.lines)
     pys = reading.pinyin_flat()
     sets = []
-    for group in t.rhyme_groups:
+    for group in t.rhyme_groups if groups is None else groups:
         pos = tuple(p for p in group if p < len(simp))
         sets.append(
             rhyme.check_set(
@@ -162,13 +196,15 @@ def _rhyme(
     )
 
 
-def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
+def _sibling(
+    name: str, lengths: tuple[int, ...], optional: frozenset[int]
+) -> dict[str, Any] | None:
     for sib in siblings(name):
         cp = load_cipai(sib)
         if cp is None:
             continue
         for t in cp.templates:
-            if t.lengths == lengths or fits_relaxed(lengths, t):
+            if fits_exact(lengths, t, optional) or fits_relaxed(lengths, t, optional):
                 return {
                     "cipai": sib,
                     "template": t.id,
@@ -178,34 +214,6 @@ def _sibling(name: str, lengths: tuple[int, ...]) -> dict[str, Any] | None:
     return None
 
 
-FUXI_REPEATS = (1, 2, 4, 8)
-FUXI_SOURCE = (
-    "FuxiBench (cubenlp/FuxiBench, Apache-2.0, cipai_utils.py) Ci structure check: the line "
-    "lengths equal a template's, or the template's repeated x2/x4/x8, after dropping up to "
-    "a title and an author line, with the text cut at 注：/赏析："
-)
-
-
-def fuxi_structure(lengths: tuple[int, ...], cipai: Cipai) -> tuple[float, dict[str, Any] | None]:
-    """FuxiBench-compatible Ci structure: (1.0 or 0.0, the match: template, repeat, head).
-
-    A poem passes when its line lengths are one of the cipai's templates, or that template
-    repeated 2, 4 or 8 times (several ci to one tune), as written or after dropping a first
-    title line and then an author line (``head_lines``: 0, 1 or 2).  Reported beside,
-    never instead of, the CCiV structure metrics.
-    """
-    for head in (0, 1, 2):
-        body = lengths[head:]
-        if not body:
-            break
-        for t in cipai.templates:
-            n = len(t.lengths)
-            k = len(body) // n if n else 0
-            if k in FUXI_REPEATS and len(body) == n * k and body == t.lengths * k:
-                return 1.0, {"template": t.id, "repeat": k, "head_lines": head}
-    return 0.0, None
-
-
 def score_ci(
     reading: Reading,
     cipai: Cipai,
@@ -213,12 +221,13 @@ def score_ci(
     system: ToneSystem,
     lenient: bool,
     ccv: bool,
-    fuxi_lengths: tuple[int, ...] | None = None,
+    optional: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
     """Metrics and diagnostics of a poem against every template of ``cipai``.
 
-    ``fuxi_lengths``: the line lengths FuxiBench's check sees (the text cut at its notes),
-    when they differ from the reading's.
+    ``optional``: offsets of the poem's in-line pauses (读 marks, :mod:`.pauses`), breaks a
+    template may or may not have.  FuxiBench's ``structural_fuxi`` reads the raw text, not
+    the reading: :mod:`.fuxi`.
     """
     lengths = reading.lengths
     tone_str = reading.tone_string()
@@ -230,7 +239,13 @@ def score_ci(
             cache[t.id] = tonal_share(tone_str, mark_str, t.tones, lenient=lenient)
         return cache[t.id]
 
-    strict = cipai.by_lengths.get(lengths, ()) if lengths else ()
+    if not lengths:
+        strict: tuple[CiTemplate, ...] = ()
+    elif optional:
+        by_total = cipai.by_total.get(sum(lengths), ())
+        strict = tuple(t for t in by_total if fits_exact(lengths, t, optional))
+    else:
+        strict = cipai.by_lengths.get(lengths, ())
     std = cipai.standard
     std_ok = any(t is std for t in strict)
     m: dict[str, float | None] = {
@@ -244,7 +259,7 @@ def score_ci(
         relaxed = tuple(
             t
             for t in cipai.by_total.get(sum(lengths), ())
-            if not any(t is u for u in strict) and fits_relaxed(lengths, t)
+            if not any(t is u for u in strict) and fits_relaxed(lengths, t, optional)
         )
     order = {t.id: i for i, t in enumerate(cipai.templates)}
     cands = [(t, True) for t in strict] + [(t, False) for t in relaxed]
@@ -253,7 +268,6 @@ def score_ci(
     m["tonal"] = tonal(best[0])[0] if best else 0.0
     m["rhyme"] = None
     m["rhyme_lenient"] = None
-    m["structural_fuxi"], fuxi_match = fuxi_structure(fuxi_lengths or lengths, cipai)
     diag: dict[str, Any] = {
         "cipai": cipai.name,
         "aliases": list(cipai.aliases),
@@ -261,7 +275,6 @@ def score_ci(
         "templates": len(cipai.templates),
         "matched_variants": [t.id for t in strict],
         "relaxed_variants": [t.id for t in relaxed],
-        "fuxi_structure": {"match": fuxi_match, "source": FUXI_SOURCE},
     }
     if std_ok:
         diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
@@ -269,6 +282,8 @@ def score_ci(
         t, is_strict = best
         bad = bits(tonal(t)[1])
         diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
+        if optional:
+            diag["pauses"] = _pauses(lengths, optional, t)
         diag["lines"] = _line_report(reading, t.tones, bad)
         diag["mismatch_count"] = len(bad)
         if ccv:
@@ -294,14 +309,29 @@ def score_ci(
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])
-    near = nearest(lengths, [(t.id, t.lengths) for t in cipai.templates])
+    by_id = {t.id: t for t in cipai.templates}
+
+    def misses(tid: str, ops: list[dict[str, Any]]) -> int:
+        t = by_id[tid]
+        ends = phrase_ends(ops, t.lengths)
+        moved = tuple(tuple(ends[p] for p in g if p in ends) for g in t.rhyme_groups)
+        sets = _rhyme(t, reading, system, moved)[2]
+        return sum(s.known - s.matched for s in sets)
+
+    merged = _merge(lengths, optional)
+    near = nearest(
+        merged,
+        [(t.id, t.lengths) for t in cipai.templates],
+        rhyme_misses=None if ccv else misses,
+    )
     if near is not None:
-        tid, cost, ops = near
-        nt = next(t for t in cipai.templates if t.id == tid)
+        tid, cost, ops, rhyme_misses = near
         diag["nearest"] = {
-            **nt.describe(),
+            **by_id[tid].describe(),
             "cost": cost,
+            "rhyme_misses": rhyme_misses,
+            "considered": len(cipai.templates),
             "diff": [o for o in ops if o["op"] != "ok"],
         }
-    diag["sibling"] = _sibling(cipai.name, lengths) if lengths else None
+    diag["sibling"] = _sibling(cipai.name, lengths, optional) if lengths else None
     return m, diag

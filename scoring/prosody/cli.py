@@ -44,7 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("jsonl", "csv"), help="default: from --out, else jsonl"
     )
-    parser.add_argument("--tone-system", choices=("modern", "classical"), default="modern")
+    parser.add_argument(
+        "--tone-system",
+        choices=("classical", "modern"),
+        default="classical",
+        help="classical (词林正韵 / 平水韵, 入声 = 仄; the default) or modern (中华新韵)",
+    )
     parser.add_argument(
         "--lenient", action="store_true", help="characters with both tones fit either"
     )

@@ -15,9 +15,76 @@ def at(line: int, position: int | None = None) -> str:
     return f"line {line + 1}" + ("" if position is None else f", char {position + 1}")
 
 
-def notes(diag: dict[str, Any]) -> list[str]:
-    """One short note per fault, licence, mismatch, reading by the metre and rhyme miss."""
+_OPS = {
+    "too_long": "too long",
+    "too_short": "too short",
+    "merged": "two phrases in one line (a break missing)",
+    "split": "one phrase in two lines (an extra break)",
+    "moved": "the break between these lines is elsewhere",
+    "extra": "a line the form does not have",
+    "missing": "a phrase the form has is missing",
+}
+
+
+def _lines(ks: list[int]) -> str:
+    return at(ks[0]) if len(ks) == 1 else f"lines {ks[0] + 1}-{ks[-1] + 1}"
+
+
+def structure_notes(diag: dict[str, Any]) -> list[str]:
+    """Why the structure fails: the error, the alignment with the nearest form (ci) or the
+    form's lines (shi), and a sibling tune the poem fits."""
     out: list[str] = []
+    if diag.get("error"):
+        out.append(f"not scored: {diag['error']}")
+    near = diag.get("nearest") if isinstance(diag.get("nearest"), dict) else None
+    ops = near["diff"] if near else diag.get("diff") or []
+    if near:
+        out.append(
+            f"structure: fits no template; nearest {near['id']} {near.get('name', '')} "
+            f"({near['chars']} chars, cost {near['cost']:g})".replace("  ", " ")
+        )
+    elif ops:
+        out.append("structure: the lines are not the form's")
+    for o in ops:
+        what = _OPS.get(o["op"], o["op"])
+        if o["op"] == "extra":
+            size = f"{o['poem_len']} chars"
+        elif o["op"] == "missing":
+            size = f"the form's phrase of {o['template_len']} chars"
+        else:
+            size = f"{o['poem_len']} chars where the form has {o['template_len']}"
+        where = (
+            _lines(o["poem_lines"])
+            if o["poem_lines"]
+            else f"the form's phrase {o['template_lines'][0] + 1}"
+        )
+        out.append(f"{where}: {what} ({size})")
+    sib = diag.get("sibling")
+    if isinstance(sib, dict):
+        out.append(f"structure: {sib['note']}")
+    return out
+
+
+def couplet_notes(diag: dict[str, Any]) -> list[str]:
+    """A couplet's failed ending: the first line must end 仄, the second 平."""
+    ending = diag.get("ending")
+    if not isinstance(ending, dict):
+        return []
+    out = []
+    lines = diag.get("lines") or []
+    if not ending.get("first_ends_ze") and lines:
+        out.append(f"line 1: ends {lines[0]['tones'][-1:] or '?'}, 仄 required (上联仄收)")
+    if not ending.get("second_ends_ping") and len(lines) > 1:
+        out.append(f"line 2: ends {lines[1]['tones'][-1:] or '?'}, 平 required (下联平收)")
+    return out
+
+
+def notes(diag: dict[str, Any]) -> list[str]:
+    """One short note per fault, licence, mismatch, reading by the metre and rhyme miss,
+    and why a structure or a couplet's ending fails."""
+    out: list[str] = structure_notes(diag) + couplet_notes(diag)
+    if diag.get("ti") == "古体":
+        out.append(diag.get("notice") or f"古体: {'; '.join(diag['gu']['reasons'])}")
     for k, line in enumerate(diag.get("lines") or []):
         for x in line.get("licences") or []:
             what = x.get("licence") or x.get("fault")

@@ -142,11 +142,17 @@ def book_name(system: ToneSystem, family: FormFamily) -> str:
 # Lenient rhyme: the documented allowances (通押) beside the strict book.
 # 词林正韵 部 that Song poets rhymed together (戈载《词林正韵·发凡》 splits 平水韵 十灰 between
 # 第三部 (杯回) and 第五部 (台来) and notes they were rhymed together; 王力《汉语诗律学》
-# 第四章 (词韵) on the Song mixing of -n/-ng/-m endings and of -n/-m).
+# 第四章 (词韵) on the Song mixing of -n/-ng/-m endings, of -n/-m, and of the entering-tone
+# endings -k/-t/-p, which joins 词林正韵 第十七、十八、十九部: 苏轼《念奴娇·赤壁怀古》 rhymes
+# 壁 (十七部) with 物雪杰发灭月 (十八部)).
 CI_TONGYA: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"第三部", "第五部"}), "戈载《词林正韵·发凡》（灰咍通押）"),
     (frozenset({"第六部", "第十一部", "第十三部"}), "王力《汉语诗律学》第四章（真文庚青侵通押）"),
     (frozenset({"第七部", "第十四部"}), "王力《汉语诗律学》第四章（寒删先覃盐咸通押）"),
+    (
+        frozenset({"第十七部", "第十八部", "第十九部"}),
+        "王力《汉语诗律学》第四章（入声韵 -k/-t/-p 混押：质陌锡职缉、物月曷黠屑叶、合洽通押）",
+    ),
 )
 # 平水韵 neighbouring rhymes a regulated poem's first line may borrow (首句借邻韵,
 # 王力《诗词格律》第二章 §2); only the first line, never a couplet's rhyme.

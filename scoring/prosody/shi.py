@@ -5,7 +5,7 @@ types (五言 A 仄仄平平仄, B 平平仄仄平, C 平平平仄仄, D 仄仄�
 opposite pair), arranged by 粘 and 对 into four patterns (平起/仄起 × 首句入韵 or not);
 rhyme on even lines (and line 1 when it rhymes) in one level-tone rhyme (平水韵 for the
 classical system, 中华新韵 for the modern one); licence 一三五不论 (positions 1, 3 [, 5]
-free); faults 孤平, 三平尾, 失粘 and 失对.
+free); faults 孤平, 三平尾, 失粘, 失对 and 出句平收.
 
 Definitions used here:
 
@@ -13,6 +13,8 @@ Definitions used here:
 * 三平尾: the last three characters all 平.
 * 失对: the 2nd characters of a couplet's two lines have the same tone.
 * 失粘: the 2nd characters of an even line and the next odd line have different tones.
+* 出句平收: a line that does not rhyme ends 平 (in 近体诗 only the rhyming lines end 平;
+  王力《诗词格律》第二章: 不入韵的句子句末用仄声).
 
 Ambiguous characters never create a fault in lenient mode; characters of unknown tone
 never create a fault.
@@ -24,7 +26,7 @@ import itertools
 from dataclasses import replace
 from typing import Any
 
-from . import licences, rhyme
+from . import gu, licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
 from .licences import arrange, by_metre, judge_poem, line_type
@@ -103,6 +105,11 @@ def faults(
             ping = [_is(ct, PING, lenient) for ct in line]
             if ping[-1] and not any(a and b for a, b in itertools.pairwise(ping)):
                 found.append({"fault": "孤平", "line": i})
+        elif line and line[-1].tone != UNKNOWN:
+            checks += 1
+            end = line[-1]
+            if end.tone == PING and not (lenient and end.ambiguous):
+                found.append({"fault": "出句平收", "line": i})
     for i in range(len(tones) - 1):
         a, b = tones[i][1], tones[i + 1][1]
         if UNKNOWN in (a.tone, b.tone):
@@ -143,6 +150,10 @@ def score_shi(
     mark_str = "".join(reading.mark_lines)
     simp = "".join(reading.simplified)
     metre = system == "classical"
+    why = gu.reasons(mark_str, n_lines, n)
+    if why:  # 仄韵: 古体, not 近体 -- no pattern, no 律 faults
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+        return gm, {**diag, **gd}
     last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
     scored = []
     for name, lines in patterns(n_lines, n):

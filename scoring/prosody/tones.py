@@ -186,7 +186,7 @@ def tones_of_line(
 
 
 def char_tones(
-    line: str, *, tone_system: ToneSystem = "modern", form_family: FormFamily = "ci"
+    line: str, *, tone_system: ToneSystem = "classical", form_family: FormFamily = "ci"
 ) -> list[CharTone]:
     """Tones of the poem characters of ``line`` (punctuation and other symbols skipped).
 

@@ -54,7 +54,7 @@ def test_demo_loads_real_questions_of_every_kind_and_published_results(settings,
     ]
     # Published results are aggregates, not responses.
     gpt = AggregateResult.objects.get(
-        study=study, model="gpt-4o", task="CiG", metric="structural_accuracy"
+        study=study, model="gpt-4o", task="CiG", metric="accuracy", run="zero-shot"
     )
     assert (gpt.value, gpt.n) == (0.5533, 300)
     assert (

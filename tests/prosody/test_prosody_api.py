@@ -144,7 +144,7 @@ def test_batch_scores_jsonl_and_csv_files(tmp_path: object) -> None:
     ]
     src.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines), encoding="utf-8")
     out = Path(str(tmp_path)) / "scores.csv"
-    assert batch.main([str(src), "--out", str(out)]) == 0
+    assert batch.main([str(src), "--out", str(out), "--tone-system", "modern"]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert [r["id"] for r in rows] == ["a", "b", "c", "d"]
     assert rows[0]["form"] == "ci:如梦令" and rows[0]["structural"] == "1.0"
