@@ -47,6 +47,7 @@ def package_alpha(matrix: list[list[int | None]], level: str) -> float:
         return math.nan
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(matrices, st.sampled_from(LEVELS))
 def test_alpha_from_counts_equals_alpha_from_reliability_data(

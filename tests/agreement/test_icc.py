@@ -76,6 +76,7 @@ PINGOUIN = {
 OLD_NAMES = dict(zip(PINGOUIN, ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"], strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_values_f_and_intervals_agree_with_pingouin(seed: int) -> None:
     rng = np.random.default_rng(seed)

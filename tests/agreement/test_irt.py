@@ -97,6 +97,7 @@ def test_eap_matches_girth_and_the_posterior_by_hand() -> None:
     assert ab.se[0] == pytest.approx(np.sqrt(post @ nodes**2 - (post @ nodes) ** 2))
 
 
+@pytest.mark.slow
 def test_loglik_is_the_stated_marginal_likelihood_maximum() -> None:
     k = 5
     x, *_ = simulate(k, 300, missing=0.1, seed=15)
@@ -179,6 +180,7 @@ def test_transposed_sparse_products_are_the_views_to_the_bit() -> None:
     assert np.array_equal(np.asarray(_transposed(m) @ dense), np.asarray(m.T @ dense))
 
 
+@pytest.mark.slow
 def test_fit_is_unchanged_by_the_faster_likelihood(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fit with scipy's logsumexp and the transposed views (the code before the
     speed-up) gives the same estimates to the last bit."""

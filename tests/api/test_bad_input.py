@@ -19,6 +19,7 @@ def _get(world, query: str):  # type: ignore[no-untyped-def]
     ["limit=9223372036854775808", "limit=99999999999999999999999", "offset=9223372036854775808",
      "limit=-1", "limit=abc", "offset=1e3", "limit=１０"],
 )  # fmt: skip
+@pytest.mark.slow
 def test_a_limit_or_offset_that_is_no_usable_number_is_a_400(world, query: str) -> None:  # type: ignore[no-untyped-def]
     reply = _get(world, query)
     assert reply.status_code == 400

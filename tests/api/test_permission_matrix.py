@@ -103,6 +103,7 @@ def test_the_schema_lists_the_research_and_volunteer_api() -> None:
     assert "/api/v1/volunteer/answers/" in paths
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ROLES)
 def test_every_api_operation_answers_each_role_as_the_matrix_says(world: World, role: str) -> None:
     failures = []
@@ -149,6 +150,7 @@ def _page_routes() -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ROLES)
 def test_every_research_page_answers_each_role_as_the_matrix_says(world: World, role: str) -> None:
     routes = _page_routes()

@@ -59,6 +59,7 @@ def test_responses_are_paginated_rows_filtered_by_kind(world: World) -> None:
     }
 
 
+@pytest.mark.slow
 def test_report_endpoint_gives_the_known_accuracy(world: World) -> None:
     data = _get(world, f"/api/v1/studies/{world.own.study.pk}/report/?n_boot=0").json()
     row = next(
@@ -76,6 +77,7 @@ def test_report_rejects_a_bad_n_boot(world: World) -> None:
     )
 
 
+@pytest.mark.slow
 def test_report_takes_the_settings_as_query_parameters_and_echoes_them(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/report/"
     query = "?n_boot=0&by=source,form&min_side=2&pass_threshold=0.5&tasks=quality,ck"
@@ -111,6 +113,7 @@ def test_report_takes_the_settings_as_query_parameters_and_echoes_them(world: Wo
     assert header.startswith("source,task,field,rater_set,n_items")
 
 
+@pytest.mark.slow
 def test_report_exports_one_table_or_all(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/exports/report/?n_boot=0"
     one = _get(world, base + "&file=csv&table=accuracy")
@@ -172,6 +175,7 @@ def test_report_has_the_issue_15_tables(world: World) -> None:
     assert any(r["summary"] == "item" and r["item"] == "ck-1" for r in data["item_analysis"])
 
 
+@pytest.mark.slow
 def test_issue_15_tables_export_as_csv_and_xlsx(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/exports/report/?n_boot=0"
     text = _get(world, base + "&file=csv&table=item_analysis").content.decode("utf-8-sig")

@@ -40,12 +40,14 @@ def _check(case, headers: dict[str, str]) -> None:  # type: ignore[no-untyped-de
     )
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @HYPOTHESIS
 def test_no_operation_answers_a_researcher_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
     _check(case, {"Authorization": f"Token {world.researcher_token}"})
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @HYPOTHESIS
 def test_no_operation_answers_a_volunteer_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
@@ -60,6 +62,7 @@ def _operations() -> list:  # type: ignore[type-arg]
     return [result.ok() for result in schema.get_all_operations()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("operation", _operations(), ids=lambda op: op.label)
 def test_no_operation_fails_on_huge_integers_or_deep_nesting(operation, world) -> None:  # type: ignore[no-untyped-def]
     """Beyond what the generator tries: every integer parameter one past a 64-bit id,

@@ -64,6 +64,7 @@ def test_upload_page_is_for_staff_only(client, example_study) -> None:  # type: 
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
+@pytest.mark.slow
 def test_study_changelist_lists_the_demo_study(staff_client) -> None:  # type: ignore[no-untyped-def]
     from django.core.management import call_command
 

@@ -137,6 +137,7 @@ def test_anonymous_is_sent_to_the_login_page_everywhere(world: World, client: Cl
         assert "/admin/login/" in client.get(reverse(name))["Location"]
 
 
+@pytest.mark.slow
 def test_a_superuser_opens_every_page_of_every_study(world: World, client: Client) -> None:
     client.force_login(world.users["superuser"])
     assert check_pages(world, "superuser", client, set(), admin.site._registry) == []
@@ -144,6 +145,7 @@ def test_a_superuser_opens_every_page_of_every_study(world: World, client: Clien
     assert {s.slug for s in listed} == {"poetry-understanding", "study-b"}
 
 
+@pytest.mark.slow
 def test_a_researcher_reads_their_studys_data_and_nothing_else(
     world: World, client: Client
 ) -> None:
@@ -155,6 +157,7 @@ def test_a_researcher_reads_their_studys_data_and_nothing_else(
     assert client.get(reverse("admin:jobs_job_changelist")).status_code == 403
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(admin.site._registry), ids=lambda m: m._meta.label)
 def test_staff_with_one_model_permission_see_that_model_of_their_studies_only(
     world: World, client: Client, model: type[Model]

@@ -35,6 +35,7 @@ def volunteer(study: Study) -> Participant:
     return Participant.objects.get(study=study, entry="invite")
 
 
+@pytest.mark.slow
 def test_credentials_are_shown_to_superusers_and_hidden_from_researchers(
     world: World, client: Client
 ) -> None:
@@ -131,6 +132,7 @@ def test_the_researcher_role_has_exactly_the_read_only_rights_of_the_research_pa
     assert not user.has_perm("studies.add_item") and not user.has_perm("jobs.view_job")
 
 
+@pytest.mark.slow
 def test_the_demo_and_the_researcher_command_give_the_same_narrow_role(
     db: None, django_user_model
 ) -> None:  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ from tests.loading.helpers import snapshot
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 def test_demo_loads_real_questions_of_every_kind_and_published_results(settings, capsys) -> None:  # type: ignore[no-untyped-def]
     call_command("demo", "--no-users")
     out = capsys.readouterr().out
@@ -64,6 +65,7 @@ def test_demo_loads_real_questions_of_every_kind_and_published_results(settings,
     assert not Response.objects.filter(study=study, rater__kind="model").exists()
 
 
+@pytest.mark.slow
 def test_demo_twice_changes_nothing() -> None:
     call_command("demo", "--no-users")
     before = snapshot()

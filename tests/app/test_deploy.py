@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION = {
     "DEBUG": "0",
@@ -48,6 +50,7 @@ def check_deploy(*envs: dict[str, str], tmp_path: Path) -> list[tuple[int, str]]
     return [(run.wait(timeout=120), run.communicate()[0]) for run in runs]
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker(
     tmp_path,
 ) -> None:  # type: ignore[no-untyped-def]

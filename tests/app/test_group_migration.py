@@ -33,6 +33,7 @@ def rater_columns() -> set[str]:
     return {column.name for column in description}
 
 
+@pytest.mark.slow
 def test_rater_groups_move_onto_participants_and_back() -> None:
     final = latest()
     try:

@@ -27,6 +27,7 @@ def latest() -> list[tuple[str, str | None]]:
     return executor.loader.graph.leaf_nodes()
 
 
+@pytest.mark.slow
 def test_jobs_rows_and_their_content_type_move_to_the_jobs_app_and_back() -> None:
     final = latest()
     try:

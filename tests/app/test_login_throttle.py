@@ -20,6 +20,7 @@ def _login(client, password: str, **meta: str):  # type: ignore[no-untyped-def]
     return client.post(LOGIN, {"username": "boss", "password": password}, **meta)
 
 
+@pytest.mark.slow
 def test_sixty_wrong_passwords_then_the_right_one_is_refused(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
     codes = [_login(client, f"guess-{i}").status_code for i in range(60)]
     assert codes[: settings.AXES_FAILURE_LIMIT - 1] == [200] * (settings.AXES_FAILURE_LIMIT - 1)

@@ -44,6 +44,7 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_manage_py_tools_run_without_a_secret_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
     ratings, poems = _files(tmp_path)
     env = _bare_env()
@@ -60,6 +61,7 @@ def test_manage_py_tools_run_without_a_secret_key(tmp_path) -> None:  # type: ig
     assert [r["id"] for r in rows] == ["a", "b"] and rows[0]["structural"] == 1.0
 
 
+@pytest.mark.slow
 def test_tool_problems_are_one_line_never_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "form": "sonnet", "text": "x"}\n{oops\n', encoding="utf-8")
@@ -82,6 +84,7 @@ def test_other_commands_without_a_secret_key_say_so_in_one_line() -> None:
     assert run.stderr.count("\n") == 1 and "SECRET_KEY is not set" in run.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["scoring.agreement.cli", "scoring.prosody.cli"])
 def test_the_console_tools_import_no_django(module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     code = f"import sys, {module}; sys.exit('django' in sys.modules)"

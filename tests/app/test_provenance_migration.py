@@ -34,6 +34,7 @@ def item_columns() -> set[str]:
     return {column.name for column in description}
 
 
+@pytest.mark.slow
 def test_items_stored_before_get_their_provenance_and_lose_it_going_back() -> None:
     final = latest()
     try:

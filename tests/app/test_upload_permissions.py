@@ -71,6 +71,7 @@ def refused(response) -> bool:  # type: ignore[no-untyped-def]
     return response.status_code == 200 and bool(response.context["form"].errors)
 
 
+@pytest.mark.slow
 def test_a_superuser_loads_every_kind_into_any_study(world: World, client: Client) -> None:
     client.force_login(world.users["superuser"])
     for kind in KINDS:
@@ -80,6 +81,7 @@ def test_a_superuser_loads_every_kind_into_any_study(world: World, client: Clien
     assert not Study.objects.get(slug="brand-new").researchers.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_kinds_permissions_load_that_kind_into_the_users_studies_only(
     world: World, client: Client, kind: str
@@ -139,6 +141,7 @@ def test_a_refused_upload_starts_no_job(
     assert Job.objects.latest("pk").status == "done"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("who", ["add item only", "researcher"])
 def test_staff_without_a_kinds_rights_get_a_403(world: World, client: Client, who: str) -> None:
     user = (

@@ -56,6 +56,7 @@ def refused(load, content: bytes | str, name: str = "f.jsonl", **kw) -> list[tup
         ),
     ],
 )
+@pytest.mark.slow
 def test_pool_lines_that_used_to_crash_are_refused(example_study, line: str, where: tuple) -> None:  # type: ignore[no-untyped-def,type-arg]
     assert where in refused(pool_load, line, study=example_study)
 

@@ -36,6 +36,7 @@ def _body(draw_json: str, key: str) -> str:
     return f'{{"consent": true, "{key}": {draw_json}, "assignment": 1, "answer": {draw_json}}}'
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=max(10, FUZZ.max_examples // 2))
 @given(doc=nested(), wrap=st.booleans(), number=HUGE)
 def test_the_volunteer_api_never_fails_on_nesting_or_huge_numbers(

@@ -51,6 +51,7 @@ def test_prosody_command_scores_or_refuses_any_jsonl(tmp_path_factory, content: 
     run_prosody(write(tmp_path_factory, "poems.jsonl", content))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=st.one_of(csv_rows(["id", "form", "text"], POEM_ROWS), hostile_bytes()))
 def test_prosody_command_scores_or_refuses_any_csv(tmp_path_factory, content: bytes) -> None:  # type: ignore[no-untyped-def]

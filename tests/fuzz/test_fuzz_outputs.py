@@ -75,6 +75,7 @@ EXPORT_ROWS = [
 ]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=jsonl(LLM))
 def test_llm_outputs_with_hostile_values_load_or_are_rejected_cleanly(
@@ -84,6 +85,7 @@ def test_llm_outputs_with_hostile_values_load_or_are_rejected_cleanly(
     assert_loads_or_rejects(lambda: llm_outputs_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=jsonl(RESPONSE))
 def test_jsonl_responses_with_hostile_values_load_or_are_rejected_cleanly(
@@ -93,6 +95,7 @@ def test_jsonl_responses_with_hostile_values_load_or_are_rejected_cleanly(
     assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=csv_rows(list(COLUMNS), EXPORT_ROWS))
 def test_csv_responses_with_hostile_cells_load_or_are_rejected_cleanly(
@@ -102,6 +105,7 @@ def test_csv_responses_with_hostile_cells_load_or_are_rejected_cleanly(
     assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=hostile_bytes(), fmt=st.sampled_from(["jsonl", "csv"]), llm=st.booleans())
 def test_any_bytes_as_outputs_or_responses_are_rejected_cleanly(

@@ -92,6 +92,7 @@ CSV_ROWS = [
 ]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=jsonl(MUTANT))
 def test_jsonl_pool_with_hostile_values_loads_or_is_rejected_cleanly(
@@ -101,6 +102,7 @@ def test_jsonl_pool_with_hostile_values_loads_or_is_rejected_cleanly(
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=jsonl(ITEM))
 def test_jsonl_pool_of_random_records_loads_or_is_rejected_cleanly(
@@ -110,6 +112,7 @@ def test_jsonl_pool_of_random_records_loads_or_is_rejected_cleanly(
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=csv_rows(CSV_HEADER, CSV_ROWS))
 def test_csv_pool_with_hostile_cells_loads_or_is_rejected_cleanly(
@@ -119,6 +122,7 @@ def test_csv_pool_with_hostile_cells_loads_or_is_rejected_cleanly(
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(content=hostile_bytes(), fmt=st.sampled_from(["jsonl", "csv"]))
 def test_any_bytes_as_a_pool_are_rejected_cleanly(example_study, content: bytes, fmt: str) -> None:  # type: ignore[no-untyped-def]

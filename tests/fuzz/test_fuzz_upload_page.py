@@ -27,6 +27,7 @@ def staff(client, django_user_model, settings, tmp_path):  # type: ignore[no-unt
     return client
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=max(10, FUZZ.max_examples // 3))  # each is a whole request
 @given(kind=KINDS, name=NAMES, content=FILES, background=st.booleans())
 def test_upload_page_never_fails_on_a_hostile_file(

@@ -88,6 +88,7 @@ def test_every_problem_is_reported_not_just_the_first(example_study, tmp_path) -
     assert all(f"line {n}, field 'answer'" in message for n in range(1, 6))
 
 
+@pytest.mark.slow
 def test_csv_pool_with_a_bad_row_names_its_line(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "pool.csv"
     path.write_text(
@@ -162,6 +163,7 @@ def test_study_screening_must_name_defined_groups(tmp_path) -> None:  # type: ig
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_llm_output_line(example_study, tmp_path, bad, expected) -> None:  # type: ignore[no-untyped-def]
     path = write_jsonl(tmp_path / "llm.jsonl", [{"model": "m", "item": "ck-001", "answer": 0}, bad])
     before = snapshot()

@@ -94,6 +94,7 @@ def test_the_admin_action_opens_drafts(admin_client: Client, formats_dir: Path) 
     assert Client().get("/s/poetry-understanding/").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_demo_comes_up_open_and_listed() -> None:
     call_command("demo", "--no-users", stdout=io.StringIO())
     study = Study.objects.get(slug="song-ci-demo")

@@ -41,6 +41,7 @@ def peak_mb(study: Study, content: bytes, name: str) -> float:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_pool_eight_times_longer_takes_not_much_more_memory(example_study: Study) -> None:
     small, large = pool_bytes(1_000, "s"), pool_bytes(8_000, "l")
     small_mb = peak_mb(example_study, small, "small.jsonl")

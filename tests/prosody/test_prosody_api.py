@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prosody_poems import RUMENGLING
@@ -99,6 +100,7 @@ _FORMS = st.sampled_from(
     lenient=st.booleans(),
     ccv=st.booleans(),
 )
+@pytest.mark.slow
 def test_score_poem_never_raises_and_metrics_stay_in_range(
     text: str, form: str | None, system: str, lenient: bool, ccv: bool
 ) -> None:

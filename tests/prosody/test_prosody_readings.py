@@ -173,6 +173,7 @@ def _corpus_lines() -> list[str]:
     return [x for t in texts for x in split_lines(t)]
 
 
+@pytest.mark.slow
 def test_class_check_original_against_simplified_over_the_whole_corpus() -> None:
     """Every corpus character whose simplified form reads with another tone is explained.
 
@@ -248,6 +249,7 @@ def test_shi_first_line_may_borrow_a_neighbouring_rhyme_only_when_lenient() -> N
     assert s.metrics["rhyme_lenient"] == pytest.approx(2 / 3)
 
 
+@pytest.mark.slow
 def test_no_corpus_character_pypinyin_knows_is_left_unknown() -> None:
     """The rare characters (殢 爇 軿 蕝 襵 斸 …) that conversion maps to forms pypinyin does
     not know are read from the original: over the whole corpus, a character is of

@@ -19,6 +19,7 @@ def render(study) -> str:  # type: ignore[no-untyped-def]
     return HOOK.render(Context({"study": study, "tables": tables, "report_formats": ("csv",)}))
 
 
+@pytest.mark.slow
 def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> None:  # type: ignore[no-untyped-def]
     s = cpdue_study("cpdue-panels")
     lure = s.builder.items["ck-lure"]
@@ -35,6 +36,7 @@ def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> Non
     assert "?table=item_analysis" in html and "?table=abilities" in html
 
 
+@pytest.mark.slow
 def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def]
     s = cpdue_study("cpdue-panels-zh")
     with translation.override("zh-hans"):
@@ -42,6 +44,7 @@ def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def
     assert "题目质量" in html and "人与模型同一能力量表" in html and "还需要多少志愿者" in html
 
 
+@pytest.mark.slow
 def test_an_icc_row_without_a_subset_renders_its_reason(db) -> None:  # type: ignore[no-untyped-def]
     """A crowd's ICC row has a reason and no ``subset`` key: the panel shows the reason
     (it raised VariableDoesNotExist, a 500 on the dashboard, on the bench study)."""

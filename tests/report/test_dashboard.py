@@ -27,6 +27,7 @@ def _researcher_client(study: Study) -> Client:
     return client
 
 
+@pytest.mark.slow
 def test_dashboard_shows_progress_tables_charts_and_downloads(known: Builder) -> None:
     page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
     html = page.content.decode()
@@ -40,6 +41,7 @@ def test_dashboard_shows_progress_tables_charts_and_downloads(known: Builder) ->
         assert f"/responses.{fmt}" in html
 
 
+@pytest.mark.slow
 def test_progress_counts_the_funnel_per_group(known: Builder) -> None:
     Participant.objects.filter(rater__name="a2").update(status="screened")
     page = _researcher_client(known.study).get(f"/research/studies/{known.study.pk}/")
@@ -53,6 +55,7 @@ def test_progress_counts_the_funnel_per_group(known: Builder) -> None:
     assert ck["n_items"] == 4 and ck["responses"] == 7 * 5
 
 
+@pytest.mark.slow
 def test_dashboard_rule_and_metric_pickers_change_the_charts(known: Builder) -> None:
     client = _researcher_client(known.study)
     url = f"/research/studies/{known.study.pk}/"
@@ -64,6 +67,7 @@ def test_dashboard_rule_and_metric_pickers_change_the_charts(known: Builder) -> 
     assert client.get(url, {"rule": "<script>"}).context["rule"] == "rule:prosody:modern/structural"
 
 
+@pytest.mark.slow
 def test_download_of_a_table_and_bad_formats(known: Builder) -> None:
     client = _researcher_client(known.study)
     base = f"/research/studies/{known.study.pk}"
@@ -74,6 +78,7 @@ def test_download_of_a_table_and_bad_formats(known: Builder) -> None:
     assert client.get(f"{base}/responses.csv").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_demo_study_renders_a_meaningful_dashboard(db, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     settings.DATA_DIR = tmp_path
     call_command("demo", "--no-users", stdout=io.StringIO())
@@ -98,6 +103,7 @@ def test_charts_escape_labels_and_use_the_cjk_font_stack() -> None:
     assert "<circle" in plot and "韵律 · humans" in plot
 
 
+@pytest.mark.slow
 def test_agreement_is_a_pivot_of_rater_set_by_coefficient(known: Builder) -> None:
     client = _researcher_client(known.study)
     page = client.get(f"/research/studies/{known.study.pk}/")
@@ -131,6 +137,7 @@ def test_agreement_is_a_pivot_of_rater_set_by_coefficient(known: Builder) -> Non
     assert client.get(page.request["PATH_INFO"], {"agr": "x|y"}).context["pivot"].key == pivot.key
 
 
+@pytest.mark.slow
 def test_exclusion_reasons_are_translated_on_the_chinese_dashboard(known: Builder) -> None:
     client = _researcher_client(known.study)
     html = client.get(

@@ -60,6 +60,7 @@ def _same_rows(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
                 assert a[k] == b[k], (k, a[k], b[k])
 
 
+@pytest.mark.slow
 def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:  # type: ignore[no-untyped-def]
     b, _items, _responses = cciv
     query = {"rate_metric": METRIC, "n_boot": "20"}
@@ -93,6 +94,7 @@ def _client_again(study) -> Client:  # type: ignore[no-untyped-def]
     return client
 
 
+@pytest.mark.slow
 def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:  # type: ignore[no-untyped-def]
     s = cpdue_study("cpdue-one-read")
     study = s.builder.study
@@ -104,6 +106,7 @@ def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:  # type:
     assert 'id="plan"' in page.content.decode()
 
 
+@pytest.mark.slow
 def test_a_task_selection_reads_twice_and_holds_one_frame(reads) -> None:  # type: ignore[no-untyped-def]
     """With ``tasks`` the report reads those tasks and the plan every task: two reads,
     the first frame dropped before the second is read; the rows still equal their own."""

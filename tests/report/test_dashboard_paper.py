@@ -60,6 +60,7 @@ def test_forest_writes_n_and_draws_no_interval_where_there_is_none() -> None:
     assert "0" in ticks and all(re.fullmatch(r"-?\d+(\.\d{1,2})?", t) for t in ticks)
 
 
+@pytest.mark.slow
 def test_settings_from_the_query_string_reach_the_report(tang) -> None:  # type: ignore[no-untyped-def]
     b = tang[0]
     client = _client(b.study)
@@ -77,6 +78,7 @@ def test_settings_from_the_query_string_reach_the_report(tang) -> None:  # type:
     assert 'name="by" value="source" checked' in html
 
 
+@pytest.mark.slow
 def test_bad_settings_are_named_and_the_defaults_used(tang) -> None:  # type: ignore[no-untyped-def]
     b = tang[0]
     page = _client(b.study).get(
@@ -98,6 +100,7 @@ def test_read_settings_takes_repeated_checkboxes(tang) -> None:  # type: ignore[
     assert not form.errors
 
 
+@pytest.mark.slow
 def test_big_tables_are_paged_and_filtered_by_task(fuxi) -> None:  # type: ignore[no-untyped-def]
     b = fuxi[0]
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["validation"]
@@ -116,6 +119,7 @@ def test_big_tables_are_paged_and_filtered_by_task(fuxi) -> None:  # type: ignor
     assert len(first.headers) == len(set(first.headers)) and "CI" in first.headers
 
 
+@pytest.mark.slow
 def test_names_in_the_readers_language(tang) -> None:  # type: ignore[no-untyped-def]
     b = tang[0]
     html = _client(b.study, "zh-hans").get(f"/research/studies/{b.study.pk}/").content.decode()
@@ -134,6 +138,7 @@ def test_names_in_the_readers_language(tang) -> None:  # type: ignore[no-untyped
     assert "group:experts" not in html.split('id="settings"')[1].split('id="downloads"')[0]
 
 
+@pytest.mark.slow
 def test_heatmap_of_form_by_model_per_condition(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     page = _client(b.study).get(
@@ -151,6 +156,7 @@ def test_heatmap_of_form_by_model_per_condition(cciv) -> None:  # type: ignore[n
     assert svg.count("n=3") >= len(expected)
 
 
+@pytest.mark.slow
 def test_echo_chamber_and_self_preference_forests_carry_n(tang) -> None:  # type: ignore[no-untyped-def]
     b, _items, responses = tang
     report = build_report(b.study, ReportSettings(n_boot=50))
@@ -218,6 +224,7 @@ def test_docs_tables_and_code_scroll_in_their_own_boxes(settings, tmp_path) -> N
     assert '<pre tabindex="0"><code class="language-sh">manage.py report' in html
 
 
+@pytest.mark.slow
 def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ignore[no-untyped-def]
     b = tang[0]
     html = _client(b.study).get(f"/research/studies/{b.study.pk}/").content.decode()
@@ -226,6 +233,7 @@ def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ig
     assert html.count('class="chart-box"') >= 5
 
 
+@pytest.mark.slow
 def test_pair_matrix_of_the_three_experts(tang) -> None:  # type: ignore[no-untyped-def]
     """Tang: Cohen's κ of each pair of experts as a matrix, recomputed with scikit-learn."""
     from sklearn.metrics import cohen_kappa_score

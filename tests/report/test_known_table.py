@@ -53,6 +53,7 @@ def _index(rows, *keys):  # type: ignore[no-untyped-def]
     return {tuple(r[k] for k in keys): r for r in rows}
 
 
+@pytest.mark.slow
 def test_accuracy_rows_equal_the_hand_computed_means_exactly(known: Builder) -> None:
     rows = _index(_report(known)["accuracy"], "task", "field", "rater_set")
     for key, (value, n, n_raters) in EXPECTED_ACCURACY.items():
@@ -62,6 +63,7 @@ def test_accuracy_rows_equal_the_hand_computed_means_exactly(known: Builder) -> 
         assert row["ci_low"] <= row["value"] <= row["ci_high"], key
 
 
+@pytest.mark.slow
 def test_accuracy_has_no_row_for_a_set_that_never_answered(known: Builder) -> None:
     rows = _index(_report(known)["accuracy"], "task", "field", "rater_set")
     assert ("oq", "best", "group:B") not in rows
@@ -77,6 +79,7 @@ def test_wilson_interval_of_an_accuracy_row(known: Builder) -> None:
     assert row["ci_high"] == pytest.approx(0.8632, abs=1e-4)
 
 
+@pytest.mark.slow
 def test_exclusions_are_reported_with_their_counts(known: Builder) -> None:
     rows = _index(_report(known)["exclusions"], "reason")
     assert rows[("flagged participants",)]["n_participants"] == 1
@@ -84,6 +87,7 @@ def test_exclusions_are_reported_with_their_counts(known: Builder) -> None:
     assert rows[("attention-check items",)]["n_responses"] == 6
 
 
+@pytest.mark.slow
 def test_flagged_participants_count_when_the_study_keeps_them(known: Builder) -> None:
     known.study.exclude_flagged = False
     known.study.save()
@@ -95,6 +99,7 @@ def test_flagged_participants_count_when_the_study_keeps_them(known: Builder) ->
     assert flagged["n_participants"] == 1  # counted all the same
 
 
+@pytest.mark.slow
 def test_model_beside_each_group_with_its_percentile(known: Builder) -> None:
     rows = _index(_report(known)["model_vs_groups"], "task", "field", "model", "group")
     a = rows[("ck", "answer", "model:gpt-4o", "group:A")]
@@ -105,6 +110,7 @@ def test_model_beside_each_group_with_its_percentile(known: Builder) -> None:
     assert rows[("ck", "answer", "model:gpt-4o", "humans")]["percentile"] == 50.0
 
 
+@pytest.mark.slow
 def test_correlation_of_a_judge_with_the_humans(known: Builder) -> None:
     rows = _index(_report(known)["correlation"], "task", "field", "a", "b")
     row = rows[("quality", "prosody", "model:kimi-k2@direct", "humans")]
@@ -116,6 +122,7 @@ def test_correlation_of_a_judge_with_the_humans(known: Builder) -> None:
     assert ("quality", "prosody", "rule:prosody:modern/structural", "humans") in rows
 
 
+@pytest.mark.slow
 def test_rule_vs_rating_shows_the_echo_chamber(known: Builder) -> None:
     rows = _index(_report(known, n_boot=50)["rule_vs_rating"], "field", "rule", "rater_set")
     humans = rows[("prosody", "rule:prosody:modern/structural", "humans")]
@@ -138,12 +145,14 @@ def test_rule_vs_rating_shows_the_echo_chamber(known: Builder) -> None:
     assert humans["ci_low"] <= humans["diff"] <= humans["ci_high"]
 
 
+@pytest.mark.slow
 def test_rule_scores_per_form_and_source(known: Builder) -> None:
     rows = _index(_report(known)["rule_scores"], "rule", "field", "form", "source")
     assert rows[("rule:prosody:modern", "structural", "ci:浣溪沙", "human")]["mean"] == 1.0
     assert rows[("rule:prosody:modern", "tonal", "ci:如梦令", "model:qwen")]["mean"] == 0.3
 
 
+@pytest.mark.slow
 def test_aggregates_are_listed_beside_never_mixed_in(known: Builder) -> None:
     tables = _report(known)
     assert tables["aggregates"] == [
@@ -163,6 +172,7 @@ def test_aggregates_are_listed_beside_never_mixed_in(known: Builder) -> None:
     assert row["value"] == 0.75  # the item-level figure, not the published 0.7545
 
 
+@pytest.mark.slow
 def test_only_a_models_first_sample_counts_and_the_rest_are_reported(known: Builder) -> None:
     from annotation.models import Response
 

@@ -29,6 +29,7 @@ def _qr_path(svg: str) -> str:
     return re.search(r' d="([^"]+)"', svg).group(1)
 
 
+@pytest.mark.slow
 def test_the_dashboard_shows_each_link_with_its_qr_code(known: Builder) -> None:
     study = known.study
     html = _client(study).get(f"/research/studies/{study.pk}/").content.decode()
@@ -69,6 +70,7 @@ def test_only_the_studys_researchers_see_its_links(known: Builder) -> None:
     assert "/login/" in Client().get(url)["Location"]
 
 
+@pytest.mark.slow
 def test_a_draft_says_its_links_do_not_work_yet(known: Builder) -> None:
     study = known.study
     Study.objects.filter(pk=study.pk).update(status="draft")

@@ -32,6 +32,7 @@ def report(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     return study, out["abilities"], out["accuracy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("irt", ["1pl", "2pl"])
 def test_groups_are_ordered_by_ability_as_by_accuracy(report, irt) -> None:  # type: ignore[no-untyped-def]
     study, rows, _accuracy = report

@@ -59,6 +59,7 @@ def test_every_applicable_coefficient_is_listed(krippendorff_study) -> None:  # 
     }
 
 
+@pytest.mark.slow
 def test_report_alpha_equals_the_package_on_the_same_ratings(known: Builder) -> None:
     rows = _rows(known.study, n_boot=100)
     data = np.array([[5, 4, 2, 1], [4, 4, 3, 2], [5, 5, 2, 2], [4, 5, 1, 1]], dtype=float)
@@ -71,6 +72,7 @@ def test_report_alpha_equals_the_package_on_the_same_ratings(known: Builder) -> 
         assert row["n_boot"] == 100 and row["ci_low"] <= row["value"] <= row["ci_high"]
 
 
+@pytest.mark.slow
 def test_cohen_kappa_appears_for_two_raters_with_weights_for_ratings(known: Builder) -> None:
     rows = _rows(known.study)
     assert ("quality/prosody", "group:A", "cohen_kappa", "nominal", "none") in rows
@@ -88,6 +90,7 @@ def test_a_model_as_one_more_rater(known: Builder) -> None:
     assert row["value"] < humans["value"]  # the lenient judge lowers agreement
 
 
+@pytest.mark.slow
 def test_bootstrap_intervals_are_seeded(known: Builder) -> None:
     first = _rows(known.study, n_boot=50)
     again = _rows(known.study, n_boot=50)

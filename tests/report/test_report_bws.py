@@ -68,6 +68,7 @@ def expected_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+@pytest.mark.slow
 def test_counting_scores_per_poem(study) -> None:  # type: ignore[no-untyped-def]
     b, frame = study
     rows = build_report(b.study, ReportSettings(n_boot=50)).tables["bws"]
@@ -90,6 +91,7 @@ def test_counting_scores_per_poem(study) -> None:  # type: ignore[no-untyped-def
         assert best["value"] == pytest.approx(exp["mean"].max())
 
 
+@pytest.mark.slow
 def test_bradley_terry_per_poem_and_spearman(study) -> None:  # type: ignore[no-untyped-def]
     b, frame = study
     rows = build_report(b.study, ReportSettings(n_boot=50)).tables["bws"]

@@ -17,6 +17,7 @@ def _flagged_row(known: Builder) -> dict[str, object]:
     return next(r for r in report.tables["exclusions"] if r["reason"] == "flagged participants")
 
 
+@pytest.mark.slow
 def test_flagging_another_participant_instead_gives_a_new_report(known: Builder) -> None:
     assert _flagged_row(known)["n_responses"] == 15  # f1's
     # As many flagged as before, but c2 (4 answers and the check) instead of f1.
@@ -25,6 +26,7 @@ def test_flagging_another_participant_instead_gives_a_new_report(known: Builder)
     assert _flagged_row(known)["n_responses"] == 5
 
 
+@pytest.mark.slow
 def test_tables_of_the_data_alone_are_reused_across_settings(
     known: Builder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ from tests.report.factory import Builder
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow
 def test_json_report_has_every_table_as_flat_rows(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "report.json"
     call_command("report", "known", "--format", "json", "--out", str(out), "--n-boot", "20")
@@ -37,6 +38,7 @@ def test_json_report_has_every_table_as_flat_rows(known: Builder, tmp_path) -> N
     } <= set(data["accuracy"][0])
 
 
+@pytest.mark.slow
 def test_json_to_stdout_is_strict_json(known: Builder) -> None:
     out = io.StringIO()
     call_command("report", "known", "--n-boot", "0", stdout=out)
@@ -44,6 +46,7 @@ def test_json_to_stdout_is_strict_json(known: Builder) -> None:
     assert any(row["ci_low"] is None for row in data["agreement"])
 
 
+@pytest.mark.slow
 def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     call_command(
         "report", "known", "--format", "csv", "--out", str(tmp_path / "r"), "--n-boot", "0"
@@ -57,6 +60,7 @@ def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:  # typ
     assert float(row["value"]) == 0.625
 
 
+@pytest.mark.slow
 def test_xlsx_has_one_sheet_per_table(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "report.xlsx"
     call_command("report", "known", "--format", "xlsx", "--out", str(out), "--n-boot", "0")
@@ -71,6 +75,7 @@ def test_unknown_study_is_a_clear_error(db) -> None:  # type: ignore[no-untyped-
         call_command("report", "nope")
 
 
+@pytest.mark.slow
 def test_csv_needs_an_output_directory(known: Builder) -> None:
     with pytest.raises(CommandError, match="--out"):
         call_command("report", "known", "--format", "csv")

@@ -65,6 +65,7 @@ def reference(wide: pd.DataFrame) -> pd.DataFrame:
     return out.set_index("Type")
 
 
+@pytest.mark.slow
 def test_icc_complete_case_subset_matches_pingouin(study) -> None:  # type: ignore[no-untyped-def]
     b, responses = study
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["icc"]

@@ -37,6 +37,7 @@ def kelley(frame: pd.DataFrame, ids: dict[str, int]) -> tuple[set[str], set[str]
     return set(share["rater"].iloc[-k:]), set(share["rater"].iloc[:k])
 
 
+@pytest.mark.slow
 def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ignore[no-untyped-def]
     rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     ids = {name: r.pk for name, r in study.builder.raters.items()}
@@ -72,6 +73,7 @@ def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ign
     assert not pick(rows, rater_set="models")
 
 
+@pytest.mark.slow
 def test_flags_name_the_items_that_hurt(study) -> None:  # type: ignore[no-untyped-def]
     rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     flags = {

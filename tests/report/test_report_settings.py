@@ -39,6 +39,7 @@ def test_settings_are_read_from_text_and_checked() -> None:
         assert caught.value.name == name
 
 
+@pytest.mark.slow
 def test_the_command_takes_every_setting_and_the_json_echoes_them(known: Builder) -> None:
     out = io.StringIO()
     call_command(
@@ -93,6 +94,7 @@ def test_bad_settings_are_clear_command_errors(
         call_command("report", "known", *args)
 
 
+@pytest.mark.slow
 def test_split_tables_put_the_split_keys_first_in_csv(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
     call_command(
         "report",
@@ -114,6 +116,7 @@ def test_split_tables_put_the_split_keys_first_in_csv(known: Builder, tmp_path) 
         assert next(csv.reader(fh))[0] == "reason"  # never split
 
 
+@pytest.mark.slow
 def test_the_cache_keys_on_every_setting(known: Builder) -> None:
     plain = report_for(known.study, ReportSettings(n_boot=0))
     split = report_for(known.study, ReportSettings(n_boot=0, by=("source",)))
@@ -123,6 +126,7 @@ def test_the_cache_keys_on_every_setting(known: Builder) -> None:
     assert lenient.settings.min_side == 1
 
 
+@pytest.mark.slow
 def test_every_table_splits_by_every_key(known: Builder) -> None:
     for key in ("source", "condition", "sample", "form", "category"):
         report = build_report(known.study, ReportSettings(n_boot=0, by=(key,)))
@@ -131,6 +135,7 @@ def test_every_table_splits_by_every_key(known: Builder) -> None:
         assert all(key not in row for row in report.tables["exclusions"])
 
 
+@pytest.mark.slow
 def test_the_report_job_takes_the_settings(
     known: Builder, django_capture_on_commit_callbacks
 ) -> None:  # type: ignore[no-untyped-def]

@@ -125,6 +125,7 @@ def scores(items: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
     return items.set_index("item").join(rule)
 
 
+@pytest.mark.slow
 def test_cciv_table_2_rule_rates_per_model_and_condition(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=300)).tables["rule_rates"]
@@ -159,6 +160,7 @@ def test_cciv_table_2_rule_rates_per_model_and_condition(cciv) -> None:  # type:
         assert rates == pytest.approx(expected.to_dict())
 
 
+@pytest.mark.slow
 def test_cciv_per_cipai_heatmap_of_one_condition(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0, by=("form",))).tables["rule_rates"]
@@ -175,6 +177,7 @@ def test_cciv_per_cipai_heatmap_of_one_condition(cciv) -> None:  # type: ignore[
             assert row["value"] == pytest.approx(value) and row["n"] == 3
 
 
+@pytest.mark.slow
 def test_cciv_judges_quality_per_generating_model(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     settings = ReportSettings(n_boot=0, by=("source",), ratings_ci="normal")
@@ -189,6 +192,7 @@ def test_cciv_judges_quality_per_generating_model(cciv) -> None:  # type: ignore
         assert row["ci_method"] == "normal over ratings (mean ± z·SE)"
 
 
+@pytest.mark.slow
 def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["form_length"]
@@ -206,6 +210,7 @@ def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:  # type: ignore[n
         assert (point["length"], point["value"]) == (CIPAI[cipai], pytest.approx(rate))
 
 
+@pytest.mark.slow
 def test_cciv_published_figure_beside_the_computed_one(cciv) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["published_vs_computed"]

@@ -116,6 +116,7 @@ def check(rows: list[dict[str, object]], want: dict[str, float]) -> None:
     assert kappa["ci_high"] == pytest.approx(asymptotic.kappa_upp, abs=0.06)
 
 
+@pytest.mark.slow
 def test_fuxi_table_6_overall_without_each_category_and_per_category(fuxi) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = fuxi
     report = build_report(b.study, ReportSettings(n_boot=400)).tables["validation"]

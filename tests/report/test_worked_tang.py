@@ -151,6 +151,7 @@ def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:  # type: ign
     assert {(r["rater_a"], r["rater_b"]) for r in between} == {(e, "qwen") for e in EXPERTS}
 
 
+@pytest.mark.slow
 def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=0, by=("source",))).tables["ratings"]
@@ -211,6 +212,7 @@ def test_tang_echo_chamber_on_machine_poems_and_on_all(tang) -> None:  # type: i
     )
 
 
+@pytest.mark.slow
 def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None:  # type: ignore[no-untyped-def]
     b, _items, _responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=100, min_side=16)).tables["echo_chamber"]

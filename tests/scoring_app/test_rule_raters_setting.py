@@ -185,6 +185,7 @@ def test_a_family_added_to_the_registry_is_accepted_and_stored_with_no_other_cha
     assert names == {"prosody:classical", "prosody:classical-lenient"}
     stored = Response.objects.filter(item=item, rater__name="prosody:classical-lenient")
     assert {r.field for r in stored} == set(
-        k for k, v in score_poem(HUANXISHA, "ci:浣溪沙", tone_system="classical").metrics.items()
+        k
+        for k, v in score_poem(HUANXISHA, "ci:浣溪沙", tone_system="classical").metrics.items()
         if v is not None
     )

@@ -210,6 +210,7 @@ def test_without_a_broker_the_load_says_its_scoring_job_is_done(
     assert scores("rm-1")["structural"] == 1.0 and scores("rm-2")["structural"] == 0.0
 
 
+@pytest.mark.slow
 def test_llm_outputs_over_the_limit_say_so_and_the_dashboard_counts_unscored_poems(
     example_study, tmp_path, settings, capsys, client, django_user_model
 ) -> None:  # type: ignore[no-untyped-def]

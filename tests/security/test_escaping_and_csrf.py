@@ -150,6 +150,7 @@ def test_volunteer_pages_escape_every_study_text(tmp_path) -> None:  # type: ign
     assert ESCAPED in html_all  # the text is shown, as text
 
 
+@pytest.mark.slow
 def test_researcher_and_admin_pages_escape_every_study_text(tmp_path, django_user_model) -> None:  # type: ignore[no-untyped-def]
     study = hostile_study(tmp_path)
     admin = django_user_model.objects.create_superuser("root", "r@example.org", "pw")

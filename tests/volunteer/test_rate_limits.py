@@ -64,6 +64,7 @@ def _consent(client: Client, **meta: str) -> int:
     return status
 
 
+@pytest.mark.slow
 def test_a_class_of_sixty_behind_one_address_enrols_within_a_minute(demo_study) -> None:  # type: ignore[no-untyped-def]
     # The site's default limits, as deployed.
     browsers = [_browser(REMOTE_ADDR=SCHOOL) for _ in range(60)]
@@ -71,6 +72,7 @@ def test_a_class_of_sixty_behind_one_address_enrols_within_a_minute(demo_study) 
     assert Participant.objects.count() == 60
 
 
+@pytest.mark.slow
 def test_a_class_of_sixty_behind_the_proxy_enrols_and_each_school_has_its_ceiling(
     demo_study,  # type: ignore[no-untyped-def]
     settings,  # type: ignore[no-untyped-def]
@@ -89,6 +91,7 @@ def test_a_class_of_sixty_behind_the_proxy_enrols_and_each_school_has_its_ceilin
     assert _consent(_browser(**forged)) == 429
 
 
+@pytest.mark.slow
 def test_without_num_proxies_every_volunteer_behind_the_proxy_shares_its_address(
     demo_study,  # type: ignore[no-untyped-def]
     settings,  # type: ignore[no-untyped-def]
@@ -103,6 +106,7 @@ def test_without_num_proxies_every_volunteer_behind_the_proxy_shares_its_address
     ]
 
 
+@pytest.mark.slow
 def test_one_browser_hammering_enrolment_is_stopped_and_its_class_still_enrols(
     demo_study,  # type: ignore[no-untyped-def]
     limits,  # type: ignore[no-untyped-def]
@@ -117,6 +121,7 @@ def test_one_browser_hammering_enrolment_is_stopped_and_its_class_still_enrols(
     assert Participant.objects.count() == 63
 
 
+@pytest.mark.slow
 def test_a_client_without_the_cookie_counts_as_one_browser_per_address(
     demo_study,  # type: ignore[no-untyped-def]
     limits,  # type: ignore[no-untyped-def]
@@ -135,6 +140,7 @@ def test_a_client_without_the_cookie_counts_as_one_browser_per_address(
     assert other.status_code == 302
 
 
+@pytest.mark.slow
 def test_resume_code_guessing_is_limited(demo_study, limits) -> None:  # type: ignore[no-untyped-def]
     guesser = _browser()
     codes = [
@@ -150,6 +156,7 @@ def test_resume_code_guessing_is_limited(demo_study, limits) -> None:  # type: i
     assert api == [404, 404, 429]
 
 
+@pytest.mark.slow
 def test_a_study_file_sets_its_own_limits(demo_study, limits, make_study) -> None:  # type: ignore[no-untyped-def]
     demo_study.rate_limits = {"enrol": "1/min", "resume": "off"}
     demo_study.save(update_fields=["rate_limits"])
@@ -163,6 +170,7 @@ def test_a_study_file_sets_its_own_limits(demo_study, limits, make_study) -> Non
     assert codes == [302, 302, 302, 429]
 
 
+@pytest.mark.slow
 def test_answers_are_limited_per_participant_not_per_address(demo_study, limits) -> None:  # type: ignore[no-untyped-def]
     def volunteer() -> Volunteer:
         v = Volunteer(demo_study.slug)
