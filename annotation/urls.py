@@ -1,9 +1,6 @@
 """The volunteer pages (/s/<slug>/…, invitations at /s/<slug>/i/<token>/) and the
 volunteer API (/api/v1/volunteer/…)."""
 
-import os
-
-from django.conf import settings
 from django.urls import path
 
 from annotation import api, views
@@ -25,7 +22,3 @@ urlpatterns = [
     path("api/v1/volunteer/answers/", api.AnswerView.as_view(), name="api-answers"),
     path("api/v1/volunteer/progress/", api.ProgressView.as_view(), name="api-progress"),
 ]
-
-if getattr(settings, "BENCH_FLOOR_VIEW", False) or os.environ.get("BENCH_FLOOR_VIEW") == "1":
-    # The benchmark's floor (bench/bench_submit.py): never mounted otherwise.
-    urlpatterns.append(path("bench/floor/", views.bench_floor, name="bench-floor"))

@@ -417,16 +417,3 @@ def resume(request: HttpRequest, slug: str) -> HttpResponse:
     page = render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
     remember_browser(request, page)
     return page
-
-
-@csrf_exempt
-@require_http_methods(["POST"])
-def bench_floor(request: HttpRequest) -> HttpResponse:
-    """The benchmark's floor: one INSERT of a Response through the same middleware and
-    database as an answer. Mounted only when BENCH_FLOOR_VIEW is on (annotation/urls.py)."""
-    Response.objects.create(
-        study_id=int(request.POST["study"]), task_id=int(request.POST["task"]),
-        item_id=int(request.POST["item"]), rater_id=int(request.POST["rater"]),
-        field="floor", value=1, sample=random.getrandbits(31),
-    )  # fmt: skip
-    return JsonResponse({"ok": True}, status=201)

@@ -7,7 +7,8 @@ each in its own process (``--databases sqlite`` or ``--postgres`` for one of the
 after the other:
 
 * floor: ``POST /bench/floor/`` - a minimal Django view doing one INSERT of a Response
-  through the same middleware and database (mounted only with BENCH_FLOOR_VIEW=1);
+  through the same middleware and database (bench/urls.py, mounted only by the benchmarks'
+  settings, bench/settings.py);
 * submit: ``POST /api/v1/volunteer/answers/`` - a participant (token) answering one of
   their claimed items through the real service (idempotency lock, validation, grading,
   time measurement, the Response rows and the assignment update, progress).
@@ -51,7 +52,7 @@ def server_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
     env.update({
         "DEBUG": "0", "SECRET_KEY": "bench-submit-" + "k" * 40, "DATA_DIR": str(data_dir),
         "ALLOWED_HOSTS": "127.0.0.1,localhost", "SECURE_COOKIES": "0", "CONN_MAX_AGE": "60",
-        "BENCH_FLOOR_VIEW": "1", "LOG_LEVEL": "ERROR", "DJANGO_SETTINGS_MODULE": "config.settings",
+        "LOG_LEVEL": "ERROR", "DJANGO_SETTINGS_MODULE": "bench.settings",
         # Synthetic clients answer far faster than people: keep the per-participant limit's
         # check on the path (its cost is measured) but set it where it never trips.
         "RATE_LIMIT_ANSWER": "1000000/min",

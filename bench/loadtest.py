@@ -40,7 +40,7 @@ def stack_env(database_url: str, data_dir: Path, **extra: str) -> dict[str, str]
     env.update({
         "DATABASE_URL": database_url, "DATA_DIR": str(data_dir), "SECRET_KEY": "load-test-" + "x" * 40,
         "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1,localhost", "SECURE_COOKIES": "0",
-        "CONN_MAX_AGE": "60", "DJANGO_SETTINGS_MODULE": "config.settings", "BENCH_FLOOR_VIEW": "1",
+        "CONN_MAX_AGE": "60", "DJANGO_SETTINGS_MODULE": "bench.settings",
         "ASSIGNMENT_CLAIM_SECONDS": "600", "NUM_PROXIES": "1", "STATIC_ROOT": str(data_dir / "static"),
     })  # fmt: skip
     env.update(extra)
