@@ -9,23 +9,21 @@ per study, or by typing their resume code on another device.
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
 from annotation.forms import ConsentForm, ResumeForm, read_answer
-from annotation.models import Assignment, Participant, Response
+from annotation.models import Assignment, Participant
 from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
 from studies.kinds import kind_of
 from studies.models import Study

@@ -185,7 +185,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # jobs are long: take one at a time
 # With late acks Redis hands an unacknowledged job to another worker after this long, so
 # it must exceed the longest job (a million-row load takes minutes, not hours).
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_SECONDS", 6 * 3600)
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
