@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -19,12 +20,13 @@ from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
 from .reading import read_lines
+from .senses import check_overrides
 from .shi import FORMS as SHI_FORMS
 from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, ToneSystem
 
-RULES_VERSION = "prosody-1.2"
+RULES_VERSION = "prosody-1.3"
 
 CI_METRICS = (
     "structural",
@@ -127,8 +129,12 @@ def score_poem(
     tone_system: ToneSystem = "modern",
     lenient: bool = False,
     ccv_compatible: bool = False,
+    reading_overrides: Mapping[str, str] | None = None,
 ) -> PoemScore:
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
+
+    ``reading_overrides``: character -> TONE3 reading (``ling2``) or 平/仄, taken before the
+    reading table (:mod:`.senses`); a bad entry raises ValueError.
 
     ``ccv_compatible`` follows the CCiV paper literally: no header stripping, only
     U+4E00..U+9FFF counts as Chinese, every character read alone by pypinyin under the
@@ -137,7 +143,10 @@ def score_poem(
     """
     system: ToneSystem = "modern" if ccv_compatible else tone_system
     lenient = lenient and not ccv_compatible
+    overrides = check_overrides(reading_overrides)
     diag: dict[str, Any] = {"tone_system": system}
+    if overrides and not ccv_compatible:
+        diag["reading_overrides"] = overrides
     header: list[str] = []
     if ccv_compatible:
         body = text
@@ -151,12 +160,14 @@ def score_poem(
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None
-    result = _score_body(body, fm, header, system, lenient, ccv_compatible)
+    result = _score_body(body, fm, header, system, lenient, ccv_compatible, overrides)
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
-            alt = _score_body("\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False)
+            alt = _score_body(
+                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, overrides
+            )
             if _fits(alt[1]):
                 result = alt
                 break
@@ -178,6 +189,7 @@ def _score_body(
     system: ToneSystem,
     lenient: bool,
     ccv: bool,
+    overrides: Mapping[str, str] | None = None,
 ) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
     """(form, metrics, diagnostics, header lines used) for one reading of the body."""
     lines = ccv_lines(body) if ccv else split_lines(body)
@@ -211,7 +223,9 @@ def _score_body(
         if cipai is None:
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
-        reading = read_lines(lines, system=system, family="ci", context=context)
+        reading = read_lines(
+            lines, system=system, family="ci", context=context, overrides=overrides
+        )
         fuxi = tuple(map(len, ccv_lines(_FUXI_NOTES.split(body, 1)[0]))) if ccv else None
         metrics, more = score_ci(
             reading, cipai, system=system, lenient=lenient, ccv=ccv, fuxi_lengths=fuxi
@@ -221,7 +235,9 @@ def _score_body(
             extra["requested"] = requested
         return f"ci:{cipai.name}", metrics, extra, header
     if fm in SHI_FORMS:
-        reading = read_lines(lines, system=system, family="shi", context=context)
+        reading = read_lines(
+            lines, system=system, family="shi", context=context, overrides=overrides
+        )
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
         extra.update(more)
         return fm, metrics, extra, header
@@ -234,7 +250,7 @@ def _score_body(
         simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
-            r = read_lines(segs, system=system, family="shi", context=context)
+            r = read_lines(segs, system=system, family="shi", context=context, overrides=overrides)
             halves.append((segs, list(r.tones)))
             simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)

@@ -105,6 +105,8 @@ def _line_report(
         }
         if reading.simplified[k] != line:
             entry["simplified"] = reading.simplified[k]
+        if reading.decisions and reading.decisions[k]:
+            entry["readings"] = reading.decision_report(k)  # what decided each polyphone
         if required is not None:
             entry["required"] = required[pos : pos + n]
             mism = []

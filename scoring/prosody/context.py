@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .senses import metre_free_chars
+
 
 @dataclass(frozen=True)
 class ContextRule:
@@ -200,16 +202,17 @@ def apply_rules(
     return out
 
 
-# Characters with a level and an oblique reading of the same meaning, which the poet read
-# as the metre needed (王力《汉语诗律学》第一章 §5 "平仄两读而意义不变": 看 听 望 忘 过 醒
-# 叹 誉 凝 …; 《诗词格律》 on 看 and 听).  In the classical system such a character, when the
-# book lists it under both tones (mark 中), takes the tone its position requires.
-SAME_MEANING = frozenset("看听望忘过醒叹誉凝")
+# Positions the metre reads (mark 中 only then): the 两读 characters of the reading table,
+# a level and an oblique reading of the same meaning that the poet read as the metre
+# needed (王力《汉语诗律学》第一章 §5 "平仄两读而意义不变": 看 听 望 忘 过 醒 叹 誉 凝 探),
+# and merged simplified characters whose original the context leaves undecided (干 =
+# 乾 平 / 幹 仄): see :mod:`.senses`.
+SAME_MEANING = metre_free_chars()
 SAME_MEANING_SOURCE = "王力《汉语诗律学》第一章§5（平仄两读而意义不变）"
 
 
 def resolve_by_metre(chars: str, tones: str, marks: str, required: str) -> tuple[str, list[int]]:
-    """Read each 两读同义 character (:data:`SAME_MEANING`, mark 中) in the required tone.
+    """Read each metre-free position (:data:`SAME_MEANING`, mark 中) in the required tone.
 
     ``chars``/``tones``/``marks``/``required`` are aligned strings (simplified characters,
     平/仄/?, 平/仄/中/?, 平/仄/中).  Returns the tone string and the positions changed.

@@ -213,6 +213,8 @@ def score_shi(
             mismatches_licensed=[j for k, j in bad_lic if k == i],
             licences=[v.to_dict() for v in verdicts if v.line == i],
         )
+        if reading.decisions and reading.decisions[i]:
+            entry["readings"] = reading.decision_report(i)  # what decided each polyphone
     diag.update(
         pattern=name,
         patterns={s[3]: round(s[0], 4) for s in scored},
