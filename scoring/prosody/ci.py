@@ -272,6 +272,8 @@ def score_ci(
         bad = bits(tonal(t)[1])
         diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
         diag["lines"] = _line_report(reading, t.tones, bad)
+        if amb := reading.ambiguous_originals():  # undecided originals: never a fault
+            diag["ambiguous_originals"] = [[k, i] for k, i in amb]
         diag["mismatch_count"] = len(bad)
         if ccv:
             return m, diag

@@ -178,14 +178,6 @@ def _watched() -> frozenset[str]:
     return frozenset(polyphones()) | frozenset(merges())
 
 
-def _match(line: str, i: int, phrases: tuple[tuple[str, int, int], ...]) -> tuple[str, int] | None:
-    for ph, off, k in phrases:
-        start = i - off
-        if start >= 0 and line.startswith(ph, start):
-            return ph, k
-    return None
-
-
 def _matches(line: str, i: int, phrases: tuple[tuple[str, int, int], ...]) -> list[tuple[str, int]]:
     """Every listed phrase found around position ``i`` (longest first)."""
     return [
@@ -274,8 +266,21 @@ def _decide_merge(written: str, simp_line: str, i: int, traditional: bool, syste
     return Decision(tone, first.pinyin, True, True, f"{AMBIGUOUS}:{names}", "")
 
 
+def _best(line: str, i: int, entry: _Entry) -> tuple[str, int] | None:
+    """The phrase that decides: the longest; of equally long ones selecting readings of
+    both tones, the one that starts at the character (死生长别离: 长别, not 生长)."""
+    hits = _matches(line, i, entry.phrases)
+    if not hits:
+        return None
+    top = [h for h in hits if len(h[0]) == len(hits[0][0])]
+    if len({entry.readings[k].tone for _, k in top}) > 1:
+        starting = [(ph, k) for ph, k in top if line.startswith(ph, i)]
+        return starting[0] if starting else top[0]
+    return top[0]
+
+
 def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> Decision:
-    hit = _match(simp_line, i, entry.phrases)
+    hit = _best(simp_line, i, entry)
     r = entry.readings[hit[1] if hit else entry.default]
     if r.tone == TWO:
         # provisional reading: the contextual one when it is one of the two, until the

@@ -222,4 +222,6 @@ def score_shi(
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,
     )
+    if amb := reading.ambiguous_originals():  # undecided originals: counted apart, no fault
+        diag["ambiguous_originals"] = [[k, i] for k, i in amb]
     return m, diag

@@ -221,6 +221,7 @@ def test_ambiguous_original_is_never_a_fault_and_is_counted_apart() -> None:
         assert last["by"] == "ambiguous:干/乾/幹" and last["metre"] is True
         assert d["faults"] == [] and m["pattern_licensed"] == 1.0
         assert 6 not in d["lines"][line]["mismatches"]
+        assert d["ambiguous_originals"] == [[line, 6]]
     # the broken copy: 千秋雪 -> 千秋船 (船 平, no reading 仄) is off the pattern
     m, _ = _classical(base.replace("千秋雪", "千秋船"))
     assert (m["pattern_licensed"] or 0.0) < 1.0
