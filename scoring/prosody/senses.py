@@ -178,11 +178,32 @@ def _watched() -> frozenset[str]:
     return frozenset(polyphones()) | frozenset(merges())
 
 
+@lru_cache(maxsize=256)
+def _windows(
+    phrases: tuple[tuple[str, int, int], ...],
+) -> tuple[tuple[int, int, dict[str, list[tuple[int, int]]]], ...]:
+    """The phrases grouped by (length, offset of the character): at a position, one slice
+    and one dict look-up per group instead of a scan of every phrase.  Each phrase keeps
+    its rank in ``phrases`` (longest first, then the table's order)."""
+    groups: dict[tuple[int, int], dict[str, list[tuple[int, int]]]] = {}
+    for rank, (ph, off, k) in enumerate(phrases):
+        groups.setdefault((len(ph), off), {}).setdefault(ph, []).append((rank, k))
+    return tuple((n, off, d) for (n, off), d in groups.items())
+
+
 def _matches(line: str, i: int, phrases: tuple[tuple[str, int, int], ...]) -> list[tuple[str, int]]:
-    """Every listed phrase found around position ``i`` (longest first)."""
-    return [
-        (ph, k) for ph, off, k in phrases if (start := i - off) >= 0 and line.startswith(ph, start)
-    ]
+    """Every listed phrase found around position ``i`` (longest first, then table order)."""
+    found: list[tuple[int, str, int]] = []
+    for n, off, d in _windows(phrases):
+        start = i - off
+        if start < 0 or start + n > len(line):
+            continue
+        word = line[start : start + n]
+        hits = d.get(word)
+        if hits:
+            found.extend((rank, word, k) for rank, k in hits)
+    found.sort()
+    return [(word, k) for _, word, k in found]
 
 
 def _tone_of(py: str, classical_tone: str, system: str) -> str:
@@ -346,6 +367,8 @@ def decide_lines(
         found: dict[int, Decision] = {}
         if overrides or not watched.isdisjoint(s) or not watched.isdisjoint(x):
             for i, (w, c) in enumerate(zip(x, s, strict=True)):
+                if not overrides and c not in watched and w not in watched:
+                    continue
                 d: Decision | None = None
                 if overrides and (w in overrides or c in overrides):
                     d = _override(overrides.get(w) or overrides[c], rs[i])
