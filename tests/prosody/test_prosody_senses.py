@@ -266,3 +266,18 @@ def test_the_table_names_a_source_for_every_reading() -> None:
         assert r["tone"] in ("平", "仄", "两") and r["source"] and r["rhyme"], r
     for ch in "令为长重相漫降观和思荅华应横看听忘过醒跡沒乾着著泊行朴":
         assert ch in polyphones(), ch
+
+
+def test_cli_reading_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scoring.prosody.cli import main
+
+    src = tmp_path / "poems.jsonl"
+    src.write_text(json.dumps({"id": "zizhou", "text": ZIZHOU}, ensure_ascii=False) + "\n")
+    assert main([str(src), "--tone-system", "classical"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["faults"] == 1.0
+    assert main([str(src), "--tone-system", "classical", "--reading", "重=zhong4"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["faults"] < 1.0 and row["diagnostics"]["reading_overrides"] == {"重": "zhong4"}
+    assert main([str(src), "--reading", "重=heavy"]) == 2
+    assert "重" in capsys.readouterr().err
