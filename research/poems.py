@@ -130,6 +130,7 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         item.poem_form or None,
         tone_system="classical" if tone_system == "classical" else "modern",
         lenient=lenient,
+        reading_overrides=item.study.reading_overrides or None,
     )
     diag = score.diagnostics
     stored = (

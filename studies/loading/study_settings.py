@@ -8,7 +8,7 @@ from typing import Any
 
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
-from studies.models import RULE_RATERS
+from studies.models import RULE_RATERS, reading_overrides_problem
 from studies.recruitment import completion_problem
 
 
@@ -75,6 +75,13 @@ def _rule_raters(value: Any) -> list[str]:
     return list(value)
 
 
+def _reading_overrides(value: Any) -> dict[str, str]:
+    problem = reading_overrides_problem(value)
+    if problem is not None:
+        raise _Bad(problem)
+    return dict(value)
+
+
 # Each setting's reader: the value to store, or _Bad.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "shuffle_options": _flag,
@@ -87,6 +94,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "estimated_minutes": _minutes,
     "completion_url": _completion_url,
     "rule_raters": _rule_raters,
+    "reading_overrides": _reading_overrides,
 }
 
 
