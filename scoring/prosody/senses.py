@@ -264,7 +264,8 @@ def _decide_merge(written: str, simp_line: str, i: int, traditional: bool, syste
         return Decision(
             _tone_of(c.pinyin, c.tone, system), c.pinyin, False, False, f"{PHRASE}:{ph}", c.char
         )
-    if not traditional and not tones:
+    if not traditional and not tones and len({c.tone for c in cands}) > 1:
+        # the segmenter only where the tone depends on the original (not 发 髮/發, 后, 里)
         ev = _word_evidence(simp_line, i)
         if ev is not None:
             chosen = [c for c in cands if c.char == ev[1]]
