@@ -48,6 +48,9 @@ OVERRIDE = "override"
 AMBIGUOUS = "ambiguous"
 WORD = "word"
 
+# phrases grouped by (length, offset of the character): {phrase: [(rank, index)]}
+Windows = tuple[tuple[int, int, dict[str, list[tuple[int, int]]]], ...]
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -95,8 +98,8 @@ class _Reading:
 class _Entry:
     readings: tuple[_Reading, ...]
     default: int
-    # (phrase, offset of the character in it, reading index), longest phrases first
-    phrases: tuple[tuple[str, int, int], ...]
+    # the phrases grouped for look-up (:func:`_windows`)
+    phrases: Windows
     source: str
 
 
@@ -112,7 +115,7 @@ class _Candidate:
 @dataclass(frozen=True)
 class _Merge:
     candidates: tuple[_Candidate, ...]
-    phrases: tuple[tuple[str, int, int], ...]
+    phrases: Windows
     source: str
 
 
@@ -145,7 +148,7 @@ def polyphones() -> dict[str, _Entry]:
             for r in e["readings"]
         )
         default = next(i for i, r in enumerate(readings) if r.pinyin == e["default"])
-        phrases = _phrase_index(ch, [r["phrases"] for r in e["readings"]])
+        phrases = _windows(_phrase_index(ch, [r["phrases"] for r in e["readings"]]))
         out[ch] = _Entry(readings, default, phrases, e["source"])
     return out
 
@@ -159,7 +162,7 @@ def merges() -> dict[str, _Merge]:
             _Candidate(c["char"], c["pinyin"], c["tone"], c["common"], c["sense"])
             for c in e["candidates"]
         )
-        phrases = _phrase_index(ch, [c["phrases"] for c in e["candidates"]])
+        phrases = _windows(_phrase_index(ch, [c["phrases"] for c in e["candidates"]]))
         out[ch] = _Merge(cands, phrases, e["source"])
     return out
 
@@ -178,10 +181,7 @@ def _watched() -> frozenset[str]:
     return frozenset(polyphones()) | frozenset(merges())
 
 
-@lru_cache(maxsize=256)
-def _windows(
-    phrases: tuple[tuple[str, int, int], ...],
-) -> tuple[tuple[int, int, dict[str, list[tuple[int, int]]]], ...]:
+def _windows(phrases: tuple[tuple[str, int, int], ...]) -> Windows:
     """The phrases grouped by (length, offset of the character): at a position, one slice
     and one dict look-up per group instead of a scan of every phrase.  Each phrase keeps
     its rank in ``phrases`` (longest first, then the table's order)."""
@@ -191,10 +191,10 @@ def _windows(
     return tuple((n, off, d) for (n, off), d in groups.items())
 
 
-def _matches(line: str, i: int, phrases: tuple[tuple[str, int, int], ...]) -> list[tuple[str, int]]:
+def _matches(line: str, i: int, windows: Windows) -> list[tuple[str, int]]:
     """Every listed phrase found around position ``i`` (longest first, then table order)."""
     found: list[tuple[int, str, int]] = []
-    for n, off, d in _windows(phrases):
+    for n, off, d in windows:
         start = i - off
         if start < 0 or start + n > len(line):
             continue
@@ -356,8 +356,8 @@ def decide_lines(
     contextual TONE3 readings so far.  A character the conversion changed (乾 -> 干) is
     its own original; one written in its simplified form is recovered from its context
     (a traditional text writes 干 only for 干 itself, which the context reads alike).
-    ``overrides`` maps a
-    character (as written or simplified) to a TONE3 reading (``ling2``) or a tone (平/仄).
+    ``overrides`` maps a character (as written or simplified) to a TONE3 reading
+    (``ling2``) or a tone (平/仄).
     """
     watched = _watched()
     poly = polyphones()
@@ -367,9 +367,18 @@ def decide_lines(
     for x, s, rs in zip(lines, simplified, readings, strict=True):
         found: dict[int, Decision] = {}
         if overrides or not watched.isdisjoint(s) or not watched.isdisjoint(x):
-            for i, (w, c) in enumerate(zip(x, s, strict=True)):
-                if not overrides and c not in watched and w not in watched:
-                    continue
+            if overrides:
+                where: Sequence[int] = range(len(s))
+            elif x == s:
+                where = [i for i, c in enumerate(s) if c in watched]
+            else:
+                where = [
+                    i
+                    for i, (w, c) in enumerate(zip(x, s, strict=True))
+                    if c in watched or w in watched
+                ]
+            for i in where:
+                w, c = x[i], s[i]
                 d: Decision | None = None
                 if overrides and (w in overrides or c in overrides):
                     d = _override(overrides.get(w) or overrides[c], rs[i])
