@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .senses import metre_free_chars
+from .senses import metre_free_chars, polyphones
 
 
 @dataclass(frozen=True)
@@ -182,17 +183,32 @@ RULES: tuple[ContextRule, ...] = (
 _CHARS = frozenset(r.char for r in RULES)
 
 
+@lru_cache(maxsize=2)
+def _rules_for(classical: bool) -> tuple[tuple[ContextRule, ...], frozenset[str]]:
+    if classical:
+        table = frozenset(polyphones())
+        rules = tuple(r for r in RULES if r.char not in table)
+    else:
+        rules = tuple(r for r in RULES if not r.classical_only)
+    return rules, frozenset(r.char for r in rules)
+
+
 def apply_rules(
     lines: Sequence[str], readings: list[tuple[str, ...]], *, classical: bool
 ) -> list[tuple[str, ...]]:
-    """Readings with the phrase rules applied (``lines`` as written or simplified)."""
+    """Readings with the phrase rules applied (``lines`` as written or simplified).
+
+    In the classical system the reading table (:mod:`.senses`) decides its characters
+    afterwards, so only the rules of the other characters run (曲).
+    """
+    rules, chars = _rules_for(classical)
     out = readings
     for k, line in enumerate(lines):
-        if _CHARS.isdisjoint(line):
+        if chars.isdisjoint(line):
             continue
         fixed = list(out[k])
-        for rule in RULES:
-            if (rule.classical_only and not classical) or rule.char not in line:
+        for rule in rules:
+            if rule.char not in line:
                 continue
             for m in rule.pattern.finditer(line):
                 fixed[m.start()] = rule.reading
