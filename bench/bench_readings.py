@@ -2,13 +2,13 @@
 
 The classical reading path (issue 22): every line goes through pypinyin in context, then
 the reading table and the recovery of original characters (``scoring/prosody/senses.py``:
-phrase look-ups, jieba + OpenCC for a merged character no listed word decides), then the
+phrase look-ups, pypinyin's segmenter + OpenCC for a merged character no listed word decides), then the
 form's checks.  Texts: the 214 regulated poems of the bundled 唐诗三百首 in simplified
 characters (``score_poem(text, None, tone_system="classical")``) and every 8th bundled
 Song ci (simplified; ``score_poem(text, "ci:<cipai>", tone_system="classical")``).  In the
 same run, the same texts go through ``pypinyin.lazy_pinyin(text, style=Style.TONE)``.  As
 in ``bench_prosody.py``: chunks scored and converted back to back, best of the repeats,
-an untimed warm-up (tables, jieba's dictionary), the line, segment and word caches cleared
+an untimed warm-up (tables, OpenCC), the line, segment and word caches cleared
 before every timed chunk.
 
 Goal: ratio = scoring chars/s / pypinyin chars/s >= 0.5.  Writes

@@ -14,7 +14,7 @@ Order of decision at a position (the first that applies wins; :attr:`Decision.by
 
 1. an **override** (a plain mapping character -> TONE3 reading or 平/仄, given by the caller);
 2. for a merged simplified character in a simplified text, the **original character**: a
-   word of the table around the position, else the word a segmenter (jieba) finds there
+   word of the table around the position, else the word pypinyin's segmenter finds there
    when OpenCC's phrase table converts that word otherwise than the character alone; when
    no word decides and the common candidates differ in tone, the position is **ambiguous**
    (mark 中, read as the metre asks, never a fault);
@@ -24,7 +24,7 @@ Order of decision at a position (the first that applies wins; :attr:`Decision.by
 5. the **commonest** classical reading (the table's default; still mark 中 when another
    reading has the other tone, so a lenient check accepts either).
 
-Pure Python: the tables are read once; jieba and OpenCC load lazily, only for a merged
+Pure Python: the tables are read once; OpenCC's s2t loads lazily, only for a merged
 character no listed word decides.
 """
 
@@ -220,14 +220,14 @@ def _s2t() -> Any:
     return OpenCC("s2t.json").convert
 
 
-def _jieba_words(line: str) -> list[tuple[str, int]]:
-    import logging
+def _words(line: str) -> list[tuple[str, int]]:
+    """The line cut into words by pypinyin's segmenter (the one that reads the line:
+    maximum matching over its phrase dictionary), with their start positions.  jieba
+    would do as well but costs seconds to load its dictionary."""
+    from pypinyin.seg.simpleseg import seg
 
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
     out, pos = [], 0
-    for w in jieba.cut(line, HMM=False):
+    for w in seg(line):
         out.append((w, pos))
         pos += len(w)
     return out
@@ -236,8 +236,9 @@ def _jieba_words(line: str) -> list[tuple[str, int]]:
 @lru_cache(maxsize=50_000)
 def _word_evidence(line: str, i: int) -> tuple[str, str] | None:
     """(word, traditional character) when the segmenter's word at ``i`` is one OpenCC's
-    phrase table converts otherwise than the character alone (干涸 -> 乾涸), else None."""
-    for w, start in _jieba_words(line):
+    phrase table converts otherwise than the character alone (干涸 -> 乾涸, 干杯 -> 乾杯),
+    else None."""
+    for w, start in _words(line):
         if start <= i < start + len(w):
             if len(w) < 2:
                 return None
