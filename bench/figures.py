@@ -95,6 +95,15 @@ def prosody(r: dict[str, Any]) -> list[Figure]:
                    f"speed ≥ {r.get('goal_ratio', '?')} × pypinyin's", r.get("meets_goal"))]  # fmt: skip
 
 
+def readings(r: dict[str, Any]) -> list[Figure]:
+    if "scoring_seconds" not in r:
+        return []
+    return [Figure("readings", f"classical scoring of {r.get('poems', '?')} poems (readings by sense)",
+                   r["scoring_seconds"], "s", "pypinyin alone on the same text",
+                   r.get("pypinyin_seconds"), _ratio(r["scoring_seconds"], r.get("pypinyin_seconds")),
+                   "batch", f"speed ≥ {r.get('goal_ratio', '?')} × pypinyin's", r.get("meets_goal"))]  # fmt: skip
+
+
 def agreement(r: dict[str, Any]) -> list[Figure]:
     out = []
     levels = _get(r, "alpha_vs_package", "levels") or {}
@@ -316,7 +325,7 @@ def claims(r: dict[str, Any]) -> list[Figure]:
 
 
 EXTRACTORS: dict[str, Callable[[dict[str, Any]], list[Figure]]] = {
-    "loading": loading, "prosody": prosody, "agreement": agreement, "report": report,
+    "loading": loading, "prosody": prosody, "readings": readings, "agreement": agreement, "report": report,
     "submit": submit, "load": load, "irt": irt, "pages": pages, "claims": claims,
 }  # fmt: skip
 

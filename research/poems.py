@@ -197,7 +197,12 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
     if tone_system not in TONE_SYSTEMS:
         tone_system = default_tone_system(item.study)
     lenient = request.GET.get("lenient") == "1"
-    score = family(tone_system).score(item.poem_text, item.poem_form or None, lenient=lenient)
+    score = family(tone_system).score(
+        item.poem_text,
+        item.poem_form or None,
+        lenient=lenient,
+        reading_overrides=item.study.reading_overrides or None,
+    )
     diag = score.diagnostics
     stored = (
         Response.objects.filter(item=item, rater__kind="rule")

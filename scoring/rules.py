@@ -12,6 +12,8 @@ analysis treats them alike. Diagnostics are recomputed on demand (the poem page)
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -32,9 +34,21 @@ TONE_SYSTEMS = TONE_FAMILIES
 CHUNK = 2000
 
 
-def rule_rater(name: str) -> RaterKey:
+def rule_run(study: Study | None = None) -> str:
+    """The run of a study's rule raters: the rules version, plus a digest of the study's
+    reading overrides when it has some (so changing them scores the poems again)."""
+    overrides = (study.reading_overrides if study is not None else None) or {}
+    if not overrides:
+        return RULES_VERSION
+    digest = hashlib.sha1(
+        json.dumps(overrides, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    ).hexdigest()[:8]
+    return f"{RULES_VERSION}+r{digest}"
+
+
+def rule_rater(name: str, study: Study | None = None) -> RaterKey:
     """The rater key of a rule rater (a family of scoring/prosody/families.py)."""
-    return ("rule", f"prosody:{name}", RULES_VERSION)
+    return ("rule", f"prosody:{name}", rule_run(study))
 
 
 def study_rule_raters(study: Study) -> list[str]:
@@ -47,9 +61,12 @@ def default_tone_system(study: Study) -> str:
     return next((r for r in study_rule_raters(study) if r in TONE_SYSTEMS), DEFAULT_FAMILIES[0])
 
 
-def score_with(name: str, text: str, form: str | None) -> PoemScore:
-    """Score one poem as rule rater ``name`` does (its family's definitions)."""
-    return family(name).score(text, form)
+def score_with(
+    name: str, text: str, form: str | None, overrides: dict[str, str] | None = None
+) -> PoemScore:
+    """Score one poem as rule rater ``name`` does: its family's definitions (``overrides``:
+    the study's readings)."""
+    return family(name).score(text, form, reading_overrides=overrides or None)
 
 
 #: Marks of a blank to fill: a poem holding one is a question's masked text (a "fill the
@@ -91,18 +108,18 @@ def rule_scores_compute(
         ids = sorted(item_ids)
     chunks = [ids[i : i + CHUNK] for i in range(0, len(ids), CHUNK)]
     names = study_rule_raters(study)
-    raters = raters_ensure(study, [rule_rater(n) for n in names], summary)
+    raters = raters_ensure(study, [rule_rater(n, study) for n in names], summary)
     for chunk in chunks:
         items = list(query.filter(pk__in=chunk))
         rows: list[ResponseRow] = []
         for item in items:
             for name in names:
-                score = score_with(name, item.poem_text, poem_form(item))
+                score = score_with(name, item.poem_text, poem_form(item), study.reading_overrides)
                 for metric, value in score.metrics.items():
                     if value is not None:
                         rows.append(
                             ResponseRow(
-                                rater=rule_rater(name),
+                                rater=rule_rater(name, study),
                                 item_id=item.pk,
                                 task_id=item.task_id,
                                 field=metric,
@@ -166,6 +183,6 @@ def unscored_poem_count(study: Study) -> int:
     rules version (not scored yet, or scored by an older version)."""
     name = f"prosody:{default_tone_system(study)}"
     scored = Response.objects.filter(
-        study=study, rater__kind="rule", rater__name=name, rater__run=RULES_VERSION
+        study=study, rater__kind="rule", rater__name=name, rater__run=rule_run(study)
     ).values("item_id")
     return scorable_poems(Item.objects.filter(study=study)).exclude(pk__in=scored).count()

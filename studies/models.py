@@ -7,6 +7,7 @@ is one rule (:meth:`Item.grade`) for humans, models and imports alike.
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from django.conf import settings
@@ -38,6 +39,35 @@ def default_rule_raters() -> list[str]:
     """Classical first: the forms are pre-modern; modern beside it for comparison
     (the rule-family registry, scoring/prosody/families.py)."""
     return list(DEFAULT_FAMILIES)
+
+
+# The reading overrides a study may give its rule raters: the format
+# scoring.prosody.senses.check_overrides takes (one character -> 平/仄 or a pinyin reading
+# with its tone digit); checked here, where the study is loaded and edited.
+READING_OVERRIDE = re.compile(r"^(?:[平仄]|[a-zv]{1,6}[1-5])$")
+
+
+def reading_overrides_problem(value: object) -> str | None:
+    """Why ``value`` is not a valid ``reading_overrides`` setting, or None."""
+    if not isinstance(value, dict):
+        return str(_('must be an object of character: reading, e.g. {"令": "ling2"}'))
+    for ch, reading in value.items():
+        if not (isinstance(ch, str) and len(ch) == 1):
+            return str(_("%(key)r: a key must be one character") % {"key": ch})
+        if not (isinstance(reading, str) and READING_OVERRIDE.match(reading)):
+            return str(
+                _(
+                    "%(char)s: %(reading)r is neither 平/仄 nor a pinyin reading with its tone digit (ling2)"
+                )
+                % {"char": ch, "reading": reading}
+            )
+    return None
+
+
+def validate_reading_overrides(value: object) -> None:
+    problem = reading_overrides_problem(value)
+    if problem is not None:
+        raise ValidationError(problem)
 
 
 class Study(models.Model):
@@ -115,6 +145,16 @@ class Study(models.Model):
         help_text=_(
             "Which rule families score this study's poems, the first being the study's "
             "default (the families and what each reads: docs/prosody.md)."
+        ),
+    )
+    reading_overrides = models.JSONField(
+        _("reading overrides"),
+        default=dict,
+        blank=True,
+        validators=[validate_reading_overrides],
+        help_text=_(
+            "Readings the rule raters take for these characters, before the reading table: "
+            'e.g. {"令": "ling2", "看": "平"} (a pinyin reading with its tone digit, or 平/仄).'
         ),
     )
     estimated_minutes = models.PositiveIntegerField(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -20,6 +21,7 @@ from .ci import score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
 from .reading import Reading, read_lines
+from .senses import check_overrides
 from .shi import FORMS as SHI_FORMS
 from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
@@ -126,8 +128,12 @@ def score_poem(
     tone_system: ToneSystem = "classical",
     lenient: bool = False,
     ccv_compatible: bool = False,
+    reading_overrides: Mapping[str, str] | None = None,
 ) -> PoemScore:
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
+
+    ``reading_overrides``: character -> TONE3 reading (``ling2``) or 平/仄, taken before the
+    reading table (:mod:`.senses`); a bad entry raises ValueError.
 
     ``ccv_compatible`` follows the CCiV paper literally: no header stripping, only
     U+4E00..U+9FFF counts as Chinese, every character read alone and as written (never
@@ -137,7 +143,10 @@ def score_poem(
     """
     system: ToneSystem = "modern" if ccv_compatible else tone_system
     lenient = lenient and not ccv_compatible
+    overrides = check_overrides(reading_overrides)
     diag: dict[str, Any] = {"tone_system": system}
+    if overrides and not ccv_compatible:
+        diag["reading_overrides"] = overrides
     header: list[str] = []
     if ccv_compatible:
         body = text
@@ -152,13 +161,13 @@ def score_poem(
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None
-    result = _score_body(body, fm, header, system, lenient, ccv_compatible, text)
+    result = _score_body(body, fm, header, system, lenient, ccv_compatible, text, overrides)
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
             alt = _score_body(
-                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, text
+                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, text, overrides
             )
             if _fits(alt[1]):
                 result = alt
@@ -174,11 +183,18 @@ def _fits(metrics: dict[str, float | None]) -> bool:
     return bool(metrics.get("structural") or metrics.get("length"))
 
 
-def _read(lines: list[str], system: ToneSystem, family: FormFamily, ccv: bool) -> Reading:
-    """The lines read in context by the platform's rules, or as CCiV's converter reads them."""
+def _read(
+    lines: list[str],
+    system: ToneSystem,
+    family: FormFamily,
+    ccv: bool,
+    overrides: Mapping[str, str] | None = None,
+) -> Reading:
+    """The lines read in context by the platform's rules (with a study's or a reader's
+    reading overrides), or as CCiV's converter reads them."""
     if ccv:
         return ccv_mode.read_lines(lines)
-    return read_lines(lines, system=system, family=family)
+    return read_lines(lines, system=system, family=family, overrides=overrides)
 
 
 def _score_body(
@@ -189,6 +205,7 @@ def _score_body(
     lenient: bool,
     ccv: bool,
     raw: str,
+    overrides: Mapping[str, str] | None = None,
 ) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
     """(form, metrics, diagnostics, header lines used) for one reading of the body.
 
@@ -224,7 +241,7 @@ def _score_body(
         if cipai is None:
             extra.update(error=f"unknown cipai {requested!r}", requested=requested)
             return fm, _empty(CI_METRICS), extra, header
-        reading = _read(lines, system, "ci", ccv)
+        reading = _read(lines, system, "ci", ccv, overrides)
         optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
         metrics, more = score_ci(
             reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
@@ -242,7 +259,7 @@ def _score_body(
             extra["requested"] = requested
         return f"ci:{cipai.name}", metrics, extra, header
     if fm in SHI_FORMS:
-        reading = _read(lines, system, "shi", ccv)
+        reading = _read(lines, system, "shi", ccv, overrides)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
         extra.update(more)
         if more.get("ti") == "古体" and "detected" not in extra:
@@ -260,7 +277,7 @@ def _score_body(
         simplified: list[tuple[str, ...]] = []
         for half in pair:
             segs = ccv_lines(half) if ccv else split_lines(half)
-            r = _read(segs, system, "shi", ccv)
+            r = _read(segs, system, "shi", ccv, overrides)
             halves.append((segs, list(r.tones)))
             simplified.append(r.simplified)
         metrics, more = score_couplet(halves[0], halves[1], lenient=lenient)

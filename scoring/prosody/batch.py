@@ -17,7 +17,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +49,18 @@ def score_rows(
     tone_system: ToneSystem = "classical",
     lenient: bool = False,
     ccv_compatible: bool = False,
+    reading_overrides: Mapping[str, str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One flat result row per input row (metrics of other forms are None)."""
     for row in rows:
         pid, text, form = poem_fields(row)
         s = score_poem(
-            text, form, tone_system=tone_system, lenient=lenient, ccv_compatible=ccv_compatible
+            text,
+            form,
+            tone_system=tone_system,
+            lenient=lenient,
+            ccv_compatible=ccv_compatible,
+            reading_overrides=reading_overrides,
         )
         out: dict[str, Any] = {
             "id": pid,

@@ -134,6 +134,8 @@ def _line_report(
         }
         if reading.simplified[k] != line:
             entry["simplified"] = reading.simplified[k]
+        if reading.decisions and reading.decisions[k]:
+            entry["readings"] = reading.decision_report(k)  # what decided each polyphone
         if required is not None:
             entry["required"] = required[pos : pos + n]
             mism = []
@@ -285,6 +287,8 @@ def score_ci(
         if optional:
             diag["pauses"] = _pauses(lengths, optional, t)
         diag["lines"] = _line_report(reading, t.tones, bad)
+        if amb := reading.ambiguous_originals():  # undecided originals: never a fault
+            diag["ambiguous_originals"] = [[k, i] for k, i in amb]
         diag["mismatch_count"] = len(bad)
         if ccv:
             return m, diag

@@ -56,6 +56,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ccv", action="store_true", help="the CCiV benchmark's literal definitions"
     )
+    parser.add_argument(
+        "--reading",
+        action="append",
+        default=[],
+        metavar="CHAR=READING",
+        help="read CHAR as READING (a TONE3 reading such as 令=ling2, or 平/仄); repeatable",
+    )
+
+
+def reading_overrides(specs: Sequence[str]) -> dict[str, str]:
+    """``--reading`` options as a mapping, checked (ToolError names the bad one)."""
+    from .senses import check_overrides
+
+    pairs = []
+    for spec in specs:
+        ch, sep, value = spec.partition("=")
+        if not sep:
+            raise ToolError(f"--reading {spec!r}: write CHAR=READING, e.g. 令=ling2")
+        pairs.append((ch.strip(), value.strip()))
+    try:
+        return check_overrides(dict(pairs))
+    except ValueError as exc:
+        raise ToolError(f"--reading: {exc}") from exc
 
 
 def _text_problem(value: Any) -> str | None:
@@ -166,9 +189,14 @@ def read_poems(path: Path) -> list[dict[str, Any]]:
 
 def run(opts: argparse.Namespace, stdout: Any, say: Callable[[str], object]) -> None:
     """Score ``opts.file`` to ``opts.out`` (or ``stdout``); ``say`` reports the count."""
+    overrides = reading_overrides(getattr(opts, "reading", []))
     poems = read_poems(Path(opts.file))
     rows = score_rows(
-        poems, tone_system=opts.tone_system, lenient=opts.lenient, ccv_compatible=opts.ccv
+        poems,
+        tone_system=opts.tone_system,
+        lenient=opts.lenient,
+        ccv_compatible=opts.ccv,
+        reading_overrides=overrides,
     )
     fmt = opts.format or ("csv" if (opts.out or "").endswith(".csv") else "jsonl")
     if not opts.out:

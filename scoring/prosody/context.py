@@ -19,6 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .senses import metre_free_chars, polyphones
 
 
 @dataclass(frozen=True)
@@ -180,17 +183,32 @@ RULES: tuple[ContextRule, ...] = (
 _CHARS = frozenset(r.char for r in RULES)
 
 
+@lru_cache(maxsize=2)
+def _rules_for(classical: bool) -> tuple[tuple[ContextRule, ...], frozenset[str]]:
+    if classical:
+        table = frozenset(polyphones())
+        rules = tuple(r for r in RULES if r.char not in table)
+    else:
+        rules = tuple(r for r in RULES if not r.classical_only)
+    return rules, frozenset(r.char for r in rules)
+
+
 def apply_rules(
     lines: Sequence[str], readings: list[tuple[str, ...]], *, classical: bool
 ) -> list[tuple[str, ...]]:
-    """Readings with the phrase rules applied (``lines`` as written or simplified)."""
+    """Readings with the phrase rules applied (``lines`` as written or simplified).
+
+    In the classical system the reading table (:mod:`.senses`) decides its characters
+    afterwards, so only the rules of the other characters run (曲).
+    """
+    rules, chars = _rules_for(classical)
     out = readings
     for k, line in enumerate(lines):
-        if _CHARS.isdisjoint(line):
+        if chars.isdisjoint(line):
             continue
         fixed = list(out[k])
-        for rule in RULES:
-            if (rule.classical_only and not classical) or rule.char not in line:
+        for rule in rules:
+            if rule.char not in line:
                 continue
             for m in rule.pattern.finditer(line):
                 fixed[m.start()] = rule.reading
@@ -200,16 +218,17 @@ def apply_rules(
     return out
 
 
-# Characters with a level and an oblique reading of the same meaning, which the poet read
-# as the metre needed (王力《汉语诗律学》第一章 §5 "平仄两读而意义不变": 看 听 望 忘 过 醒
-# 叹 誉 凝 …; 《诗词格律》 on 看 and 听).  In the classical system such a character, when the
-# book lists it under both tones (mark 中), takes the tone its position requires.
-SAME_MEANING = frozenset("看听望忘过醒叹誉凝")
+# Positions the metre reads (mark 中 only then): the 两读 characters of the reading table,
+# a level and an oblique reading of the same meaning that the poet read as the metre
+# needed (王力《汉语诗律学》第一章 §5 "平仄两读而意义不变": 看 听 望 忘 过 醒 叹 誉 凝 探),
+# and merged simplified characters whose original the context leaves undecided (干 =
+# 乾 平 / 幹 仄): see :mod:`.senses`.
+SAME_MEANING = metre_free_chars()
 SAME_MEANING_SOURCE = "王力《汉语诗律学》第一章§5（平仄两读而意义不变）"
 
 
 def resolve_by_metre(chars: str, tones: str, marks: str, required: str) -> tuple[str, list[int]]:
-    """Read each 两读同义 character (:data:`SAME_MEANING`, mark 中) in the required tone.
+    """Read each metre-free position (:data:`SAME_MEANING`, mark 中) in the required tone.
 
     ``chars``/``tones``/``marks``/``required`` are aligned strings (simplified characters,
     平/仄/?, 平/仄/中/?, 平/仄/中).  Returns the tone string and the positions changed.

@@ -10,6 +10,7 @@ elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .api import PoemScore, score_poem
@@ -31,10 +32,19 @@ class RuleFamily:
     ccv_compatible: bool = False
     default_ok: bool = True
 
-    def score(self, text: str, form: str | None, *, lenient: bool = False) -> PoemScore:
+    def score(
+        self,
+        text: str,
+        form: str | None,
+        *,
+        lenient: bool = False,
+        reading_overrides: Mapping[str, str] | None = None,
+    ) -> PoemScore:
+        """The poem scored by this family's definitions (``reading_overrides``: a study's
+        or a reader's readings by character, docs/prosody.md)."""
         return score_poem(
             text, form, tone_system=self.tone_system, lenient=lenient,
-            ccv_compatible=self.ccv_compatible,
+            ccv_compatible=self.ccv_compatible, reading_overrides=reading_overrides,
         )  # fmt: skip
 
 

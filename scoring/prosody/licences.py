@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .context import SAME_MEANING
@@ -83,49 +84,65 @@ def judge(
     """
     out: list[Verdict] = []
     for i, (t, m, r) in enumerate(zip(tones, marks, required, strict=True)):
-        o = len(r) - 5
-        kind = _TYPES.get(_core(r), "")
-        core = _core(t)
+        if t == r:  # on the pattern: nothing to judge
+            continue
         nxt = _core(tones[i + 1]) if i + 1 < len(tones) and i % 2 == 0 else None
         prev = _core(tones[i - 1]) if i % 2 == 1 else None
         prev_kind = _TYPES.get(_core(required[i - 1]), "") if i % 2 == 1 else ""
-        for j, (a, need) in enumerate(zip(t, r, strict=True)):
-            if not _off(a, need, m[j] == "中", lenient):
-                continue
-            c = j - o + 1  # position in the core, 1-5 (<= 0 for a 七言 line's first two)
-            lic: str | None = None
-            fault = "拗"
-            if c == -1:
-                lic = "一三五不论"
-            elif c == 1:
-                if kind != "B":
-                    lic = "一三五不论"
-                elif core[2] == PING:
-                    lic = "孤平拗救"
-                else:
-                    fault = "孤平"
-            elif c == 3:
-                if kind == "A":
-                    saved = nxt is not None and nxt[2] == PING
-                    lic = "对句相救" if saved else "小拗"
-                elif kind == "B":
-                    if core[0] == ZE:
-                        lic = "孤平拗救"
-                    elif prev_kind == "A" and prev is not None and ZE in (prev[2], prev[3]):
-                        lic = "对句相救"
-                    else:
-                        lic = "一三五不论"
-                elif kind == "C":
-                    lic = "特拗" if core[3] == PING else "一三五不论"
-                elif core[3] == PING and core[4] == PING:
-                    fault = "三平尾"
-            elif c == 4:
-                if kind == "C" and core[2] == ZE:
-                    lic = "特拗"
-                elif kind == "A" and nxt is not None and nxt[2] == PING:
-                    lic = "对句相救"
-            out.append(Verdict(i, j, lic, None if lic else fault))
+        out.extend(
+            Verdict(i, j, lic, fault)
+            for j, lic, fault in _judge_line(t, m, r, nxt, prev, prev_kind, lenient)
+        )
     return out
+
+
+@lru_cache(maxsize=65536)
+def _judge_line(
+    t: str, m: str, r: str, nxt: str | None, prev: str | None, prev_kind: str, lenient: bool
+) -> tuple[tuple[int, str | None, str | None], ...]:
+    """(position, licence, fault) of each off-pattern position of one line (cached: the
+    same line is judged against the same pattern for every candidate arrangement)."""
+    out: list[tuple[int, str | None, str | None]] = []
+    o = len(r) - 5
+    kind = _TYPES.get(_core(r), "")
+    core = _core(t)
+    for j, (a, need) in enumerate(zip(t, r, strict=True)):
+        if not _off(a, need, m[j] == "中", lenient):
+            continue
+        c = j - o + 1  # position in the core, 1-5 (<= 0 for a 七言 line's first two)
+        lic: str | None = None
+        fault = "拗"
+        if c == -1:
+            lic = "一三五不论"
+        elif c == 1:
+            if kind != "B":
+                lic = "一三五不论"
+            elif core[2] == PING:
+                lic = "孤平拗救"
+            else:
+                fault = "孤平"
+        elif c == 3:
+            if kind == "A":
+                saved = nxt is not None and nxt[2] == PING
+                lic = "对句相救" if saved else "小拗"
+            elif kind == "B":
+                if core[0] == ZE:
+                    lic = "孤平拗救"
+                elif prev_kind == "A" and prev is not None and ZE in (prev[2], prev[3]):
+                    lic = "对句相救"
+                else:
+                    lic = "一三五不论"
+            elif kind == "C":
+                lic = "特拗" if core[3] == PING else "一三五不论"
+            elif core[3] == PING and core[4] == PING:
+                fault = "三平尾"
+        elif c == 4:
+            if kind == "C" and core[2] == ZE:
+                lic = "特拗"
+            elif kind == "A" and nxt is not None and nxt[2] == PING:
+                lic = "对句相救"
+        out.append((j, lic, None if lic else fault))
+    return tuple(out)
 
 
 def licensed_share(
@@ -133,10 +150,13 @@ def licensed_share(
 ) -> tuple[float, list[tuple[int, int]]]:
     """(share of known positions on the pattern or licensed, the faulty positions)."""
     known = sum(
-        1
+        len(t)
+        - (
+            sum(1 for a, need in zip(t, r, strict=True) if a == UNKNOWN and need != "中")
+            if UNKNOWN in t
+            else 0
+        )
         for t, r in zip(tones, required, strict=True)
-        for a, need in zip(t, r, strict=True)
-        if a != UNKNOWN or need == "中"
     )
     bad = [(v.line, v.position) for v in verdicts if v.licence is None]
     return ((known - len(bad)) / known if known else 0.0), bad
@@ -158,11 +178,21 @@ def judge_poem(
     tones: str, marks: str, lines: list[str], n: int, lenient: bool
 ) -> tuple[float, list[tuple[int, int]], list[Verdict]]:
     """(licensed share, faulty positions, verdicts) of a poem against pattern ``lines``."""
+    share, bad, verdicts = _judge_poem(tones, marks, tuple(lines), n, lenient)
+    return share, list(bad), list(verdicts)
+
+
+@lru_cache(maxsize=65536)
+def _judge_poem(
+    tones: str, marks: str, lines: tuple[str, ...], n: int, lenient: bool
+) -> tuple[float, tuple[tuple[int, int], ...], tuple[Verdict, ...]]:
+    """:func:`judge_poem`, cached: couplets of the same tones recur across poems, and the
+    arrangement judges each couplet against every candidate pattern."""
     tl = [tones[i * n : (i + 1) * n] for i in range(len(lines))]
     ml = [marks[i * n : (i + 1) * n] for i in range(len(lines))]
-    verdicts = judge(tl, ml, lines, lenient=lenient)
-    share, bad = licensed_share(tl, lines, verdicts)
-    return share, bad, verdicts
+    verdicts = judge(tl, ml, list(lines), lenient=lenient)
+    share, bad = licensed_share(tl, list(lines), verdicts)
+    return share, tuple(bad), tuple(verdicts)
 
 
 def by_metre(
@@ -175,12 +205,15 @@ def by_metre(
     contextual reading), couplet by couplet, since the licences live inside a couplet.
     明朝望乡处 keeps 望 仄 (平平仄平仄 is 特拗); 晓看红湿处 reads 看 平.
     """
-    if SAME_MEANING.isdisjoint(chars):
+    if "中" not in marks or SAME_MEANING.isdisjoint(chars):
+        return tones, []
+    free = [i for i, c in enumerate(chars) if c in SAME_MEANING and marks[i] == "中"]
+    if not free:
         return tones, []
     out = list(tones)
     for k in range(0, len(lines), 2):
         lo, hi = k * n, min(len(lines), k + 2) * n
-        pos = [i for i in range(lo, hi) if chars[i] in SAME_MEANING and marks[i] == "中"]
+        pos = [i for i in free if lo <= i < hi]
         if not pos or len(pos) > 8:
             continue
         req = lines[k : k + 2]

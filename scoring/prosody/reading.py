@@ -1,18 +1,22 @@
 """A normalised poem with its readings: lines, simplified forms, pinyin, tones and marks.
 
-Rule source: see :mod:`.tones` (中华新韵 via pypinyin in context; 词林正韵 / 平水韵 tables).
+Rule source: see :mod:`.tones` (中华新韵 via pypinyin in context; 词林正韵 / 平水韵 tables)
+and :mod:`.senses` (readings by sense; original characters of merged simplified ones).
 Tone and mark strings are built with C-level joins over per-(character, reading) caches;
 the per-character :class:`~.tones.CharTone` objects are built only when asked for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 from .context import apply_rules
 from .normalize import to_simplified
 from .pinyin import original_first
+from .senses import Decision, decide_lines
 from .tones import (
     CharTone,
     FormFamily,
@@ -35,6 +39,8 @@ class Reading:
     mark_lines: tuple[str, ...]  # 平/仄/中/? (中 = both tones attested)
     system: ToneSystem
     family: FormFamily
+    # per line: position -> how a polyphone or merged character was read (:mod:`.senses`)
+    decisions: tuple[dict[int, Decision], ...] = ()
 
     @property
     def lengths(self) -> tuple[int, ...]:
@@ -42,11 +48,41 @@ class Reading:
 
     @cached_property
     def tones(self) -> tuple[tuple[CharTone, ...], ...]:
-        """Per-character tones, line by line."""
-        return tuple(
-            tones_of_line(x, s, system=self.system, family=self.family, readings=r)
-            for x, s, r in zip(self.lines, self.simplified, self.readings, strict=True)
-        )
+        """Per-character tones, line by line (a decided position names what decided it)."""
+        out = []
+        for k, (x, s, r) in enumerate(zip(self.lines, self.simplified, self.readings, strict=True)):
+            cts = tones_of_line(x, s, system=self.system, family=self.family, readings=r)
+            found = self.decisions[k] if self.decisions else {}
+            if found:
+                cts = tuple(
+                    replace(
+                        ct,
+                        tone=d.tone,
+                        ambiguous=d.ambiguous or d.free,
+                        pinyin=d.pinyin,
+                        source="override" if d.by == "override" else "reading table",
+                        decided_by=d.by,
+                    )
+                    if (d := found.get(i)) is not None
+                    else ct
+                    for i, ct in enumerate(cts)
+                )
+            out.append(cts)
+        return tuple(out)
+
+    def decision_report(self, k: int) -> list[dict[str, Any]]:
+        """Line ``k``'s decided positions: index, character, what decided, tone, pinyin."""
+        found = self.decisions[k] if self.decisions else {}
+        return [{"index": i, "char": self.lines[k][i], **found[i].to_dict()} for i in sorted(found)]
+
+    def ambiguous_originals(self) -> list[tuple[int, int]]:
+        """(line, index) of merged characters whose original the context does not decide."""
+        return [
+            (k, i)
+            for k, found in enumerate(self.decisions)
+            for i, d in found.items()
+            if d.by.startswith("ambiguous")
+        ]
 
     def flat(self) -> list[CharTone]:
         return [ct for line in self.tones for ct in line]
@@ -64,24 +100,34 @@ class Reading:
 
 
 def read_lines(
-    lines: list[str], *, system: ToneSystem, family: FormFamily, context: bool = True
+    lines: list[str],
+    *,
+    system: ToneSystem,
+    family: FormFamily,
+    context: bool = True,
+    overrides: Mapping[str, str] | None = None,
 ) -> Reading:
     """Read normalised lines (poem characters only).
 
     ``context=False`` reads every character alone (the CCiV benchmark's way).  In context,
     each character is read as written first (:func:`.pinyin.original_first`), then the
-    phrase rules of classical verse apply (:mod:`.context`).
+    phrase rules of :mod:`.context`, then the readings by sense and the original
+    characters of :mod:`.senses` (``overrides``: character -> TONE3 reading or 平/仄).
     """
     simp = tuple(map(to_simplified, lines))
+    decisions: list[dict[int, Decision]] = []
     if context:
         readings = original_first(lines, simp, lines_pinyin(simp))
         readings = apply_rules(simp, readings, classical=system == "classical")
+        decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
     tm = [
         line_tone_marks(x, s, r, system, family)
         for x, s, r in zip(lines, simp, readings, strict=True)
     ]
+    if any(decisions):
+        readings, tm = _apply(readings, tm, decisions)
     return Reading(
         lines=tuple(lines),
         simplified=simp,
@@ -90,4 +136,23 @@ def read_lines(
         mark_lines=tuple(m for _, m in tm),
         system=system,
         family=family,
+        decisions=tuple(decisions),
     )
+
+
+def _apply(
+    readings: list[tuple[str, ...]],
+    tm: list[tuple[str, str]],
+    decisions: list[dict[int, Decision]],
+) -> tuple[list[tuple[str, ...]], list[tuple[str, str]]]:
+    """Readings and (tones, marks) strings with the decided positions put in."""
+    out_r, out_tm = list(readings), list(tm)
+    for k, found in enumerate(decisions):
+        if not found:
+            continue
+        r, t, m = list(out_r[k]), list(out_tm[k][0]), list(out_tm[k][1])
+        for i, d in found.items():
+            r[i], t[i], m[i] = d.pinyin, d.tone, d.mark
+        out_r[k] = tuple(r)
+        out_tm[k] = ("".join(t), "".join(m))
+    return out_r, out_tm

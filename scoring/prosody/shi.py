@@ -224,6 +224,8 @@ def score_shi(
             mismatches_licensed=[j for k, j in bad_lic if k == i],
             licences=[v.to_dict() for v in verdicts if v.line == i],
         )
+        if reading.decisions and reading.decisions[i]:
+            entry["readings"] = reading.decision_report(i)  # what decided each polyphone
     diag.update(
         pattern=name,
         patterns={s[3]: round(s[0], 4) for s in scored},
@@ -231,4 +233,6 @@ def score_shi(
         rhyme={"book": rhyme.book_name(system, "shi"), "sets": [rs.to_dict()]},
         faults=found,
     )
+    if amb := reading.ambiguous_originals():  # undecided originals: counted apart, no fault
+        diag["ambiguous_originals"] = [[k, i] for k, i in amb]
     return m, diag

@@ -61,6 +61,7 @@ class CharTone:
     ambiguous: bool
     pinyin: str
     source: str
+    decided_by: str = ""
 
     @property
     def mark(self) -> str:
@@ -85,6 +86,7 @@ class CharTone:
             "ambiguous": self.ambiguous,
             "pinyin": self.pinyin,
             "source": self.source,
+            **({"decided_by": self.decided_by} if self.decided_by else {}),
         }
 
 

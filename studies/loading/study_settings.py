@@ -10,6 +10,7 @@ from scoring.prosody.families import BY_NAME as RULE_FAMILIES
 from scoring.prosody.families import TONE_FAMILIES
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
+from studies.models import reading_overrides_problem
 from studies.recruitment import completion_problem
 
 
@@ -80,6 +81,13 @@ def _rule_raters(value: Any) -> list[str]:
     return list(value)
 
 
+def _reading_overrides(value: Any) -> dict[str, str]:
+    problem = reading_overrides_problem(value)
+    if problem is not None:
+        raise _Bad(problem)
+    return dict(value)
+
+
 # Each setting's reader: the value to store, or _Bad.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "shuffle_options": _flag,
@@ -92,6 +100,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "estimated_minutes": _minutes,
     "completion_url": _completion_url,
     "rule_raters": _rule_raters,
+    "reading_overrides": _reading_overrides,
 }
 
 

@@ -45,7 +45,8 @@ HUANXISHA = (
 def test_qian_is_level_in_both_systems_and_caisangzi_scores_full() -> None:
     for system in ("modern", "classical"):
         qian = char_tones("雨打芙蓉泪不乾", tone_system=system)[-1]  # type: ignore[arg-type]
-        assert (qian.char, qian.tone, qian.pinyin) == ("乾", "平", "qian2")
+        # 泪不乾: dry, gān (qián is 乾坤); 平 either way
+        assert (qian.char, qian.tone, qian.pinyin) == ("乾", "平", "gan1")
     classical = score_poem(CAISANGZI, "ci:采桑子", tone_system="classical")
     assert classical.metrics["tonal"] == 1.0
     assert [x["tones"] for x in classical.diagnostics["lines"]] == [
@@ -178,9 +179,10 @@ def test_class_check_original_against_simplified_over_the_whole_corpus() -> None
     """Every corpus character whose simplified form reads with another tone is explained.
 
     For each line with a converted character, the line is read as written and as its
-    simplified copy.  A position whose tone differs must be explained: the reading chosen
-    is one of the original character's own pypinyin readings and the simplified copy's is
-    not (乾 qián vs 干 gàn), or the simplified form is unknown to pypinyin (殢 -> 𣨼), or,
+    simplified copy.  A position whose tone differs must be explained: the simplified copy
+    leaves the original undecided (韩干: 幹 or 乾; ambiguous, read by the metre), or the
+    reading chosen is one of the original character's own pypinyin readings and the
+    simplified copy's is not, or the simplified form is unknown to pypinyin (殢 -> 𣨼), or,
     classically, the books or :data:`TRADITIONAL_TONES` list the character itself.
     """
     lines = [x for x in _corpus_lines() if to_simplified(x) != x]
@@ -203,7 +205,10 @@ def test_class_check_original_against_simplified_over_the_whole_corpus() -> None
                         continue
                     ch, ra, rs = line[i], as_written.readings[k][i], simp.readings[k][i]
                     own = heteronyms(ch)
-                    if system == "classical" and (ch in TRADITIONAL_TONES or ch in books):
+                    undecided = simp.decisions[k].get(i)
+                    if undecided is not None and undecided.by.startswith("ambiguous"):
+                        why = "ambiguous original"
+                    elif system == "classical" and (ch in TRADITIONAL_TONES or ch in books):
                         why = "book"
                     elif ra in own and (rs not in own or rs == "?"):
                         why = "own reading"
@@ -213,7 +218,9 @@ def test_class_check_original_against_simplified_over_the_whole_corpus() -> None
                     report[(system, ch, why)] += 1
     print(f"tone differences by (system, character, reason): {report.most_common(20)}")
     assert sum(report.values()) > 0
-    assert ("modern", "乾", "own reading") in report and ("classical", "乾", "book") in report
+    # the simplified copy recovers 乾 from 干 (泪干, 酒杯干 …: senses.py), so the two no
+    # longer differ there
+    assert not any(ch == "乾" and why != "ambiguous original" for _, ch, why in report)
     assert unexplained == []
 
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('studies', '0007_study_rule_raters'),
+        ('studies', '0008_study_reading_overrides'),
     ]
 
     operations = [
