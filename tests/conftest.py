@@ -30,7 +30,7 @@ def formats_dir() -> Path:
 
 
 @pytest.fixture
-def example_study(db):  # type: ignore[no-untyped-def]
+def example_study(db):
     """The formats.md example study with its pool loaded (synthetic fixture data)."""
     from studies.loading.readers import Source
     from studies.models import Study
@@ -45,7 +45,7 @@ def example_study(db):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():  # type: ignore[no-untyped-def]
+def _fresh_cache():
     """Each test starts with an empty cache: rate-limit counters never leak between tests.
     (Pure tests run without Django: ``pytest -p no:django tests/prosody``.)"""
     from django.conf import settings

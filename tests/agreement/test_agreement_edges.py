@@ -47,7 +47,7 @@ def test_single_category_two_raters_cohen_undefined() -> None:
 @pytest.mark.parametrize(
     "statistic", [krippendorff_alpha, fleiss_kappa, gwet_ac1, percent_agreement, cohen_kappa]
 )
-def test_empty_table(statistic) -> None:  # type: ignore[no-untyped-def]
+def test_empty_table(statistic) -> None:
     result = statistic(RatingTable.from_rows([]))
     assert math.isnan(result.value)
     assert result.reason

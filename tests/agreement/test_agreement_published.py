@@ -96,7 +96,7 @@ GWET_CASES = {
 @pytest.mark.parametrize("name", list(GWET_CASES))
 def test_gwet_ac1_reproduces_irrcac(name: str) -> None:
     columns, (p_a, p_e, ac1), _ = GWET_CASES[name]
-    result = gwet_ac1(wide(columns))  # type: ignore[arg-type]
+    result = gwet_ac1(wide(columns))
     assert (round(result.observed, 3), round(result.expected, 3)) == (p_a, p_e)
     assert round(result.value, 3) == ac1
 
@@ -104,7 +104,7 @@ def test_gwet_ac1_reproduces_irrcac(name: str) -> None:
 @pytest.mark.parametrize("name", list(GWET_CASES))
 def test_fleiss_kappa_with_missing_ratings_reproduces_irrcac(name: str) -> None:
     columns, _, (p_a, p_e, kappa) = GWET_CASES[name]
-    result = fleiss_kappa(wide(columns))  # type: ignore[arg-type]
+    result = fleiss_kappa(wide(columns))
     assert (round(result.observed, 3), round(result.expected, 3)) == (p_a, p_e)
     assert round(result.value, 3) == kappa
 

@@ -22,7 +22,7 @@ def test_from_rows_drops_missing_values_and_sorts_numeric_domain() -> None:
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize(("level", "expected"), [("nominal", 0.743), ("interval", 0.849)])
-def test_numpy_nan_is_missing_in_wide_columns_and_rows(dtype, level, expected) -> None:  # type: ignore[no-untyped-def]
+def test_numpy_nan_is_missing_in_wide_columns_and_rows(dtype, level, expected) -> None:
     # Krippendorff (2011, section C): nominal alpha 0.743, interval 0.849 with the
     # missing values. Columns read from numpy arrays hold np.float64/np.float32
     # NaN, not Python floats; they were kept as (distinct) categories before.

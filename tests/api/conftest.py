@@ -20,12 +20,12 @@ class World:
     researcher_token: str
 
 
-def _user(name: str, **flags: bool):  # type: ignore[no-untyped-def]
+def _user(name: str, **flags: bool):
     return get_user_model().objects.create_user(name, password="pw-" + name, **flags)
 
 
 @pytest.fixture
-def world(db) -> World:  # type: ignore[no-untyped-def]
+def world(db) -> World:
     own = known_study()
     other = Builder("other")
     other.group("A")

@@ -15,7 +15,7 @@ from tests.api.conftest import World
 pytestmark = pytest.mark.django_db
 
 
-def _get(world: World, path: str, role: str = "researcher"):  # type: ignore[no-untyped-def]
+def _get(world: World, path: str, role: str = "researcher"):
     return world.clients[role].get(path)
 
 
@@ -147,7 +147,7 @@ def test_schema_and_docs_are_served_offline(world: World) -> None:
 
 def test_list_endpoints_cost_a_constant_number_of_queries(
     world: World, django_assert_max_num_queries
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     pk = world.own.study.pk
     for path in (
         "/api/v1/studies/",

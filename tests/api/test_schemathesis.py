@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 from config.wsgi import application
 
 
-def _schema() -> dict:  # type: ignore[type-arg]
+def _schema() -> dict:
     """The OpenAPI document from drf-spectacular's generator: no request, so no database
     connection is opened before the test database exists."""
     from drf_spectacular.generators import SchemaGenerator
@@ -33,7 +33,7 @@ HYPOTHESIS = settings(
 )
 
 
-def _check(case, headers: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def _check(case, headers: dict[str, str]) -> None:
     response = case.call(headers=headers)
     assert response.status_code < 500, (
         f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
@@ -43,14 +43,14 @@ def _check(case, headers: dict[str, str]) -> None:  # type: ignore[no-untyped-de
 @pytest.mark.slow
 @schema.parametrize()
 @HYPOTHESIS
-def test_no_operation_answers_a_researcher_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
+def test_no_operation_answers_a_researcher_with_a_server_error(case, world) -> None:
     _check(case, {"Authorization": f"Token {world.researcher_token}"})
 
 
 @pytest.mark.slow
 @schema.parametrize()
 @HYPOTHESIS
-def test_no_operation_answers_a_volunteer_with_a_server_error(case, world) -> None:  # type: ignore[no-untyped-def]
+def test_no_operation_answers_a_volunteer_with_a_server_error(case, world) -> None:
     _check(case, {"Authorization": world.clients["volunteer"]._credentials["HTTP_AUTHORIZATION"]})
 
 
@@ -58,13 +58,13 @@ HOSTILE_INT = 2**63  # one past the largest database id
 NESTED = "[" * 50_000 + "]" * 50_000
 
 
-def _operations() -> list:  # type: ignore[type-arg]
+def _operations() -> list:
     return [result.ok() for result in schema.get_all_operations()]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("operation", _operations(), ids=lambda op: op.label)
-def test_no_operation_fails_on_huge_integers_or_deep_nesting(operation, world) -> None:  # type: ignore[no-untyped-def]
+def test_no_operation_fails_on_huge_integers_or_deep_nesting(operation, world) -> None:
     """Beyond what the generator tries: every integer parameter one past a 64-bit id,
     every limit and offset likewise, and (for operations with a body) a JSON document
     nested far deeper than any parser's stack."""

@@ -63,7 +63,7 @@ def study_load(slug: str) -> Study:
     return study
 
 
-def user_make(name: str, *, staff: bool = True, perms: tuple[str, ...] = (), study: Any = None):  # type: ignore[no-untyped-def]
+def user_make(name: str, *, staff: bool = True, perms: tuple[str, ...] = (), study: Any = None):
     user = get_user_model().objects.create_user(name, password="pw", is_staff=staff)
     for perm in perms:
         app_label, codename = perm.split(".")

@@ -14,13 +14,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff_client(client, django_user_model, example_study):  # type: ignore[no-untyped-def]
+def staff_client(client, django_user_model, example_study):
     user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
     client.force_login(user)
     return client
 
 
-def test_every_registered_model_has_a_working_changelist_with_search(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_every_registered_model_has_a_working_changelist_with_search(staff_client) -> None:
     for model, model_admin in admin.site._registry.items():
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         assert staff_client.get(url).status_code == 200, url
@@ -28,7 +28,7 @@ def test_every_registered_model_has_a_working_changelist_with_search(staff_clien
             assert staff_client.get(url, {"q": "诗"}).status_code == 200, url
 
 
-def test_item_page_shows_the_poem_with_its_line_breaks(staff_client, formats_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_item_page_shows_the_poem_with_its_line_breaks(staff_client, formats_dir, tmp_path) -> None:
     item = Item.objects.get(external_id="poem-0001")
     item.poem_text = "深院晓莺惊梦残，\n帘外雨潺潺。<script>x</script>"
     item.save()
@@ -39,7 +39,7 @@ def test_item_page_shows_the_poem_with_its_line_breaks(staff_client, formats_dir
 
 def test_upload_page_loads_a_file_and_reports_problems_without_writing(
     staff_client, example_study
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     url = reverse("admin:upload")
     assert staff_client.get(url).status_code == 200
     good = SimpleUploadedFile("llm.jsonl", b'{"model": "m", "item": "ck-001", "answer": 0}\n')
@@ -59,13 +59,13 @@ def test_upload_page_loads_a_file_and_reports_problems_without_writing(
     assert snapshot() == before
 
 
-def test_upload_page_is_for_staff_only(client, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_upload_page_is_for_staff_only(client, example_study) -> None:
     response = client.get(reverse("admin:upload"))
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
 @pytest.mark.slow
-def test_study_changelist_lists_the_demo_study(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_study_changelist_lists_the_demo_study(staff_client) -> None:
     from django.core.management import call_command
 
     call_command("demo", "--no-users")

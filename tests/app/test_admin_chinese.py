@@ -50,7 +50,7 @@ def world() -> World:
     return world_build()
 
 
-def test_the_admin_index_and_pages_name_models_and_fields_in_chinese(world: World, client) -> None:  # type: ignore[no-untyped-def]
+def test_the_admin_index_and_pages_name_models_and_fields_in_chinese(world: World, client) -> None:
     client.force_login(world.users["superuser"])
     index = client.get(reverse("admin:index")).content.decode()
     for english in ("Participants", "Responses", "Jobs", "Items", "Raters", "Import logs"):

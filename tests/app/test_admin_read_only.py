@@ -20,7 +20,7 @@ STUDY_NOTE = "由研究定义文件设定"
 
 
 @pytest.fixture
-def staff_client(client, django_user_model, example_study):  # type: ignore[no-untyped-def]
+def staff_client(client, django_user_model, example_study):
     user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
     client.force_login(user)
     return client
@@ -33,7 +33,7 @@ def change_url(obj: object) -> str:
 
 def test_a_post_cannot_change_an_answer_key_and_the_grades_stay_right(
     staff_client, formats_dir
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
     item = Item.objects.get(external_id="ck-001")
     before = (item.answer, item.options, item.stem, item.content_hash)
@@ -55,7 +55,7 @@ def test_a_post_cannot_change_an_answer_key_and_the_grades_stay_right(
     assert Response.objects.get(rater__name="gpt-4o", item=item).correct is False
 
 
-def test_the_item_page_shows_the_key_and_options_readably_with_the_note(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_the_item_page_shows_the_key_and_options_readably_with_the_note(staff_client) -> None:
     item = Item.objects.get(external_id="ck-001")
     item.options = [{"text": "李白<script>x</script>"}, *item.options[1:]]
     item.save()
@@ -70,12 +70,12 @@ def test_the_item_page_shows_the_key_and_options_readably_with_the_note(staff_cl
     assert 'name="position"' in text
 
 
-def test_items_tasks_and_screening_questions_are_not_added_here(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_items_tasks_and_screening_questions_are_not_added_here(staff_client) -> None:
     for model in ("item", "task", "screeningquestion"):
         assert staff_client.get(reverse(f"admin:studies_{model}_add")).status_code == 403
 
 
-def test_a_task_keeps_its_kind_and_scales_and_takes_new_texts(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_a_task_keeps_its_kind_and_scales_and_takes_new_texts(staff_client) -> None:
     task = Task.objects.get(slug="quality")
     scales = task.dimensions
     page = staff_client.get(change_url(task))
@@ -103,7 +103,7 @@ def test_a_task_keeps_its_kind_and_scales_and_takes_new_texts(staff_client) -> N
     assert task.guide == [{"label": "韵律", "description": "平仄与押韵"}]
 
 
-def test_a_guide_the_question_page_could_not_show_is_refused(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_a_guide_the_question_page_could_not_show_is_refused(staff_client) -> None:
     task = Task.objects.get(slug="ck")
     data = {"title": task.title, "instructions": "", "per_participant": 10, "position": 0}
     page = staff_client.post(change_url(task), {**data, "meta": "{}", "guide": '["只有字"]'})
@@ -112,7 +112,7 @@ def test_a_guide_the_question_page_could_not_show_is_refused(staff_client) -> No
     assert task.guide == []
 
 
-def test_screening_options_and_group_slugs_are_read_only(staff_client) -> None:  # type: ignore[no-untyped-def]
+def test_screening_options_and_group_slugs_are_read_only(staff_client) -> None:
     question = ScreeningQuestion.objects.get(key="education")
     options = question.options
     staff_client.post(
@@ -133,14 +133,14 @@ def test_screening_options_and_group_slugs_are_read_only(staff_client) -> None: 
 
 def test_the_study_page_renders_with_its_groups_screening_and_tasks(
     staff_client, example_study
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page = staff_client.get(change_url(example_study))
     text = page.content.decode()
     assert page.status_code == 200 and STUDY_NOTE in text
     assert "文化常识" in text and "中文专业/诗词作者" in text
 
 
-def test_a_raters_group_is_its_participants_in_the_rater_list(staff_client, formats_dir) -> None:  # type: ignore[no-untyped-def]
+def test_a_raters_group_is_its_participants_in_the_rater_list(staff_client, formats_dir) -> None:
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     human = Rater.objects.get(kind="human")
     assert Participant.objects.get(rater=human).group.slug == "C"  # type: ignore[union-attr]

@@ -135,7 +135,7 @@ def test_the_researcher_role_has_exactly_the_read_only_rights_of_the_research_pa
 @pytest.mark.slow
 def test_the_demo_and_the_researcher_command_give_the_same_narrow_role(
     db: None, django_user_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("demo", stdout=io.StringIO())
     demo = django_user_model.objects.get(username="researcher")
     assert set(demo.get_all_permissions()) == set(RESEARCHER_PERMISSIONS)

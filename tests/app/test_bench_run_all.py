@@ -26,7 +26,7 @@ out.write_text(json.dumps({"quick": quick, "clients": 50, "goal_ratio": 0.7,
 
 def test_run_all_runs_each_bench_merges_results_and_regenerates_the_table(
     tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     bench = tmp_path / "bench"
     (bench / "results").mkdir(parents=True)
     (bench / "bench_submit.py").write_text(FAKE_SUBMIT)
@@ -90,7 +90,7 @@ def test_submit_figures_give_one_row_per_database_each_judged_against_its_floor(
 
 
 def test_report_alpha_is_judged_on_large_tables_and_the_sql_read_shown_beside() -> None:
-    def table(ratings: int, seconds: float) -> dict:  # type: ignore[type-arg]
+    def table(ratings: int, seconds: float) -> dict:
         return {"table": f"t{ratings}", "ratings": ratings, "from_database_seconds": seconds,
                 "package_precounted_seconds": 0.01, "alpha_on_built_table_seconds": 0.005,
                 "goal_ratio": 2.0}  # fmt: skip

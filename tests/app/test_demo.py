@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.slow
-def test_demo_loads_real_questions_of_every_kind_and_published_results(settings, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_demo_loads_real_questions_of_every_kind_and_published_results(settings, capsys) -> None:
     call_command("demo", "--no-users")
     out = capsys.readouterr().out
     study = Study.objects.get(slug="song-ci-demo")
@@ -73,7 +73,7 @@ def test_demo_twice_changes_nothing() -> None:
     assert snapshot() == before
 
 
-def test_demo_says_what_it_did_and_leaves_no_poem_unscored(client, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_demo_says_what_it_did_and_leaves_no_poem_unscored(client, capsys) -> None:
     from django.contrib.auth import get_user_model
 
     from scoring.rules import unscored_poem_count

@@ -53,7 +53,7 @@ def check_deploy(*envs: dict[str, str], tmp_path: Path) -> list[tuple[int, str]]
 @pytest.mark.slow
 def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker(
     tmp_path,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     one_worker = {k: v for k, v in PRODUCTION.items() if k != "REDIS_URL"}
     one_worker["WEB_CONCURRENCY"] = "1"
     bare = {
@@ -79,7 +79,7 @@ def test_check_deploy_is_clean_in_production_and_warns_of_state_kept_in_a_worker
 
 def test_gunicorn_config_takes_workers_threads_and_timeout_from_the_environment(
     monkeypatch,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     monkeypatch.setenv("GUNICORN_THREADS", "4")
     monkeypatch.setenv("GUNICORN_TIMEOUT", "45")

@@ -12,16 +12,16 @@ LOGIN = "/admin/login/?next=/admin/"
 
 
 @pytest.fixture
-def boss(db):  # type: ignore[no-untyped-def]
+def boss(db):
     return get_user_model().objects.create_superuser("boss", "boss@example.org", "right-pw-1")
 
 
-def _login(client, password: str, **meta: str):  # type: ignore[no-untyped-def]
+def _login(client, password: str, **meta: str):
     return client.post(LOGIN, {"username": "boss", "password": password}, **meta)
 
 
 @pytest.mark.slow
-def test_sixty_wrong_passwords_then_the_right_one_is_refused(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_sixty_wrong_passwords_then_the_right_one_is_refused(client, boss, settings) -> None:
     codes = [_login(client, f"guess-{i}").status_code for i in range(60)]
     assert codes[: settings.AXES_FAILURE_LIMIT - 1] == [200] * (settings.AXES_FAILURE_LIMIT - 1)
     assert set(codes[settings.AXES_FAILURE_LIMIT :]) == {429}
@@ -31,7 +31,7 @@ def test_sixty_wrong_passwords_then_the_right_one_is_refused(client, boss, setti
     assert client.get("/admin/").status_code == 302  # still not logged in
 
 
-def test_the_lock_is_per_user_name_and_address(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_lock_is_per_user_name_and_address(client, boss, settings) -> None:
     for i in range(settings.AXES_FAILURE_LIMIT):
         _login(client, f"guess-{i}", REMOTE_ADDR="198.51.100.7")
     assert _login(client, "right-pw-1", REMOTE_ADDR="198.51.100.7").status_code == 429
@@ -39,7 +39,7 @@ def test_the_lock_is_per_user_name_and_address(client, boss, settings) -> None: 
     assert other.status_code == 302 and client.session["_auth_user_id"] == str(boss.pk)
 
 
-def test_behind_the_proxy_the_lock_follows_the_forwarded_address(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_behind_the_proxy_the_lock_follows_the_forwarded_address(client, boss, settings) -> None:
     settings.NUM_PROXIES = 1
     proxy = {"REMOTE_ADDR": "127.0.0.1"}
     for i in range(settings.AXES_FAILURE_LIMIT):
@@ -55,7 +55,7 @@ def test_behind_the_proxy_the_lock_follows_the_forwarded_address(client, boss, s
     assert fine.status_code == 302
 
 
-def test_a_successful_login_clears_the_count(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_successful_login_clears_the_count(client, boss, settings) -> None:
     for i in range(settings.AXES_FAILURE_LIMIT - 1):
         _login(client, f"guess-{i}")
     assert _login(client, "right-pw-1").status_code == 302

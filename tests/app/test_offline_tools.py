@@ -45,7 +45,7 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 @pytest.mark.slow
-def test_manage_py_tools_run_without_a_secret_key(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_manage_py_tools_run_without_a_secret_key(tmp_path) -> None:
     ratings, poems = _files(tmp_path)
     env = _bare_env()
     agreement = _run(
@@ -62,7 +62,7 @@ def test_manage_py_tools_run_without_a_secret_key(tmp_path) -> None:  # type: ig
 
 
 @pytest.mark.slow
-def test_tool_problems_are_one_line_never_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_tool_problems_are_one_line_never_a_traceback(tmp_path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "form": "sonnet", "text": "x"}\n{oops\n', encoding="utf-8")
     env = _bare_env()
@@ -86,7 +86,7 @@ def test_other_commands_without_a_secret_key_say_so_in_one_line() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("module", ["scoring.agreement.cli", "scoring.prosody.cli"])
-def test_the_console_tools_import_no_django(module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_console_tools_import_no_django(module: str, tmp_path) -> None:
     code = f"import sys, {module}; sys.exit('django' in sys.modules)"
     run = _run([sys.executable, "-c", code], tmp_path, _bare_env(PYTHONPATH=str(ROOT)))
     assert run.returncode == 0, run.stderr
@@ -97,7 +97,7 @@ def test_the_pure_form_rule_is_the_loaders() -> None:
 
 
 @pytest.mark.slow
-def test_pip_install_puts_both_console_scripts_on_path(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_pip_install_puts_both_console_scripts_on_path(tmp_path) -> None:
     """A real wheel of the project, installed apart from the checkout: the scripts run
     with no Django settings, from any folder, with the prosody tables inside."""
     wheels, target, source = tmp_path / "wheels", tmp_path / "site", tmp_path / "source"

@@ -48,7 +48,7 @@ def test_database_url_selects_postgresql() -> None:
     assert result.stdout.strip() == "django.db.backends.postgresql test"
 
 
-def test_default_database_is_sqlite_in_the_data_directory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_default_database_is_sqlite_in_the_data_directory(tmp_path) -> None:
     result = run_settings(
         {"DEBUG": "1", "DATA_DIR": str(tmp_path)}, "settings.DATABASES['default']['NAME']"
     )

@@ -35,7 +35,7 @@ NAMES = {
 
 
 @pytest.fixture
-def world(settings, tmp_path) -> World:  # type: ignore[no-untyped-def]
+def world(settings, tmp_path) -> World:
     settings.DATA_DIR = tmp_path
     return world_build()
 
@@ -46,7 +46,7 @@ def rights(kind: str) -> tuple[str, ...]:
     return UPLOAD_PERMISSIONS[kind]
 
 
-def post(client: Client, kind: str, target: str, world: World, **extra: str):  # type: ignore[no-untyped-def]
+def post(client: Client, kind: str, target: str, world: World, **extra: str):
     """Upload the example file of ``kind`` into study A or B (a study definition: the
     definition of A, of B, or of a new study)."""
     study = {"A": world.a, "B": world.b}.get(target)
@@ -58,7 +58,7 @@ def post(client: Client, kind: str, target: str, world: World, **extra: str):  #
     return client.post(reverse("admin:upload"), data)
 
 
-def loaded(response) -> bool:  # type: ignore[no-untyped-def]
+def loaded(response) -> bool:
     form = response.context["form"] if response.context else None
     return (
         response.status_code == 200
@@ -67,7 +67,7 @@ def loaded(response) -> bool:  # type: ignore[no-untyped-def]
     )
 
 
-def refused(response) -> bool:  # type: ignore[no-untyped-def]
+def refused(response) -> bool:
     return response.status_code == 200 and bool(response.context["form"].errors)
 
 
@@ -130,7 +130,7 @@ def test_changing_studies_without_adding_them_cannot_create_one(
 
 def test_a_refused_upload_starts_no_job(
     world: World, client: Client, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     client.force_login(user_make("pooler", perms=rights("pool"), study=world.a))
     jobs = Job.objects.count()
     with django_capture_on_commit_callbacks(execute=True):

@@ -45,7 +45,7 @@ def finish(job: Job) -> None:
 
 def test_the_job_page_follows_a_running_load_then_shows_its_outcome(
     browser, running_job, live_server, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page = logged_in(browser, live_server)
     page.goto(f"{live_server.url}/admin/upload/")
     shoot(page, "admin-upload")
@@ -66,7 +66,7 @@ def test_the_job_page_follows_a_running_load_then_shows_its_outcome(
 
 def test_without_javascript_the_job_page_refreshes_itself(
     browser, running_job, live_server
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     page = logged_in(browser, live_server, java_script_enabled=False)
     page.goto(f"{live_server.url}/admin/jobs/job/{running_job.pk}/change/")
     assert page.locator(".job-progress-text").inner_text() == "10% 校验中 2000/20000"

@@ -119,7 +119,7 @@ def _question_checks(w: Walk, kind: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-def test_every_page_kind_fits_the_screen(browser, demo, live_server, axe, size) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_kind_fits_the_screen(browser, demo, live_server, axe, size) -> None:
     context = browser.new_context(**SIZES[size], locale="zh-CN")
     w = Walk(context.new_page(), live_server.url, size, axe)
     page = w.page
@@ -200,7 +200,7 @@ def _to_question(page: Any, base: str, slug: str) -> None:
 @pytest.mark.parametrize("size", ["360x640", "390x844"])
 def test_verse_lines_fit_and_a_long_one_wraps_only_under_its_indent(
     browser, transactional_db, live_server, size
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _verse_study()
     context = browser.new_context(**SIZES[size], locale="zh-CN")
     page = context.new_page()
@@ -217,7 +217,7 @@ def test_verse_lines_fit_and_a_long_one_wraps_only_under_its_indent(
 
 def test_the_overflow_measure_finds_a_page_wider_than_the_phone(
     browser, transactional_db, live_server
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """The control of every ``overflow`` check above: the question page fits 360 px, and
     the same page with one element 600 px wide is found 240 px too wide, although the
     phone's browser zooms out and widens ``innerWidth`` with the page."""
@@ -241,7 +241,7 @@ def _stored(participant: Participant) -> dict[str, float]:
 
 def test_the_keyboard_alone_answers_a_multi_part_a_best_worst_and_a_rating_page(
     browser, transactional_db, live_server
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     build_study(kinds=("multi", "best_worst", "rating"), n_items=1, per_participant=1, slug="keys")
     context = browser.new_context(**SIZES["desktop"], locale="zh-CN")
     page = context.new_page()
@@ -295,7 +295,7 @@ def test_the_keyboard_alone_answers_a_multi_part_a_best_worst_and_a_rating_page(
 
 def test_without_javascript_every_poem_shows_and_a_refusal_still_opens_on_its_problem(
     browser, transactional_db, live_server
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     build_study(kinds=("best_worst", "rating"), n_items=1, per_participant=1, slug="nojs")
     context = browser.new_context(**SIZES["360x640"], locale="zh-CN", java_script_enabled=False)
     page = context.new_page()
@@ -318,7 +318,7 @@ def test_without_javascript_every_poem_shows_and_a_refusal_still_opens_on_its_pr
     context.close()
 
 
-def test_wechats_browser_takes_the_whole_study(browser, demo, live_server, shoot, axe) -> None:  # type: ignore[no-untyped-def]
+def test_wechats_browser_takes_the_whole_study(browser, demo, live_server, shoot, axe) -> None:
     context = browser.new_context(**SIZES["360x640"], locale="zh-CN", user_agent=WECHAT)
     page = context.new_page()
     errors: list[str] = []
@@ -337,7 +337,7 @@ def test_wechats_browser_takes_the_whole_study(browser, demo, live_server, shoot
     context.close()
 
 
-def test_the_wechat_note_on_the_resume_code_page(browser, demo, live_server, axe) -> None:  # type: ignore[no-untyped-def]
+def test_the_wechat_note_on_the_resume_code_page(browser, demo, live_server, axe) -> None:
     context = browser.new_context(**SIZES["360x640"], locale="zh-CN", user_agent=WECHAT)
     page = context.new_page()
     page.goto(f"{live_server.url}/s/song-ci-demo/")
@@ -355,7 +355,7 @@ PROLIFIC = "?PROLIFIC_PID=60a1b2c3d4e5f6&STUDY_ID=6123abc&SESSION_ID=sess-42"
 
 def test_a_prolific_link_ends_on_prolific_with_the_completion_code(
     browser, demo, live_server, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     Study.objects.filter(pk=demo.pk).update(
         completion_url="https://app.prolific.com/submissions/complete?cc={code}"
     )
@@ -426,7 +426,7 @@ def _decode(grey: list[int], url: str) -> str:
     return "".join(r.text for r in zxingcpp.read_barcodes(image))
 
 
-def test_each_links_qr_code_reads_as_the_link(browser, demo, live_server) -> None:  # type: ignore[no-untyped-def]
+def test_each_links_qr_code_reads_as_the_link(browser, demo, live_server) -> None:
     from django.contrib.auth import get_user_model
 
     user = get_user_model().objects.create_user("recruiter", password="qr-pass", is_staff=True)
@@ -465,7 +465,7 @@ CELL_ROWS = """() => [...document.querySelectorAll('.pline')].map(line => {
 })"""
 
 
-def test_the_poem_page_fits_its_lines_too(browser, demo, live_server) -> None:  # type: ignore[no-untyped-def]
+def test_the_poem_page_fits_its_lines_too(browser, demo, live_server) -> None:
     from django.contrib.auth import get_user_model
 
     get_user_model().objects.create_superuser("poet", password="poem-pass")

@@ -33,7 +33,7 @@ def _download(page: Any, selector: str) -> str:
 
 def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     browser, research_demo, live_server, shoot, axe
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     study = research_demo
     context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
     page = context.new_page()
@@ -114,7 +114,7 @@ def _login(page: Any, base: str) -> None:
 
 def test_the_papers_tables_as_a_researcher_reads_them(
     browser, paper_studies, live_server, shoot, axe
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from django.utils import translation
 
     tang, cciv = paper_studies

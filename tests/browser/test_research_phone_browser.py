@@ -118,7 +118,7 @@ def _scrolls_by_keyboard(page: Any, region: Any) -> bool:
     return bool(region.evaluate("el => document.activeElement === el && el.scrollLeft > 0"))
 
 
-def test_every_research_page_fits_a_phone(browser, research_demo, live_server, axe, shoot) -> None:  # type: ignore[no-untyped-def]
+def test_every_research_page_fits_a_phone(browser, research_demo, live_server, axe, shoot) -> None:
     study: Study = research_demo
     phone = Phone(browser, live_server.url, axe, shoot)
     phone.login("researcher")
@@ -147,7 +147,7 @@ def test_every_research_page_fits_a_phone(browser, research_demo, live_server, a
 
 def test_the_worked_studies_dashboards_fit_a_phone(
     browser, paper_studies, live_server, axe, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     tang, cciv = paper_studies
     phone = Phone(browser, live_server.url, axe, shoot)
     phone.login("paper-reader")

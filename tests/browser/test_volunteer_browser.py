@@ -27,7 +27,7 @@ DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 
 def test_a_new_volunteer_completes_the_demo_in_chinese_on_a_phone(
     browser, demo, live_server, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     context = browser.new_context(**PHONE, locale="zh-CN")
     v = Volunteer(context.new_page(), live_server.url, shoot, "zh-phone", keyboard=True)
     v.consent()
@@ -46,7 +46,7 @@ def test_a_new_volunteer_completes_the_demo_in_chinese_on_a_phone(
 
 def test_a_new_volunteer_completes_the_demo_in_english_on_a_desktop(
     browser, demo, live_server, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     context = browser.new_context(**DESKTOP, locale="zh-CN")  # Chinese first; then the switch
     v = Volunteer(context.new_page(), live_server.url, shoot, "en-desktop")
     v.consent(english=True)
@@ -64,7 +64,7 @@ def test_a_new_volunteer_completes_the_demo_in_english_on_a_desktop(
 
 def test_closing_the_browser_half_way_and_resuming_with_the_code(
     browser, demo, live_server, shoot
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     first = browser.new_context(**PHONE, locale="zh-CN")
     v = Volunteer(first.new_page(), live_server.url, shoot, "resume")
     v.consent()
@@ -92,7 +92,7 @@ def test_closing_the_browser_half_way_and_resuming_with_the_code(
     second.close()
 
 
-def test_a_double_submitted_answer_is_stored_once(browser, demo, live_server, shoot) -> None:  # type: ignore[no-untyped-def]
+def test_a_double_submitted_answer_is_stored_once(browser, demo, live_server, shoot) -> None:
     context = browser.new_context(**DESKTOP, locale="zh-CN")
     v = Volunteer(context.new_page(), live_server.url, shoot, "double")
     v.consent()

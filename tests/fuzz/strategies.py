@@ -138,7 +138,7 @@ def put(data: Any, path: Where, value: Any) -> Any:
         return value
     head, rest = path[0], path[1:]
     if isinstance(data, dict):
-        return {**data, head: put(data.get(head), rest, value)}  # type: ignore[dict-item]
+        return {**data, head: put(data.get(head), rest, value)}
     if isinstance(data, list) and isinstance(head, int) and head < len(data):
         return [put(v, rest, value) if i == head else v for i, v in enumerate(data)]
     return data

@@ -21,7 +21,7 @@ CK = {"id": "ck-9", "task": "ck", "stem": "问", "options": ["甲", "乙"], "ans
 POEM = {"id": "q-9", "task": "quality", "poem": {"text": "春眠不觉晓"}}
 
 
-def refused(load, content: bytes | str, name: str = "f.jsonl", **kw) -> list[tuple]:  # type: ignore[no-untyped-def,type-arg]
+def refused(load, content: bytes | str, name: str = "f.jsonl", **kw) -> list[tuple]:
     raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
     source = Source(name, raw, name.rsplit(".", 1)[1])
     before = snapshot()
@@ -57,11 +57,11 @@ def refused(load, content: bytes | str, name: str = "f.jsonl", **kw) -> list[tup
     ],
 )
 @pytest.mark.slow
-def test_pool_lines_that_used_to_crash_are_refused(example_study, line: str, where: tuple) -> None:  # type: ignore[no-untyped-def,type-arg]
+def test_pool_lines_that_used_to_crash_are_refused(example_study, line: str, where: tuple) -> None:
     assert where in refused(pool_load, line, study=example_study)
 
 
-def test_a_csv_cell_of_json_is_held_to_the_same_rules(example_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_csv_cell_of_json_is_held_to_the_same_rules(example_study) -> None:
     csv = 'id,task,text,meta\nq-9,quality,春眠不觉晓,"{""a"": ""\\ud800""}"\n'
     assert (2, "meta.a") in refused(pool_load, csv, name="pool.csv", study=example_study)
 
@@ -95,7 +95,7 @@ def test_a_csv_cell_of_json_is_held_to_the_same_rules(example_study) -> None:  #
         ),
     ],
 )
-def test_response_lines_that_used_to_crash_are_refused(example_study, line, where) -> None:  # type: ignore[no-untyped-def]
+def test_response_lines_that_used_to_crash_are_refused(example_study, line, where) -> None:
     assert where in refused(responses_load, json.dumps(line), study=example_study)
 
 
@@ -108,7 +108,7 @@ def test_response_lines_that_used_to_crash_are_refused(example_study, line, wher
         ({"model": "m", "task": "ck", "value": 1, "metric": {"a": 1}}, (1, "metric")),
     ],
 )
-def test_llm_output_lines_that_used_to_crash_are_refused(example_study, line, where) -> None:  # type: ignore[no-untyped-def]
+def test_llm_output_lines_that_used_to_crash_are_refused(example_study, line, where) -> None:
     assert where in refused(llm_outputs_load, json.dumps(line), study=example_study)
 
 
@@ -127,5 +127,5 @@ def test_llm_output_lines_that_used_to_crash_are_refused(example_study, line, wh
         ),
     ],
 )
-def test_study_files_that_used_to_crash_are_refused(db, text: str, where: tuple) -> None:  # type: ignore[no-untyped-def,type-arg]
+def test_study_files_that_used_to_crash_are_refused(db, text: str, where: tuple) -> None:
     assert where in refused(study_load, text, name="study.yaml")

@@ -47,14 +47,14 @@ def run_prosody(path: Path) -> None:
 
 @FUZZ
 @given(content=st.one_of(jsonl(mutants(POEMS, ["id", "form", "text"])), hostile_bytes()))
-def test_prosody_command_scores_or_refuses_any_jsonl(tmp_path_factory, content: bytes) -> None:  # type: ignore[no-untyped-def]
+def test_prosody_command_scores_or_refuses_any_jsonl(tmp_path_factory, content: bytes) -> None:
     run_prosody(write(tmp_path_factory, "poems.jsonl", content))
 
 
 @pytest.mark.slow
 @FUZZ
 @given(content=st.one_of(csv_rows(["id", "form", "text"], POEM_ROWS), hostile_bytes()))
-def test_prosody_command_scores_or_refuses_any_csv(tmp_path_factory, content: bytes) -> None:  # type: ignore[no-untyped-def]
+def test_prosody_command_scores_or_refuses_any_csv(tmp_path_factory, content: bytes) -> None:
     run_prosody(write(tmp_path_factory, "poems.csv", content))
 
 
@@ -69,7 +69,7 @@ def test_prosody_command_scores_or_refuses_any_csv(tmp_path_factory, content: by
 )
 def test_rating_table_reader_reads_or_refuses_any_file(
     tmp_path_factory, content: bytes, level: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from scoring.agreement.ratings_file import RatingFileError, read_rating_file
 
     path = write(tmp_path_factory, "ratings.csv", content)

@@ -80,7 +80,7 @@ EXPORT_ROWS = [
 @given(content=jsonl(LLM))
 def test_llm_outputs_with_hostile_values_load_or_are_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("llm.jsonl", content, "jsonl")
     assert_loads_or_rejects(lambda: llm_outputs_load(source, study=example_study))
 
@@ -90,7 +90,7 @@ def test_llm_outputs_with_hostile_values_load_or_are_rejected_cleanly(
 @given(content=jsonl(RESPONSE))
 def test_jsonl_responses_with_hostile_values_load_or_are_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("responses.jsonl", content, "jsonl")
     assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
 
@@ -100,7 +100,7 @@ def test_jsonl_responses_with_hostile_values_load_or_are_rejected_cleanly(
 @given(content=csv_rows(list(COLUMNS), EXPORT_ROWS))
 def test_csv_responses_with_hostile_cells_load_or_are_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("responses.csv", content, "csv")
     assert_loads_or_rejects(lambda: responses_load(source, study=example_study))
 
@@ -110,7 +110,7 @@ def test_csv_responses_with_hostile_cells_load_or_are_rejected_cleanly(
 @given(content=hostile_bytes(), fmt=st.sampled_from(["jsonl", "csv"]), llm=st.booleans())
 def test_any_bytes_as_outputs_or_responses_are_rejected_cleanly(
     example_study, content: bytes, fmt: str, llm: bool
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source(f"f.{fmt}", content, fmt)
     load = llm_outputs_load if llm else responses_load
     assert_loads_or_rejects(lambda: load(source, study=example_study))

@@ -97,7 +97,7 @@ CSV_ROWS = [
 @given(content=jsonl(MUTANT))
 def test_jsonl_pool_with_hostile_values_loads_or_is_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("pool.jsonl", content, "jsonl")
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
@@ -107,7 +107,7 @@ def test_jsonl_pool_with_hostile_values_loads_or_is_rejected_cleanly(
 @given(content=jsonl(ITEM))
 def test_jsonl_pool_of_random_records_loads_or_is_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("pool.jsonl", content, "jsonl")
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
@@ -117,7 +117,7 @@ def test_jsonl_pool_of_random_records_loads_or_is_rejected_cleanly(
 @given(content=csv_rows(CSV_HEADER, CSV_ROWS))
 def test_csv_pool_with_hostile_cells_loads_or_is_rejected_cleanly(
     example_study, content: bytes
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     source = Source("pool.csv", content, "csv")
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))
 
@@ -125,6 +125,6 @@ def test_csv_pool_with_hostile_cells_loads_or_is_rejected_cleanly(
 @pytest.mark.slow
 @FUZZ
 @given(content=hostile_bytes(), fmt=st.sampled_from(["jsonl", "csv"]))
-def test_any_bytes_as_a_pool_are_rejected_cleanly(example_study, content: bytes, fmt: str) -> None:  # type: ignore[no-untyped-def]
+def test_any_bytes_as_a_pool_are_rejected_cleanly(example_study, content: bytes, fmt: str) -> None:
     source = Source(f"pool.{fmt}", content, fmt)
     assert_loads_or_rejects(lambda: pool_load(source, study=example_study))

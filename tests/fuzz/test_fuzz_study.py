@@ -45,7 +45,7 @@ YAML_TRAPS = st.sampled_from(
 @pytest.mark.slow
 @FUZZ
 @given(study=MUTANT, fmt=st.sampled_from(["json", "yaml"]))
-def test_study_with_hostile_values_loads_or_is_rejected_cleanly(study, fmt: str, db) -> None:  # type: ignore[no-untyped-def]
+def test_study_with_hostile_values_loads_or_is_rejected_cleanly(study, fmt: str, db) -> None:
     if fmt == "json":
         content = json.dumps(study, allow_nan=True).encode("utf-8", "surrogatepass")
     else:
@@ -61,6 +61,6 @@ def test_study_with_hostile_values_loads_or_is_rejected_cleanly(study, fmt: str,
     fmt=st.sampled_from(["json", "yaml"]),
 )
 @pytest.mark.slow
-def test_any_bytes_as_a_study_are_rejected_cleanly(content: bytes, fmt: str, db) -> None:  # type: ignore[no-untyped-def]
+def test_any_bytes_as_a_study_are_rejected_cleanly(content: bytes, fmt: str, db) -> None:
     source = Source(f"study.{fmt}", content, fmt)
     assert_loads_or_rejects(lambda: study_load(source))

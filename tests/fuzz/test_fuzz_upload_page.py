@@ -20,7 +20,7 @@ FILES = st.one_of(hostile_bytes(), jsonl(mutants(fixture_records("pool.jsonl"), 
 
 
 @pytest.fixture
-def staff(client, django_user_model, settings, tmp_path):  # type: ignore[no-untyped-def]
+def staff(client, django_user_model, settings, tmp_path):
     settings.DATA_DIR = tmp_path
     user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
     client.force_login(user)
@@ -38,7 +38,7 @@ def test_upload_page_never_fails_on_a_hostile_file(
     name: str,
     content: bytes,
     background: bool,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     before = snapshot()
     data = {"kind": kind, "study": example_study.pk, "file": SimpleUploadedFile(name, content)}
     if background:

@@ -6,13 +6,13 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def data_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+def data_dir(settings, tmp_path):
     settings.DATA_DIR = tmp_path / "data"
     return settings.DATA_DIR
 
 
 @pytest.fixture
-def staff_client(client, django_user_model):  # type: ignore[no-untyped-def]
+def staff_client(client, django_user_model):
     user = django_user_model.objects.create_superuser("boss", "boss@example.org", "pw")
     client.force_login(user)
     client.user = user

@@ -23,7 +23,7 @@ POOL = (
 ENGLISH_LABELS = ("created", "updated", "unchanged", "progress", "Job ", "problems found", "Pk")
 
 
-def upload(client, study, content: bytes = POOL, **extra: str):  # type: ignore[no-untyped-def]
+def upload(client, study, content: bytes = POOL, **extra: str):
     file = SimpleUploadedFile("pool.jsonl", content)
     return client.post(
         reverse("admin:upload"), {"kind": "pool", "study": study.pk, "file": file, **extra}
@@ -37,7 +37,7 @@ def visible(html: str) -> str:
 
 def test_a_file_over_the_line_limit_loads_as_a_job_with_a_progress_page(
     staff_client, example_study, settings, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.UPLOAD_BACKGROUND_LINES = 1
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(staff_client, example_study)  # no "background" ticked
@@ -50,7 +50,7 @@ def test_a_file_over_the_line_limit_loads_as_a_job_with_a_progress_page(
     assert "此文件有 2 行：将在后台导入。" in page
 
 
-def test_a_small_file_still_loads_while_the_page_waits(staff_client, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_small_file_still_loads_while_the_page_waits(staff_client, example_study) -> None:
     page = upload(staff_client, example_study)
     assert page.status_code == 200 and not Job.objects.exists()
     text = visible(page.content.decode())
@@ -60,7 +60,7 @@ def test_a_small_file_still_loads_while_the_page_waits(staff_client, example_stu
 
 def test_a_running_jobs_page_polls_its_state_and_refreshes_without_javascript(
     staff_client, example_study
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from django.core.cache import cache
 
     job = Job.objects.create(kind="pool", study=example_study, status="running", total=20000)
@@ -85,7 +85,7 @@ def test_a_running_jobs_page_polls_its_state_and_refreshes_without_javascript(
 
 def test_a_failed_jobs_page_says_so_in_chinese(
     staff_client, example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     bad = b'{"id": "x-1", "task": "zz", "stem": "?", "options": ["a", "b"]}\n'
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(staff_client, example_study, bad, background="on")
@@ -96,7 +96,7 @@ def test_a_failed_jobs_page_says_so_in_chinese(
     assert "编号" in listing and "发现 1 个问题" in listing
 
 
-def test_an_export_and_a_crash_read_in_chinese_too(staff_client, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_an_export_and_a_crash_read_in_chinese_too(staff_client, example_study) -> None:
     export = Job.objects.create(
         kind="export", study=example_study, status="done", summary={"rows": 12, "format": "csv"}
     )

@@ -22,14 +22,14 @@ GOOD_POOL = (
 BAD_POOL = GOOD_POOL + b'{"id": "ck-902", "task": "zz", "stem": "x"}\nnot json\n'
 
 
-def upload(client, study, content: bytes, name: str = "pool.jsonl", kind: str = "pool"):  # type: ignore[no-untyped-def]
+def upload(client, study, content: bytes, name: str = "pool.jsonl", kind: str = "pool"):
     data = {"kind": kind, "study": study.pk, "file": SimpleUploadedFile(name, content)}
     return client.post(reverse("admin:upload"), {**data, "background": "on"})
 
 
 def test_background_upload_creates_a_job_that_loads_the_file_and_records_its_summary(
     staff_client, example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(staff_client, example_study, GOOD_POOL)
     job = Job.objects.get()
@@ -51,7 +51,7 @@ def test_background_upload_creates_a_job_that_loads_the_file_and_records_its_sum
 
 def test_background_upload_of_a_bad_file_fails_with_every_problem_and_changes_nothing(
     staff_client, example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     before = snapshot()
     with django_capture_on_commit_callbacks(execute=True):
         response = upload(staff_client, example_study, BAD_POOL, name="bad.jsonl")
@@ -67,7 +67,7 @@ def test_background_upload_of_a_bad_file_fails_with_every_problem_and_changes_no
     assert 'id="problems"' in page and "&#x27;zz&#x27; is not a task" in page
 
 
-def test_upload_without_background_still_loads_at_once(staff_client, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_upload_without_background_still_loads_at_once(staff_client, example_study) -> None:
     url = reverse("admin:upload")
     file = SimpleUploadedFile("pool.jsonl", GOOD_POOL)
     page = staff_client.post(url, {"kind": "pool", "study": example_study.pk, "file": file})
@@ -78,7 +78,7 @@ def test_upload_without_background_still_loads_at_once(staff_client, example_stu
 
 def test_load_command_with_background_runs_a_job(
     example_study, tmp_path, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = tmp_path / "pool.jsonl"
     path.write_bytes(GOOD_POOL)
     with django_capture_on_commit_callbacks(execute=True):
@@ -90,7 +90,7 @@ def test_load_command_with_background_runs_a_job(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_load_command_with_background_fails_loudly_on_a_bad_file(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_load_command_with_background_fails_loudly_on_a_bad_file(example_study, tmp_path) -> None:
     # Outside a transaction (as in a real command) the job runs at once and fails.
     path = tmp_path / "bad.jsonl"
     path.write_bytes(BAD_POOL)
@@ -103,7 +103,7 @@ def test_load_command_with_background_fails_loudly_on_a_bad_file(example_study, 
 
 def test_study_definition_job_links_the_job_to_the_study(
     formats_dir, django_capture_on_commit_callbacks, db
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_study", str(formats_dir / "study.json"), "--background")
     job = Job.objects.get()
@@ -113,7 +113,7 @@ def test_study_definition_job_links_the_job_to_the_study(
 
 def test_rule_scoring_job_scores_every_poem(
     example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     Response.objects.filter(rater__kind="rule").delete()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("score_poems", example_study.slug, "--background")
@@ -126,7 +126,7 @@ def test_rule_scoring_job_scores_every_poem(
 
 def test_export_job_writes_the_file_under_data_dir_and_serves_it(
     staff_client, example_study, data_dir, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         call_command("export_responses", example_study.slug, "--format", "csv", "--background")
     job = Job.objects.get()
@@ -142,7 +142,7 @@ def test_export_job_writes_the_file_under_data_dir_and_serves_it(
 @pytest.mark.parametrize("fmt", ["json", "xlsx"])
 def test_report_job_writes_the_report(
     example_study, django_capture_on_commit_callbacks, fmt: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from jobs.services import job_submit
 
     with django_capture_on_commit_callbacks(execute=True):

@@ -39,7 +39,7 @@ def _running(started_ago: float, beat_ago: float | None = None, **fields: Any) -
     return job
 
 
-def test_a_running_job_whose_runner_died_is_failed_with_the_reason(staff_client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_running_job_whose_runner_died_is_failed_with_the_reason(staff_client, settings) -> None:
     silence = settings.JOB_HEARTBEAT_SECONDS * settings.JOB_MISSED_BEATS
     dead = _running(started_ago=3 * silence, beat_ago=silence + 5)
     alive = _running(started_ago=3 * silence, beat_ago=1)
@@ -51,7 +51,7 @@ def test_a_running_job_whose_runner_died_is_failed_with_the_reason(staff_client,
     assert staff_client.get(reverse("jobs:job", args=[alive.pk])).json()["status"] == ("running")
 
 
-def test_a_job_that_never_beat_counts_from_its_start(staff_client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_that_never_beat_counts_from_its_start(staff_client, settings) -> None:
     silence = settings.JOB_HEARTBEAT_SECONDS * settings.JOB_MISSED_BEATS
     young, old = _running(started_ago=5), _running(started_ago=silence + 5)
     statuses = {
@@ -61,7 +61,7 @@ def test_a_job_that_never_beat_counts_from_its_start(staff_client, settings) -> 
     assert statuses == {young.pk: "running", old.pk: "failed"}
 
 
-def test_a_beat_in_the_shared_cache_keeps_a_job_alive(staff_client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_beat_in_the_shared_cache_keeps_a_job_alive(staff_client, settings) -> None:
     # On SQLite the row's heartbeat may wait behind the loader's transaction: the cache's
     # beat (Redis, shared by every process) then speaks for it.
     silence = settings.JOB_HEARTBEAT_SECONDS * settings.JOB_MISSED_BEATS
@@ -70,7 +70,7 @@ def test_a_beat_in_the_shared_cache_keeps_a_job_alive(staff_client, settings) ->
     assert staff_client.get(reverse("jobs:job", args=[job.pk])).json()["status"] == ("running")
 
 
-def test_the_admin_list_shows_the_runner_gone(staff_client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_admin_list_shows_the_runner_gone(staff_client, settings) -> None:
     silence = settings.JOB_HEARTBEAT_SECONDS * settings.JOB_MISSED_BEATS
     dead = _running(started_ago=3 * silence, beat_ago=silence + 5)
     alive = _running(started_ago=3 * silence, beat_ago=3)
@@ -84,7 +84,7 @@ def test_the_admin_list_shows_the_runner_gone(staff_client, settings) -> None:  
 
 def test_a_runner_beats_while_it_runs(
     monkeypatch, settings, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.JOB_HEARTBEAT_SECONDS = 0.05
     beats: list[float] = []
 
@@ -103,7 +103,7 @@ def test_a_runner_beats_while_it_runs(
     assert len(set(beats)) >= 3 and beats == sorted(beats)  # fresh beats, one after another
 
 
-def test_a_job_failed_for_a_lost_runner_runs_again_when_delivered_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_failed_for_a_lost_runner_runs_again_when_delivered_again(monkeypatch) -> None:
     """With a broker, a killed worker's job is delivered again (late acks): if it was
     marked failed meanwhile for its silence, it still runs."""
     monkeypatch.setitem(runners.RUNNERS, Job.Kind.RULE_SCORES, lambda job, p: Outcome(message="ok"))
@@ -119,7 +119,7 @@ def test_a_job_failed_for_a_lost_runner_runs_again_when_delivered_again(monkeypa
 
 def test_a_result_file_is_served_from_data_dir_wherever_it_is_mounted(
     staff_client, example_study, data_dir, tmp_path, settings, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         call_command("export_responses", example_study.slug, "--format", "csv", "--background")
     job = Job.objects.get()
@@ -136,13 +136,13 @@ def test_a_result_file_is_served_from_data_dir_wherever_it_is_mounted(
 @pytest.mark.parametrize("stored", ["../outside.csv", "/etc/passwd", "exports/../../x.csv"])
 def test_a_result_path_outside_data_dir_is_never_served(
     staff_client, data_dir, stored: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     (data_dir.parent / "outside.csv").write_text("secret")
     job = Job.objects.create(kind=Job.Kind.EXPORT, status=Job.Status.DONE, result_file=stored)
     assert staff_client.get(reverse("jobs:job-download", args=[job.pk])).status_code == 404
 
 
-def test_the_data_migration_makes_stored_paths_relative(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_data_migration_makes_stored_paths_relative(tmp_path) -> None:
     migration = importlib.import_module("jobs.migrations.0006_result_file_relative_to_data_dir")
     here = tmp_path / "data"
     assert migration.relative(str(here / "exports" / "s-job1.csv"), here) == "exports/s-job1.csv"

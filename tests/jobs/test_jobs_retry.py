@@ -19,11 +19,11 @@ POOL = b'{"id": "ck-900", "task": "ck", "stem": "q", "options": ["a", "b"], "ans
 
 def test_a_failed_outcome_save_is_retried_without_running_the_load_again(
     example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     real_save = Job.save
     failures = {"left": 2}
 
-    def flaky_save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def flaky_save(self, *args, **kwargs):
         if self.finished_at is not None and failures["left"]:
             failures["left"] -= 1
             raise OperationalError("database table is locked: scoring_job")
@@ -44,8 +44,8 @@ def test_a_failed_outcome_save_is_retried_without_running_the_load_again(
 
 def test_a_job_whose_database_errors_outlast_the_retries_is_marked_failed(
     example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
-    def down(job, reporter):  # type: ignore[no-untyped-def]
+) -> None:
+    def down(job, reporter):
         raise OperationalError("server closed the connection unexpectedly")
 
     with (

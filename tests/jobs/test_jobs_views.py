@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def running_job(example_study, django_user_model):  # type: ignore[no-untyped-def]
+def running_job(example_study, django_user_model):
     owner = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
     return Job.objects.create(
         kind="pool", study=example_study, status="running", done=5, total=20, created_by=owner
@@ -24,7 +24,7 @@ def running_job(example_study, django_user_model):  # type: ignore[no-untyped-de
 
 def test_job_json_shows_status_and_progress_to_the_studys_researchers(
     client, running_job, django_user_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     researcher = django_user_model.objects.create_user("r", password="pw", is_staff=True)
     running_job.study.researchers.add(researcher)
     client.force_login(researcher)
@@ -34,7 +34,7 @@ def test_job_json_shows_status_and_progress_to_the_studys_researchers(
     assert data["study"] == "poetry-understanding" and data["result"] is None
 
 
-def test_job_json_is_a_404_for_anyone_else(client, running_job, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_job_json_is_a_404_for_anyone_else(client, running_job, django_user_model) -> None:
     url = reverse("jobs:job", args=[running_job.pk])
     assert client.get(url).status_code == 404  # anonymous
     stranger = django_user_model.objects.create_user("s", password="pw", is_staff=True)
@@ -47,7 +47,7 @@ def test_job_json_is_a_404_for_anyone_else(client, running_job, django_user_mode
 
 def test_admin_lists_jobs_with_progress_bars_and_filters_by_status_and_kind(
     admin_client, running_job
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     Job.objects.create(kind="export", status="failed", message="boom")
     url = reverse("admin:jobs_job_changelist")
     html = admin_client.get(url).content.decode()
@@ -73,7 +73,7 @@ def test_progress_hook_reports_to_a_callback_at_the_start_every_n_and_at_the_end
 
 def test_job_progress_goes_to_the_row_outside_a_transaction_and_to_the_cache_inside(
     running_job,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     reporter = JobProgress(running_job.pk, min_interval=0)
     # The test itself runs in a transaction, as a loader's writing phase does: the row
     # keeps its old values, but live progress (what the admin and JSON show) moves on.
@@ -84,7 +84,7 @@ def test_job_progress_goes_to_the_row_outside_a_transaction_and_to_the_cache_ins
 
 
 @pytest.mark.django_db(transaction=True)
-def test_job_progress_is_written_to_the_row_when_no_transaction_is_open(example_study) -> None:  # type: ignore[no-untyped-def]
+def test_job_progress_is_written_to_the_row_when_no_transaction_is_open(example_study) -> None:
     job = Job.objects.create(kind="pool", study=example_study, status="running")
     assert not transaction.get_connection().in_atomic_block
     JobProgress(job.pk)("validating", 0, 10)

@@ -72,7 +72,7 @@ def wait_for(job: Job, seconds: float = 30) -> Job:
     raise AssertionError(f"job {job.pk} still {job.status} after {seconds} s")
 
 
-def test_a_worker_on_redis_runs_a_load_job_and_a_failing_one(celery_worker, example_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_on_redis_runs_a_load_job_and_a_failing_one(celery_worker, example_study) -> None:
     job = load_submit(kind="pool", name="pool.jsonl", content=POOL, study=example_study)
     assert wait_for(job).status == "done", job.message
     assert job.summary["created"] == 1 and Item.objects.filter(external_id="ck-900").exists()

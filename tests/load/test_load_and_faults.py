@@ -24,7 +24,7 @@ SLUG = "song-ci-demo"
 
 
 @pytest.fixture(scope="module")
-def cluster():  # type: ignore[no-untyped-def]
+def cluster():
     reason = ThrowawayCluster.unavailable_reason()
     if reason:
         pytest.skip(f"no throw-away PostgreSQL cluster: {reason}")
@@ -33,7 +33,7 @@ def cluster():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def stack(cluster, tmp_path_factory):  # type: ignore[no-untyped-def]
+def stack(cluster, tmp_path_factory):
     url = loadtest.fresh_database(DB, admin=cluster.admin_url)
     env = loadtest.stack_env(url, tmp_path_factory.mktemp("stack"))
     loadtest.manage(env, "migrate", "--noinput")
@@ -58,7 +58,7 @@ def run(server: loadtest.Server, n: int, seconds: float, seed: int) -> loadtest.
         return pool.submit(asyncio.run, work).result()
 
 
-def test_volunteers_complete_the_study_with_nothing_lost_or_doubled(stack) -> None:  # type: ignore[no-untyped-def]
+def test_volunteers_complete_the_study_with_nothing_lost_or_doubled(stack) -> None:
     server, url, _ = stack
     stats = run(server, 12, 60, seed=1)
     assert dict(stats.errors) == {}, stats.last_failure
@@ -73,7 +73,7 @@ def test_volunteers_complete_the_study_with_nothing_lost_or_doubled(stack) -> No
     }
 
 
-def test_a_worker_killed_mid_load_loses_nothing_and_retries_succeed(stack) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_killed_mid_load_loses_nothing_and_retries_succeed(stack) -> None:
     server, url, _ = stack
     victim = server.worker_pids()[0]
 
@@ -89,7 +89,7 @@ def test_a_worker_killed_mid_load_loses_nothing_and_retries_succeed(stack) -> No
     assert (result["lost"], result["doubled"]) == (0, 0)
 
 
-def test_postgresql_restarted_mid_load_loses_nothing(stack, cluster) -> None:  # type: ignore[no-untyped-def]
+def test_postgresql_restarted_mid_load_loses_nothing(stack, cluster) -> None:
     server, url, _ = stack
 
     def restart_soon() -> None:
@@ -107,7 +107,7 @@ def test_postgresql_restarted_mid_load_loses_nothing(stack, cluster) -> None:  #
     assert (result["lost"], result["doubled"]) == (0, 0)
 
 
-def test_a_pool_load_killed_half_way_leaves_nothing_behind(stack, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_pool_load_killed_half_way_leaves_nothing_behind(stack, tmp_path) -> None:
     import json
     import sys
 

@@ -72,7 +72,7 @@ def run_fails(*args: str) -> str:
         ({"task": "ck", "stem": "问", "options": ["甲", "乙"]}, "line 2, field 'id': is required"),
     ],
 )
-def test_bad_pool_line_is_named_and_nothing_changes(example_study, tmp_path, bad, expected) -> None:  # type: ignore[no-untyped-def]
+def test_bad_pool_line_is_named_and_nothing_changes(example_study, tmp_path, bad, expected) -> None:
     path = write_jsonl(tmp_path / "pool.jsonl", [GOOD, bad, {**GOOD, "id": "ck-102"}])
     before = snapshot()
     message = run_fails("load_pool", str(path), *STUDY)
@@ -81,7 +81,7 @@ def test_bad_pool_line_is_named_and_nothing_changes(example_study, tmp_path, bad
     assert snapshot() == before
 
 
-def test_every_problem_is_reported_not_just_the_first(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_every_problem_is_reported_not_just_the_first(example_study, tmp_path) -> None:
     rows = [{**GOOD, "id": f"ck-{i}", "answer": 9} for i in range(5)]
     message = run_fails("load_pool", str(write_jsonl(tmp_path / "p.jsonl", rows)), *STUDY)
     assert message.startswith("5 problems found")
@@ -89,7 +89,7 @@ def test_every_problem_is_reported_not_just_the_first(example_study, tmp_path) -
 
 
 @pytest.mark.slow
-def test_csv_pool_with_a_bad_row_names_its_line(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_csv_pool_with_a_bad_row_names_its_line(example_study, tmp_path) -> None:
     path = tmp_path / "pool.csv"
     path.write_text(
         "id,task,stem,option_a,option_b,option_c,answer\n"
@@ -103,13 +103,13 @@ def test_csv_pool_with_a_bad_row_names_its_line(example_study, tmp_path) -> None
     assert snapshot() == before
 
 
-def test_not_utf8_is_reported_with_its_line(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_not_utf8_is_reported_with_its_line(example_study, tmp_path) -> None:
     path = tmp_path / "pool.jsonl"
     path.write_bytes(b'{"id": "a"}\n{"id": "\xb0\xa1"}\n')
     assert "line 2: not valid UTF-8" in run_fails("load_pool", str(path), *STUDY)
 
 
-def test_study_file_problems_name_the_yaml_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_study_file_problems_name_the_yaml_line(tmp_path) -> None:
     path = tmp_path / "study.yaml"
     path.write_text(
         "slug: s1\ntitle: 测试\ngroups:\n  - {slug: A, name: 甲}\ntasks:\n  - slug: t1\n    title: 题\n    kind: essay\n",
@@ -119,7 +119,7 @@ def test_study_file_problems_name_the_yaml_line(tmp_path) -> None:  # type: igno
     assert f"{path}, line 8, field 'tasks[0].kind': 'essay' is not one of" in message
 
 
-def test_study_screening_must_name_defined_groups(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_study_screening_must_name_defined_groups(tmp_path) -> None:
     path = tmp_path / "study.json"
     path.write_text(
         '{"slug": "s2", "title": "t", "groups": [{"slug": "A", "name": "a"}],\n'
@@ -164,7 +164,7 @@ def test_study_screening_must_name_defined_groups(tmp_path) -> None:  # type: ig
     ],
 )
 @pytest.mark.slow
-def test_bad_llm_output_line(example_study, tmp_path, bad, expected) -> None:  # type: ignore[no-untyped-def]
+def test_bad_llm_output_line(example_study, tmp_path, bad, expected) -> None:
     path = write_jsonl(tmp_path / "llm.jsonl", [{"model": "m", "item": "ck-001", "answer": 0}, bad])
     before = snapshot()
     message = run_fails("load_llm_outputs", str(path), *STUDY)
@@ -213,7 +213,7 @@ def test_bad_llm_output_line(example_study, tmp_path, bad, expected) -> None:  #
         ),
     ],
 )
-def test_bad_response_line(example_study, tmp_path, bad, expected) -> None:  # type: ignore[no-untyped-def]
+def test_bad_response_line(example_study, tmp_path, bad, expected) -> None:
     path = write_jsonl(
         tmp_path / "r.jsonl",
         [{"participant": "p1", "group": "A", "item": "ck-001", "answer": 0}, bad],
@@ -224,7 +224,7 @@ def test_bad_response_line(example_study, tmp_path, bad, expected) -> None:  # t
     assert snapshot() == before
 
 
-def test_missing_study_and_missing_file_are_clear(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_study_and_missing_file_are_clear(tmp_path) -> None:
     pool = write_jsonl(tmp_path / "x.jsonl", [GOOD])
     assert "no study 'nope': load its definition first" in run_fails(
         "load_pool", str(pool), "--study", "nope"

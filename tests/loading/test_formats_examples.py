@@ -13,7 +13,7 @@ from tests.loading.helpers import snapshot
 pytestmark = pytest.mark.django_db
 
 
-def load_all(formats_dir, capsys) -> list[str]:  # type: ignore[no-untyped-def]
+def load_all(formats_dir, capsys) -> list[str]:
     call_command("load_study", str(formats_dir / "study.json"))
     slug = ["--study", "poetry-understanding"]
     call_command("load_pool", str(formats_dir / "pool.jsonl"), *slug)
@@ -22,7 +22,7 @@ def load_all(formats_dir, capsys) -> list[str]:  # type: ignore[no-untyped-def]
     return capsys.readouterr().out.splitlines()
 
 
-def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:
     load_all(formats_dir, capsys)
     study = Study.objects.get(slug="poetry-understanding")
     assert study.title == "古诗词理解测试"
@@ -100,7 +100,7 @@ def test_examples_load_into_the_data_model(formats_dir, capsys) -> None:  # type
     assert ck_answer.answered_at.isoformat() == "2026-11-15T10:15:00+00:00".replace("15T", "20T")
 
 
-def test_second_load_changes_nothing(formats_dir, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_second_load_changes_nothing(formats_dir, capsys) -> None:
     load_all(formats_dir, capsys)
     before = snapshot()
     out = load_all(formats_dir, capsys)
@@ -109,7 +109,7 @@ def test_second_load_changes_nothing(formats_dir, capsys) -> None:  # type: igno
     assert len(counts) == 4 and all(" 0 created, 0 updated" in line for line in counts), out
 
 
-def test_dry_run_writes_nothing(formats_dir, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_writes_nothing(formats_dir, capsys) -> None:
     before = snapshot()
     call_command("load_study", str(formats_dir / "study.json"), "--dry-run")
     out = capsys.readouterr().out
@@ -117,7 +117,7 @@ def test_dry_run_writes_nothing(formats_dir, capsys) -> None:  # type: ignore[no
     assert snapshot() == before
 
 
-def test_yaml_study_definition_is_the_same_study(formats_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_yaml_study_definition_is_the_same_study(formats_dir, tmp_path) -> None:
     import json
 
     import yaml

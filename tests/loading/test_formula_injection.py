@@ -52,7 +52,7 @@ def test_numbers_are_never_escaped() -> None:
 
 
 @pytest.fixture
-def hostile_study(example_study, tmp_path):  # type: ignore[no-untyped-def]
+def hostile_study(example_study, tmp_path):
     """Items, a participant and a model whose names a spreadsheet would take as formulas."""
     pool = tmp_path / "pool.jsonl"
     lines = [
@@ -74,7 +74,7 @@ def hostile_study(example_study, tmp_path):  # type: ignore[no-untyped-def]
     return example_study
 
 
-def test_the_csv_export_escapes_formulas_and_loads_back_unchanged(hostile_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_csv_export_escapes_formulas_and_loads_back_unchanged(hostile_study, tmp_path) -> None:
     out = tmp_path / "export.csv"
     call_command("export_responses", "poetry-understanding", "--format", "csv", "--out", str(out))
     rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
@@ -103,7 +103,7 @@ def test_the_csv_export_escapes_formulas_and_loads_back_unchanged(hostile_study,
 
 def test_the_xlsx_export_writes_text_as_text_and_numbers_as_numbers(
     hostile_study, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     out = tmp_path / "export.xlsx"
     call_command("export_responses", "poetry-understanding", "--format", "xlsx", "--out", str(out))
     sheet = load_workbook(out)["responses"]

@@ -58,7 +58,7 @@ def line(pid: str, item: str, answer: int, time_ms: int | None = 4200) -> str:
 
 def test_an_import_with_another_answer_is_refused_with_line_and_field(
     example_study, volunteer
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     before = snapshot()
     text = line("p-paper-1", "ck-001", 1) + line(volunteer.public_id, "ck-001", 2)
     with pytest.raises(LoadError) as caught:
@@ -71,20 +71,20 @@ def test_an_import_with_another_answer_is_refused_with_line_and_field(
     assert (stored.value, stored.correct, stored.time_ms) == (0, True, 4200)
 
 
-def test_an_import_cannot_erase_the_time_of_an_in_app_answer(example_study, volunteer) -> None:  # type: ignore[no-untyped-def]
+def test_an_import_cannot_erase_the_time_of_an_in_app_answer(example_study, volunteer) -> None:
     with pytest.raises(LoadError) as caught:
         load(example_study, line(volunteer.public_id, "ck-001", 0, time_ms=None))
     assert [(p.line, p.field) for p in caught.value.problems] == [(1, "answer")]
     assert Response.objects.get(rater=volunteer.rater).time_ms == 4200
 
 
-def test_the_same_answer_again_passes(example_study, volunteer) -> None:  # type: ignore[no-untyped-def]
+def test_the_same_answer_again_passes(example_study, volunteer) -> None:
     """An export loaded back repeats the stored answer: nothing to overwrite."""
     load(example_study, line(volunteer.public_id, "ck-001", 0))
     assert Response.objects.get(rater=volunteer.rater, item__external_id="ck-001").value == 0
 
 
-def test_imported_participants_answers_are_still_corrected_by_a_new_file(example_study) -> None:  # type: ignore[no-untyped-def]
+def test_imported_participants_answers_are_still_corrected_by_a_new_file(example_study) -> None:
     load(example_study, line("p-paper-1", "ck-001", 1))
     load(example_study, line("p-paper-1", "ck-001", 2))
     assert Response.objects.get(rater__name="p-paper-1").value == 2

@@ -24,7 +24,7 @@ def refused(*args: str) -> str:
     return str(err.value)
 
 
-def test_csv_pool_with_a_gap_between_options_is_refused(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_csv_pool_with_a_gap_between_options_is_refused(example_study, tmp_path) -> None:
     # option_b empty, option_c filled: letters would shift, "B" would silently mean "c".
     path = tmp_path / "gap.csv"
     path.write_text("id,task,stem,option_a,option_b,option_c,answer\ng-1,ck,问,a,,c,B\n")
@@ -34,14 +34,14 @@ def test_csv_pool_with_a_gap_between_options_is_refused(example_study, tmp_path)
 
 def test_generation_cannot_take_over_an_answered_question(
     example_study, formats_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     gen = {"model": "m", "generation": {"id": "ck-001", "task": "quality", "text": "床前明月光"}}
     message = refused("load_llm_outputs", str(write_jsonl(tmp_path / "g.jsonl", [gen])), *STUDY)
     assert "g.jsonl, line 1, field 'generation.id': item 'ck-001' already has responses" in message
 
 
-def test_a_generation_replaces_only_the_same_models_poem(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_generation_replaces_only_the_same_models_poem(example_study, tmp_path) -> None:
     # poem-0001 is in the pool as model:qwen2.5-72b's poem (formats.md §2): another
     # model's generation with that id would silently replace its text; the same model's
     # is an update of its own poem.
@@ -60,7 +60,7 @@ def test_a_generation_replaces_only_the_same_models_poem(example_study, tmp_path
     assert Item.objects.get(external_id="poem-0001").poem_text == text
 
 
-def test_pool_item_with_responses_cannot_move_task(example_study, formats_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_pool_item_with_responses_cannot_move_task(example_study, formats_dir, tmp_path) -> None:
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     moved = {"id": "ck-001", "task": "oq", "stem": "问", "options": ["a", "b", "c"]}
     message = refused("load_pool", str(write_jsonl(tmp_path / "p.jsonl", [moved])), *STUDY)
@@ -69,7 +69,7 @@ def test_pool_item_with_responses_cannot_move_task(example_study, formats_dir, t
 
 def test_participant_stored_in_one_group_cannot_arrive_in_another(
     example_study, formats_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)  # p-8f3a in C
     row = {
         "participant": "p-8f3a",
@@ -84,7 +84,7 @@ def test_participant_stored_in_one_group_cannot_arrive_in_another(
     )
 
 
-def test_duplicate_aggregate_and_empty_llm_file_are_refused(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_duplicate_aggregate_and_empty_llm_file_are_refused(example_study, tmp_path) -> None:
     rows = [
         {"model": "m", "task": "ck", "accuracy": 0.5},
         {"model": "m", "task": "ck", "accuracy": 0.9},
@@ -97,7 +97,7 @@ def test_duplicate_aggregate_and_empty_llm_file_are_refused(example_study, tmp_p
     assert "holds no LLM outputs" in refused("load_llm_outputs", str(tmp_path / "e.jsonl"), *STUDY)
 
 
-def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:
     row = {
         "participant": "p-1",
         "group": "A",
@@ -119,7 +119,7 @@ def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:  # 
 
 def test_imported_answers_failing_an_attention_check_flag_the_participant(
     example_study, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     # The example study allows no failed check (attention_max_failures 0): one wrong
     # answer to a check flags the participant, as in the volunteer flow, and the report
     # then leaves them out. Loading the same file again counts nothing twice.

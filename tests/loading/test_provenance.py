@@ -20,7 +20,7 @@ def provenance(ext: str) -> tuple[object, ...]:
 
 def test_pool_items_and_generations_carry_their_provenance(
     example_study, formats_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
     # A pool poem written by a model (formats.md §2), and the generated one (§3)
     assert provenance("poem-0001") == ("model", "qwen2.5-72b", "form_aware", None, "ci:浪淘沙", "")
@@ -65,13 +65,13 @@ def test_pool_items_and_generations_carry_their_provenance(
     assert provenance("poem-0101") == ("human", "", "", None, "", "")
 
 
-def test_reloading_the_same_pool_changes_nothing(example_study, formats_dir) -> None:  # type: ignore[no-untyped-def]
+def test_reloading_the_same_pool_changes_nothing(example_study, formats_dir) -> None:
     before = snapshot()
     call_command("load_pool", str(formats_dir / "pool.jsonl"), *STUDY)
     assert snapshot() == before
 
 
-def test_a_csv_pool_takes_the_category_from_meta(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_csv_pool_takes_the_category_from_meta(example_study, tmp_path) -> None:
     path = tmp_path / "pool.csv"
     path.write_text(
         "id,task,text,source,form,condition,meta\n"

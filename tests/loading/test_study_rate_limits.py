@@ -16,12 +16,12 @@ pytestmark = pytest.mark.django_db
 study_load = loader("study")
 
 
-def _definition(formats_dir, **extra) -> Source:  # type: ignore[no-untyped-def]
+def _definition(formats_dir, **extra) -> Source:
     data = json.loads((formats_dir / "study.json").read_text(encoding="utf-8"))
     return Source("study.json", json.dumps({**data, **extra}).encode(), "json")
 
 
-def test_a_study_file_sets_its_rate_limits_and_a_reload_changes_them(formats_dir) -> None:  # type: ignore[no-untyped-def]
+def test_a_study_file_sets_its_rate_limits_and_a_reload_changes_them(formats_dir) -> None:
     limits = {"enrol": "20/min", "enrol_address": "1000/hour", "resume": "off"}
     study_load(_definition(formats_dir, rate_limits=limits))
     assert Study.objects.get().rate_limits == limits
@@ -44,7 +44,7 @@ def test_a_study_file_sets_its_rate_limits_and_a_reload_changes_them(formats_dir
 )
 def test_a_bad_rate_limit_is_refused_with_its_line_and_field(
     formats_dir, limits, field, words
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     with pytest.raises(LoadError) as err:
         study_load(_definition(formats_dir, rate_limits=limits))
     [problem] = err.value.problems

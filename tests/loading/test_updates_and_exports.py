@@ -20,7 +20,7 @@ STUDY = ["--study", "poetry-understanding"]
 
 def test_changed_answer_key_updates_the_item_and_regrades_responses(
     example_study, formats_dir, tmp_path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
     assert Response.objects.get(rater__name="gpt-4o", item__external_id="ck-001").correct is False
     lines = (formats_dir / "pool.jsonl").read_text(encoding="utf-8").splitlines()
@@ -34,7 +34,7 @@ def test_changed_answer_key_updates_the_item_and_regrades_responses(
     assert Response.objects.get(rater__name="gpt-4o", item__external_id="ck-001").correct is True
 
 
-def test_csv_pool_loads_choice_and_rating_rows(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_csv_pool_loads_choice_and_rating_rows(example_study, tmp_path) -> None:
     path = tmp_path / "pool.csv"
     path.write_text(
         "id,task,stem,option_a,option_b,option_c,answer,title,author,form,text,source,meta\n"
@@ -63,7 +63,7 @@ def test_csv_pool_loads_choice_and_rating_rows(example_study, tmp_path) -> None:
 
 def test_export_rows_are_the_responses_and_nothing_identifying(
     example_study, formats_dir, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     out = tmp_path / "export.csv"
@@ -144,7 +144,7 @@ def test_export_rows_are_the_responses_and_nothing_identifying(
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_an_export_loads_back_as_unchanged_responses(
     example_study, formats_dir, tmp_path, fmt
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     call_command("load_llm_outputs", str(formats_dir / "llm_outputs.jsonl"), *STUDY)
     out = tmp_path / f"export.{fmt}"
@@ -175,7 +175,7 @@ def test_an_export_loads_back_as_unchanged_responses(
     assert {r for r in again if r[2] == "ck-001"} == {r for r in human if r[2] == "ck-001"}
 
 
-def test_import_log_records_changing_loads_only(example_study, formats_dir) -> None:  # type: ignore[no-untyped-def]
+def test_import_log_records_changing_loads_only(example_study, formats_dir) -> None:
     assert list(ImportLog.objects.values_list("kind", "created")) == [("pool", 4), ("study", 9)]
     call_command("load_pool", str(formats_dir / "pool.jsonl"), *STUDY)
     assert ImportLog.objects.count() == 2

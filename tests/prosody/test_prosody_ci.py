@@ -56,7 +56,7 @@ def test_rumengling_is_perfect_in_both_systems() -> None:
     # 知否 (平仄 vs 平仄) twice, 应是绿肥红瘦.  In the classical tables 昨 不 却 绿 are 入声
     # (仄), which only changes 中 positions or already-仄 ones.
     for system in ("modern", "classical"):
-        s = score_poem(RUMENGLING, "ci:如梦令", tone_system=system)  # type: ignore[arg-type]
+        s = score_poem(RUMENGLING, "ci:如梦令", tone_system=system)
         assert s.metrics["structural"] == s.metrics["structural_standard"] == 1.0
         assert s.metrics["tonal"] == 1.0
         # 骤 酒 旧 否 否 瘦: 七尤 (modern), 第十二部 (词林正韵).

@@ -11,7 +11,7 @@ def test_haineicunzhiji_is_fully_opposed() -> None:
     # 海内存知己 仄仄平平仄 / 天涯若比邻 平平仄仄平: every position opposed;
     # the first line ends 仄 (己), the second 平 (邻).  Same in both tone systems.
     for system in ("modern", "classical"):
-        s = score_poem("海内存知己，天涯若比邻", "couplet", tone_system=system)  # type: ignore[arg-type]
+        s = score_poem("海内存知己，天涯若比邻", "couplet", tone_system=system)
         assert {k: v for k, v in s.metrics.items() if k != "pos_parallelism_heuristic"} == {
             "length": 1.0,
             "tone_opposition": 1.0,

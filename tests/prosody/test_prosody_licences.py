@@ -18,12 +18,12 @@ DENGLEYOUYUAN = "向晚意不适，驱车登古原。夕阳无限好，只是近
 SU_JIANDE = "移舟泊烟渚，日暮客愁新。野旷天低树，江清月近人。"
 
 
-def _score(text: str) -> tuple[dict, dict]:  # type: ignore[type-arg]
+def _score(text: str) -> tuple[dict, dict]:
     s = score_poem(text, None, tone_system="classical")
     return s.metrics, s.diagnostics
 
 
-def _lic(diag: dict) -> list[tuple[int, int, str]]:  # type: ignore[type-arg]
+def _lic(diag: dict) -> list[tuple[int, int, str]]:
     return [(x["line"], x["position"], x["licence"]) for x in diag["licences"]]
 
 

@@ -49,8 +49,8 @@ def test_form_detected_from_a_cipai_title_when_not_given() -> None:
 
 def test_traditional_input_scores_like_simplified() -> None:
     for system in ("modern", "classical"):
-        trad = score_poem(CHUNWANG_TRAD, "shi:lushi5", tone_system=system)  # type: ignore[arg-type]
-        simp = score_poem(CHUNWANG, "shi:lushi5", tone_system=system)  # type: ignore[arg-type]
+        trad = score_poem(CHUNWANG_TRAD, "shi:lushi5", tone_system=system)
+        simp = score_poem(CHUNWANG, "shi:lushi5", tone_system=system)
         assert trad.metrics == simp.metrics
         assert trad.diagnostics["pattern"] == simp.diagnostics["pattern"]
         assert trad.diagnostics["lines"][0]["simplified"] == "国破山河在"
@@ -86,8 +86,8 @@ def test_bundled_traditional_tang_poems_score_like_their_simplified_text() -> No
         ("登鸛雀樓", DENG_GUANQUELOU, "shi:jueju5"),
     ):
         for system in ("modern", "classical"):
-            trad = score_poem(poems[title], None, tone_system=system)  # type: ignore[arg-type]
-            simp = score_poem(simplified, form, tone_system=system)  # type: ignore[arg-type]
+            trad = score_poem(poems[title], None, tone_system=system)
+            simp = score_poem(simplified, form, tone_system=system)
             assert trad.form == form
             assert trad.metrics == simp.metrics
 

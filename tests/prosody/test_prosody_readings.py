@@ -44,7 +44,7 @@ HUANXISHA = (
 
 def test_qian_is_level_in_both_systems_and_caisangzi_scores_full() -> None:
     for system in ("modern", "classical"):
-        qian = char_tones("雨打芙蓉泪不乾", tone_system=system)[-1]  # type: ignore[arg-type]
+        qian = char_tones("雨打芙蓉泪不乾", tone_system=system)[-1]
         # 泪不乾: dry, gān (qián is 乾坤); 平 either way
         assert (qian.char, qian.tone, qian.pinyin) == ("乾", "平", "gan1")
     classical = score_poem(CAISANGZI, "ci:采桑子", tone_system="classical")
@@ -194,8 +194,8 @@ def test_class_check_original_against_simplified_over_the_whole_corpus() -> None
         for family in ("ci", "shi"):
             if system == "modern" and family == "shi":
                 continue
-            as_written = read_lines(lines, system=system, family=family)  # type: ignore[arg-type]
-            simp = read_lines(list(as_written.simplified), system=system, family=family)  # type: ignore[arg-type]
+            as_written = read_lines(lines, system=system, family=family)
+            simp = read_lines(list(as_written.simplified), system=system, family=family)
             for k, line in enumerate(lines):
                 a_t, s_t = as_written.tone_lines[k], simp.tone_lines[k]
                 if a_t == s_t:

@@ -66,17 +66,17 @@ PUSAMAN = (
 )
 
 
-def _shi(text: str, system: str = "classical") -> tuple[dict, dict]:  # type: ignore[type-arg]
+def _shi(text: str, system: str = "classical") -> tuple[dict, dict]:
     s = score_poem(text, None, tone_system=system)  # type: ignore[arg-type]
     return s.metrics, s.diagnostics
 
 
-def _ci(text: str, cipai: str, system: str = "classical") -> tuple[dict, dict]:  # type: ignore[type-arg]
+def _ci(text: str, cipai: str, system: str = "classical") -> tuple[dict, dict]:
     s = score_poem(text, f"ci:{cipai}", tone_system=system)  # type: ignore[arg-type]
     return s.metrics, s.diagnostics
 
 
-def _lic(diag: dict) -> list[tuple[int, int, str]]:  # type: ignore[type-arg]
+def _lic(diag: dict) -> list[tuple[int, int, str]]:
     return [(x["line"], x["position"], x["licence"]) for x in diag["licences"]]
 
 

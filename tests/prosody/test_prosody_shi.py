@@ -128,7 +128,7 @@ def test_constructed_gu_ping() -> None:
 def test_constructed_san_ping_wei_in_both_systems() -> None:
     # 更上一层楼 -> 更上高层楼: 高层楼 平平平 in any system.
     for system in ("modern", "classical"):
-        s = score_poem(DENG_GUANQUELOU.replace("一层", "高层"), "shi:jueju5", tone_system=system)  # type: ignore[arg-type]
+        s = score_poem(DENG_GUANQUELOU.replace("一层", "高层"), "shi:jueju5", tone_system=system)
         assert {"fault": "三平尾", "line": 3} in s.diagnostics["faults"]
 
 

@@ -24,12 +24,19 @@ def test_modern_convention_maps_tones_one_two_and_neutral_to_level() -> None:
 
 def test_polyphone_chang_read_in_context() -> None:
     # pypinyin reads 长安 as cháng'ān (平) and 长大 as zhǎngdà (仄): checked with pypinyin 0.55.
-    an = char_tones("长安")[0]
-    da = char_tones("长大")[0]
+    an = char_tones("长安", tone_system="modern")[0]
+    da = char_tones("长大", tone_system="modern")[0]
     assert (an.pinyin, an.tone) == ("chang2", "平")
     assert (da.pinyin, da.tone) == ("zhang3", "仄")
-    # 长 has readings of both tones, so it is reported ambiguous either way.
+    # 长 has readings of both tones, so the modern system reports it ambiguous either way.
     assert an.ambiguous and da.ambiguous and an.mark == "中"
+    # The classical system (the default) decides it by the set phrase (the reading table).
+    classical = char_tones("长安")[0]
+    assert (classical.tone, classical.ambiguous, classical.decided_by) == (
+        "平",
+        False,
+        "phrase:长安",
+    )
 
 
 def test_polyphone_chong_in_chongyang() -> None:

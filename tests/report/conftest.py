@@ -9,5 +9,5 @@ from tests.report.test_worked_tang import tang  # noqa: F401
 
 
 @pytest.fixture
-def known(db) -> Builder:  # type: ignore[no-untyped-def]
+def known(db) -> Builder:
     return known_study()

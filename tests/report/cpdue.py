@@ -33,7 +33,7 @@ class CPDue:
     difficulty: dict[tuple[str, str], float]
 
 
-def cpdue_frame(seed: int = 7) -> tuple[pd.DataFrame, dict[str, float], dict]:  # type: ignore[type-arg]
+def cpdue_frame(seed: int = 7) -> tuple[pd.DataFrame, dict[str, float], dict]:
     rng = np.random.default_rng(seed)
     ability: dict[str, float] = {}
     group_of: dict[str, str] = {}

@@ -31,13 +31,13 @@ def _long_csv(tmp_path: Path) -> Path:
     return path
 
 
-def run(*args: str) -> dict:  # type: ignore[type-arg]
+def run(*args: str) -> dict:
     out = io.StringIO()
     call_command("agreement", *args, "--json", "--n-boot", "50", stdout=out)
     return json.loads(out.getvalue())
 
 
-def alpha(doc: dict) -> float:  # type: ignore[type-arg]
+def alpha(doc: dict) -> float:
     return next(r["value"] for r in doc["results"] if r["metric"] == "krippendorff_alpha")
 
 
@@ -45,13 +45,13 @@ def alpha(doc: dict) -> float:  # type: ignore[type-arg]
     ("level", "expected"),
     [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849), ("ratio", 0.797)],
 )
-def test_krippendorff_2011_from_a_wide_csv_at_every_level(tmp_path, level, expected) -> None:  # type: ignore[no-untyped-def]
+def test_krippendorff_2011_from_a_wide_csv_at_every_level(tmp_path, level, expected) -> None:
     doc = run(str(_wide_csv(tmp_path)), "--level", level)
     assert doc["shape"] == "wide" and (doc["n_units"], doc["n_raters"]) == (12, 4)
     assert round(alpha(doc), 3) == expected
 
 
-def test_long_csv_gives_the_same_result_as_wide(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_long_csv_gives_the_same_result_as_wide(tmp_path) -> None:
     long, wide = run(str(_long_csv(tmp_path))), run(str(_wide_csv(tmp_path)))
     assert long["shape"] == "long"
     assert alpha(long) == pytest.approx(alpha(wide), abs=1e-12)
@@ -63,7 +63,7 @@ def test_long_csv_gives_the_same_result_as_wide(tmp_path) -> None:  # type: igno
     }
 
 
-def test_two_raters_get_cohen_kappa_weighted_at_the_ordinal_level(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_two_raters_get_cohen_kappa_weighted_at_the_ordinal_level(tmp_path) -> None:
     path = tmp_path / "two.csv"
     path.write_text("a;b\n1;1\n2;2\n3;2\n4;4\n5;4\n", encoding="utf-8")  # semicolons sniffed
     doc = run(str(path), "--level", "ordinal", "--domain", "1..5")
@@ -71,7 +71,7 @@ def test_two_raters_get_cohen_kappa_weighted_at_the_ordinal_level(tmp_path) -> N
     assert weights == {"none", "linear", "quadratic"}
 
 
-def test_text_output_lists_every_coefficient(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_text_output_lists_every_coefficient(tmp_path) -> None:
     out = io.StringIO()
     call_command("agreement", str(_wide_csv(tmp_path)), "--n-boot", "20", stdout=out)
     text = out.getvalue()
@@ -105,7 +105,7 @@ def test_text_output_lists_every_coefficient(tmp_path) -> None:  # type: ignore[
         ("", [], "line 1: a header row is needed"),
     ],
 )
-def test_bad_input_names_the_line_and_field(tmp_path, content, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_names_the_line_and_field(tmp_path, content, args, message) -> None:
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(CommandError) as exc:
@@ -113,12 +113,12 @@ def test_bad_input_names_the_line_and_field(tmp_path, content, args, message) ->
     assert message in str(exc.value)
 
 
-def test_missing_file_is_an_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_file_is_an_error(tmp_path) -> None:
     with pytest.raises(CommandError, match="no such file"):
         call_command("agreement", str(tmp_path / "nope.csv"))
 
 
-def test_ordered_labels_with_a_declared_domain_at_the_ordinal_level(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_ordered_labels_with_a_declared_domain_at_the_ordinal_level(tmp_path) -> None:
     # Krippendorff (2011, section C) with the values 1..5 written as ordered labels:
     # ordinal alpha 0.815 as printed there; the file reader used to reject labels.
     names = dict(zip(range(1, 6), ("很差", "差", "中", "好", "很好"), strict=True))
@@ -137,7 +137,7 @@ def test_ordered_labels_with_a_declared_domain_at_the_ordinal_level(tmp_path) ->
     "content",
     ["unit,rater,value\nu1,,1\n", "A,B\n1,2\n3\n", "A,B\n1,x\n"],
 )
-def test_line_errors_also_name_the_file(tmp_path, content) -> None:  # type: ignore[no-untyped-def]
+def test_line_errors_also_name_the_file(tmp_path, content) -> None:
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(CommandError) as exc:
@@ -145,12 +145,12 @@ def test_line_errors_also_name_the_file(tmp_path, content) -> None:  # type: ign
     assert str(exc.value).startswith(f"{path}: line ")
 
 
-def test_negative_seed_is_a_command_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_negative_seed_is_a_command_error(tmp_path) -> None:
     with pytest.raises(CommandError, match="--seed"):
         call_command("agreement", str(_wide_csv(tmp_path)), "--seed", "-1")
 
 
-def test_text_output_shows_a_fractional_confidence(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_text_output_shows_a_fractional_confidence(tmp_path) -> None:
     out = io.StringIO()
     call_command(
         "agreement", str(_wide_csv(tmp_path)), "--n-boot", "20", "--confidence", "0.975", stdout=out

@@ -14,13 +14,13 @@ pytestmark = pytest.mark.django_db
 HOOK = Template("{% load beyond %}{% beyond_panels study tables %}")
 
 
-def render(study) -> str:  # type: ignore[no-untyped-def]
+def render(study) -> str:
     tables = build_report(study, ReportSettings(n_boot=0)).as_json()
     return HOOK.render(Context({"study": study, "tables": tables, "report_formats": ("csv",)}))
 
 
 @pytest.mark.slow
-def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> None:  # type: ignore[no-untyped-def]
+def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> None:
     s = cpdue_study("cpdue-panels")
     lure = s.builder.items["ck-lure"]
     lure.stem = "「春风又绿江南岸」的作者是谁？"
@@ -37,7 +37,7 @@ def test_panels_show_flagged_items_with_their_text_abilities_and_plan(db) -> Non
 
 
 @pytest.mark.slow
-def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def]
+def test_panels_are_in_chinese_first(db) -> None:
     s = cpdue_study("cpdue-panels-zh")
     with translation.override("zh-hans"):
         html = render(s.builder.study)
@@ -45,7 +45,7 @@ def test_panels_are_in_chinese_first(db) -> None:  # type: ignore[no-untyped-def
 
 
 @pytest.mark.slow
-def test_an_icc_row_without_a_subset_renders_its_reason(db) -> None:  # type: ignore[no-untyped-def]
+def test_an_icc_row_without_a_subset_renders_its_reason(db) -> None:
     """A crowd's ICC row has a reason and no ``subset`` key: the panel shows the reason
     (it raised VariableDoesNotExist, a 500 on the dashboard, on the bench study)."""
     s = cpdue_study("cpdue-icc-reason")

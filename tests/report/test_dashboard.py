@@ -79,7 +79,7 @@ def test_download_of_a_table_and_bad_formats(known: Builder) -> None:
 
 
 @pytest.mark.slow
-def test_the_demo_study_renders_a_meaningful_dashboard(db, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_demo_study_renders_a_meaningful_dashboard(db, settings, tmp_path) -> None:
     settings.DATA_DIR = tmp_path
     call_command("demo", "--no-users", stdout=io.StringIO())
     study = Study.objects.get(slug="song-ci-demo")

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 METRIC = "ccv/1/tonal_standard"
 
 
-def _client(study) -> Client:  # type: ignore[no-untyped-def]
+def _client(study) -> Client:
     user = get_user_model().objects.create_user("r1", password="pw")
     study.researchers.add(user)
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
@@ -35,12 +35,12 @@ def _client(study) -> Client:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def reads(monkeypatch):  # type: ignore[no-untyped-def]
+def reads(monkeypatch):
     """Every read of a study's responses, counted wherever it is called from."""
     calls: list[tuple[str, ...]] = []
     real = data_module._read_responses
 
-    def counted(study, chunk_size, task_ids):  # type: ignore[no-untyped-def]
+    def counted(study, chunk_size, task_ids):
         calls.append(tuple(map(str, task_ids)))
         return real(study, chunk_size, task_ids)
 
@@ -61,7 +61,7 @@ def _same_rows(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
 
 
 @pytest.mark.slow
-def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:  # type: ignore[no-untyped-def]
+def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:
     b, _items, _responses = cciv
     query = {"rate_metric": METRIC, "n_boot": "20"}
     page = _client(b.study).get(f"/research/studies/{b.study.pk}/", query)
@@ -88,14 +88,14 @@ def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None: 
     assert again.status_code == 200 and len(reads) == before
 
 
-def _client_again(study) -> Client:  # type: ignore[no-untyped-def]
+def _client_again(study) -> Client:
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(get_user_model().objects.get(username="r1"))
     return client
 
 
 @pytest.mark.slow
-def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:  # type: ignore[no-untyped-def]
+def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:
     s = cpdue_study("cpdue-one-read")
     study = s.builder.study
     page = _client(study).get(f"/research/studies/{study.pk}/", {"n_boot": "0"})
@@ -107,7 +107,7 @@ def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:  # type:
 
 
 @pytest.mark.slow
-def test_a_task_selection_reads_twice_and_holds_one_frame(reads) -> None:  # type: ignore[no-untyped-def]
+def test_a_task_selection_reads_twice_and_holds_one_frame(reads) -> None:
     """With ``tasks`` the report reads those tasks and the plan every task: two reads,
     the first frame dropped before the second is read; the rows still equal their own."""
     s = cpdue_study("cpdue-two-reads")
@@ -127,7 +127,7 @@ def test_a_task_selection_reads_twice_and_holds_one_frame(reads) -> None:  # typ
     _same_rows(plan_rows(study, PANEL_GOALS, everything), plan_rows(study, PANEL_GOALS))
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings():
     from scoring.report.settings import ReportSettings
 
     return ReportSettings(n_boot=0)

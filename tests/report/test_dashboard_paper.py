@@ -24,7 +24,7 @@ from tests.report.test_worked_cciv import scores
 pytestmark = pytest.mark.django_db
 
 
-def _client(study, lang: str = "en") -> Client:  # type: ignore[no-untyped-def]
+def _client(study, lang: str = "en") -> Client:
     user = get_user_model().objects.create_user("r", password="pw")
     study.researchers.add(user)
     client = Client(HTTP_ACCEPT_LANGUAGE=lang)
@@ -61,7 +61,7 @@ def test_forest_writes_n_and_draws_no_interval_where_there_is_none() -> None:
 
 
 @pytest.mark.slow
-def test_settings_from_the_query_string_reach_the_report(tang) -> None:  # type: ignore[no-untyped-def]
+def test_settings_from_the_query_string_reach_the_report(tang) -> None:
     b = tang[0]
     client = _client(b.study)
     page = client.get(
@@ -79,7 +79,7 @@ def test_settings_from_the_query_string_reach_the_report(tang) -> None:  # type:
 
 
 @pytest.mark.slow
-def test_bad_settings_are_named_and_the_defaults_used(tang) -> None:  # type: ignore[no-untyped-def]
+def test_bad_settings_are_named_and_the_defaults_used(tang) -> None:
     b = tang[0]
     page = _client(b.study).get(
         f"/research/studies/{b.study.pk}/",
@@ -93,7 +93,7 @@ def test_bad_settings_are_named_and_the_defaults_used(tang) -> None:  # type: ig
     assert 'role="alert"' in page.content.decode()
 
 
-def test_read_settings_takes_repeated_checkboxes(tang) -> None:  # type: ignore[no-untyped-def]
+def test_read_settings_takes_repeated_checkboxes(tang) -> None:
     b = tang[0]
     form = read_settings(b.study, QueryDict("by=source&by=condition&tasks=tang"))
     assert form.settings.by == ("source", "condition") and form.settings.tasks == ("tang",)
@@ -101,7 +101,7 @@ def test_read_settings_takes_repeated_checkboxes(tang) -> None:  # type: ignore[
 
 
 @pytest.mark.slow
-def test_big_tables_are_paged_and_filtered_by_task(fuxi) -> None:  # type: ignore[no-untyped-def]
+def test_big_tables_are_paged_and_filtered_by_task(fuxi) -> None:
     b = fuxi[0]
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["validation"]
     assert len(rows) > PAGE_SIZE
@@ -120,7 +120,7 @@ def test_big_tables_are_paged_and_filtered_by_task(fuxi) -> None:  # type: ignor
 
 
 @pytest.mark.slow
-def test_names_in_the_readers_language(tang) -> None:  # type: ignore[no-untyped-def]
+def test_names_in_the_readers_language(tang) -> None:
     b = tang[0]
     html = _client(b.study, "zh-hans").get(f"/research/studies/{b.study.pk}/").content.decode()
     group = b.study.groups.get(slug="experts")
@@ -139,7 +139,7 @@ def test_names_in_the_readers_language(tang) -> None:  # type: ignore[no-untyped
 
 
 @pytest.mark.slow
-def test_heatmap_of_form_by_model_per_condition(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_heatmap_of_form_by_model_per_condition(cciv) -> None:
     b, items, responses = cciv
     page = _client(b.study).get(
         f"/research/studies/{b.study.pk}/", {"rate_metric": "ccv/1/tonal_standard", "n_boot": "0"}
@@ -157,7 +157,7 @@ def test_heatmap_of_form_by_model_per_condition(cciv) -> None:  # type: ignore[n
 
 
 @pytest.mark.slow
-def test_echo_chamber_and_self_preference_forests_carry_n(tang) -> None:  # type: ignore[no-untyped-def]
+def test_echo_chamber_and_self_preference_forests_carry_n(tang) -> None:
     b, _items, responses = tang
     report = build_report(b.study, ReportSettings(n_boot=50))
     labels = Labels(b.study)
@@ -174,7 +174,7 @@ def test_echo_chamber_and_self_preference_forests_carry_n(tang) -> None:  # type
     assert f"n={n_items} items, 3 raters" in ratings
 
 
-def test_a_researcher_sees_only_shared_studies(tang) -> None:  # type: ignore[no-untyped-def]
+def test_a_researcher_sees_only_shared_studies(tang) -> None:
     b = tang[0]
     stranger = get_user_model().objects.create_user("s", password="pw")
     client = Client()
@@ -185,7 +185,7 @@ def test_a_researcher_sees_only_shared_studies(tang) -> None:  # type: ignore[no
     assert Client().get("/research/docs/report/").status_code == 302  # login first
 
 
-def test_docs_are_served_safely_with_links_between_them(tang, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_docs_are_served_safely_with_links_between_them(tang, settings, tmp_path) -> None:
     client = _client(tang[0].study)
     page = client.get("/research/docs/report/")
     assert page.status_code == 200 and "<h1" in page.content.decode()
@@ -205,7 +205,7 @@ def test_docs_are_served_safely_with_links_between_them(tang, settings, tmp_path
     assert 'id="two-words"' in render_doc("b")[1]
 
 
-def test_docs_tables_and_code_scroll_in_their_own_boxes(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_docs_tables_and_code_scroll_in_their_own_boxes(settings, tmp_path) -> None:
     """On a phone a wide table scrolls inside a focusable region named after its heading
     (distinct names: two tables under one heading are numbered), a code block by itself;
     tests/browser/test_research_phone_browser.py measures it in Chromium."""
@@ -225,7 +225,7 @@ def test_docs_tables_and_code_scroll_in_their_own_boxes(settings, tmp_path) -> N
 
 
 @pytest.mark.slow
-def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ignore[no-untyped-def]
+def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:
     b = tang[0]
     html = _client(b.study).get(f"/research/studies/{b.study.pk}/").content.decode()
     assert "/research/docs/report/" in html and "docs/report.md" not in html
@@ -234,7 +234,7 @@ def test_dashboard_links_to_docs_not_repository_paths(tang) -> None:  # type: ig
 
 
 @pytest.mark.slow
-def test_pair_matrix_of_the_three_experts(tang) -> None:  # type: ignore[no-untyped-def]
+def test_pair_matrix_of_the_three_experts(tang) -> None:
     """Tang: Cohen's κ of each pair of experts as a matrix, recomputed with scikit-learn."""
     from sklearn.metrics import cohen_kappa_score
 

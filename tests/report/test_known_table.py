@@ -45,11 +45,11 @@ EXPECTED_ACCURACY = {
 }
 
 
-def _report(known: Builder, n_boot: int = 0):  # type: ignore[no-untyped-def]
+def _report(known: Builder, n_boot: int = 0):
     return build_report(known.study, ReportSettings(n_boot=n_boot)).tables
 
 
-def _index(rows, *keys):  # type: ignore[no-untyped-def]
+def _index(rows, *keys):
     return {tuple(r[k] for k in keys): r for r in rows}
 
 

@@ -23,7 +23,7 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_plan_rows_for_accuracy_groups_and_agreement(db) -> None:  # type: ignore[no-untyped-def]
+def test_plan_rows_for_accuracy_groups_and_agreement(db) -> None:
     study = cpdue_study("cpdue-plan")
     rows = json.loads(run("cpdue-plan", "--json", "--half-width", "0.08", "--n-sims", "50"))
     people = study.frame[study.frame.kind == "human"]
@@ -54,7 +54,7 @@ def test_plan_rows_for_accuracy_groups_and_agreement(db) -> None:  # type: ignor
     assert agreement and agreement[0]["level"] == "nominal" and agreement[0]["now"] > 0
 
 
-def test_plan_text_table_and_errors(db) -> None:  # type: ignore[no-untyped-def]
+def test_plan_text_table_and_errors(db) -> None:
     cpdue_study("cpdue-plan-text")
     text = run("cpdue-plan-text", "--n-sims", "20")
     header = text.splitlines()[0].split()

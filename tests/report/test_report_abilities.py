@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(scope="module")
-def report(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def report(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         from django.db import transaction
 
@@ -34,7 +34,7 @@ def report(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("irt", ["1pl", "2pl"])
-def test_groups_are_ordered_by_ability_as_by_accuracy(report, irt) -> None:  # type: ignore[no-untyped-def]
+def test_groups_are_ordered_by_ability_as_by_accuracy(report, irt) -> None:
     study, rows, _accuracy = report
     frame = study.frame
     for task in ("ck", "au", "*"):
@@ -57,7 +57,7 @@ def test_groups_are_ordered_by_ability_as_by_accuracy(report, irt) -> None:  # t
     assert models["gpt-4o"] > models["qwen"] > models["tiny"]
 
 
-def test_rater_rows_percentiles_and_distributions(report) -> None:  # type: ignore[no-untyped-def]
+def test_rater_rows_percentiles_and_distributions(report) -> None:
     _study, rows, _ = report
     raters = pd.DataFrame(pick(rows, task="ck", irt="2pl", summary="rater"))
     for g in GROUPS:
@@ -86,7 +86,7 @@ def test_rater_rows_percentiles_and_distributions(report) -> None:  # type: igno
     assert fit["aic"] == pytest.approx(2 * 2 * fit["n_units"] - 2 * fit["loglik"])
 
 
-def test_what_was_left_out_is_said(report) -> None:  # type: ignore[no-untyped-def]
+def test_what_was_left_out_is_said(report) -> None:
     _study, rows, _ = report
     left = pick(rows, task="ck", summary="left_out")
     reasons = {r["reason"]: r for r in left}

@@ -13,7 +13,7 @@ from tests.report.factory import Builder
 pytestmark = pytest.mark.django_db
 
 
-def _rows(study, n_boot: int = 0):  # type: ignore[no-untyped-def]
+def _rows(study, n_boot: int = 0):
     rows = build_report(study, ReportSettings(n_boot=n_boot))
     return {
         (r["task"] + "/" + r["field"], r["rater_set"], r["metric"], r["level"], r["weights"]): r
@@ -22,7 +22,7 @@ def _rows(study, n_boot: int = 0):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def krippendorff_study(db) -> Builder:  # type: ignore[no-untyped-def]
+def krippendorff_study(db) -> Builder:
     """Krippendorff (2011)'s four coders and twelve units, as a choice and a rating task."""
     b = Builder("kripp")
     b.group("A")
@@ -38,7 +38,7 @@ def krippendorff_study(db) -> Builder:  # type: ignore[no-untyped-def]
     return b
 
 
-def test_krippendorff_2011_example_at_all_levels_through_the_report(krippendorff_study) -> None:  # type: ignore[no-untyped-def]
+def test_krippendorff_2011_example_at_all_levels_through_the_report(krippendorff_study) -> None:
     rows = _rows(krippendorff_study.study)
     alpha = "krippendorff_alpha"
     assert round(rows[("pick/answer", "humans", alpha, "nominal", None)]["value"], 3) == 0.743
@@ -48,7 +48,7 @@ def test_krippendorff_2011_example_at_all_levels_through_the_report(krippendorff
     assert (row["n_units"], row["n_raters"]) == (11, 4)
 
 
-def test_every_applicable_coefficient_is_listed(krippendorff_study) -> None:  # type: ignore[no-untyped-def]
+def test_every_applicable_coefficient_is_listed(krippendorff_study) -> None:
     rows = _rows(krippendorff_study.study)
     metrics = {(m, lvl) for (t, s, m, lvl, w) in rows if t == "pick/answer" and s == "humans"}
     assert metrics == {

@@ -39,7 +39,7 @@ def answers() -> pd.DataFrame:
 
 
 @pytest.fixture
-def study(db):  # type: ignore[no-untyped-def]
+def study(db):
     b = Builder("bws-worked", description=SYNTHETIC)
     b.group("A", 0)
     b.group("B", 1)
@@ -69,7 +69,7 @@ def expected_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_counting_scores_per_poem(study) -> None:  # type: ignore[no-untyped-def]
+def test_counting_scores_per_poem(study) -> None:
     b, frame = study
     rows = build_report(b.study, ReportSettings(n_boot=50)).tables["bws"]
     for set_name, raters in (
@@ -92,7 +92,7 @@ def test_counting_scores_per_poem(study) -> None:  # type: ignore[no-untyped-def
 
 
 @pytest.mark.slow
-def test_bradley_terry_per_poem_and_spearman(study) -> None:  # type: ignore[no-untyped-def]
+def test_bradley_terry_per_poem_and_spearman(study) -> None:
     b, frame = study
     rows = build_report(b.study, ReportSettings(n_boot=50)).tables["bws"]
     people = frame[frame.rater.isin(list(PEOPLE))]

@@ -39,7 +39,7 @@ def test_tables_of_the_data_alone_are_reused_across_settings(
     calls: list[int] = []
     real = abilities.ability_rows
 
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.slow
-def test_json_report_has_every_table_as_flat_rows(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_json_report_has_every_table_as_flat_rows(known: Builder, tmp_path) -> None:
     out = tmp_path / "report.json"
     call_command("report", "known", "--format", "json", "--out", str(out), "--n-boot", "20")
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def test_json_to_stdout_is_strict_json(known: Builder) -> None:
 
 
 @pytest.mark.slow
-def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:
     call_command(
         "report", "known", "--format", "csv", "--out", str(tmp_path / "r"), "--n-boot", "0"
     )
@@ -61,7 +61,7 @@ def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:  # typ
 
 
 @pytest.mark.slow
-def test_xlsx_has_one_sheet_per_table(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_xlsx_has_one_sheet_per_table(known: Builder, tmp_path) -> None:
     out = tmp_path / "report.xlsx"
     call_command("report", "known", "--format", "xlsx", "--out", str(out), "--n-boot", "0")
     book = load_workbook(out, read_only=True)
@@ -70,7 +70,7 @@ def test_xlsx_has_one_sheet_per_table(known: Builder, tmp_path) -> None:  # type
     assert header[:3] == ("task", "field", "rater_set")
 
 
-def test_unknown_study_is_a_clear_error(db) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_study_is_a_clear_error(db) -> None:
     with pytest.raises(CommandError, match="no study"):
         call_command("report", "nope")
 

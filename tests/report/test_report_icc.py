@@ -42,7 +42,7 @@ def frame() -> pd.DataFrame:
 
 
 @pytest.fixture
-def study(db):  # type: ignore[no-untyped-def]
+def study(db):
     b = Builder("icc-worked", description=SYNTHETIC)
     b.group("experts")
     b.task("rate", "rating", dimensions=DIMS)
@@ -66,7 +66,7 @@ def reference(wide: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_icc_complete_case_subset_matches_pingouin(study) -> None:  # type: ignore[no-untyped-def]
+def test_icc_complete_case_subset_matches_pingouin(study) -> None:
     b, responses = study
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["icc"]
     wide = responses.pivot(index="item", columns="rater", values="value")
@@ -136,7 +136,7 @@ def test_balanced_subset_is_the_step_by_step_greedy_path(seed: int) -> None:
     assert balanced_subset(wide) == _greedy_subset_loop(wide)
 
 
-def test_a_crowd_without_common_items_gets_a_reason(db) -> None:  # type: ignore[no-untyped-def]
+def test_a_crowd_without_common_items_gets_a_reason(db) -> None:
     b = Builder("icc-crowd")
     b.group("A")
     b.task("rate", "rating", dimensions=DIMS)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def study(db):  # type: ignore[no-untyped-def]
+def study(db):
     return cpdue_study()
 
 
@@ -38,7 +38,7 @@ def kelley(frame: pd.DataFrame, ids: dict[str, int]) -> tuple[set[str], set[str]
 
 
 @pytest.mark.slow
-def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ignore[no-untyped-def]
+def test_item_difficulty_discrimination_and_options(study) -> None:
     rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     ids = {name: r.pk for name, r in study.builder.raters.items()}
     people = study.frame[study.frame.kind == "human"]
@@ -74,7 +74,7 @@ def test_item_difficulty_discrimination_and_options(study) -> None:  # type: ign
 
 
 @pytest.mark.slow
-def test_flags_name_the_items_that_hurt(study) -> None:  # type: ignore[no-untyped-def]
+def test_flags_name_the_items_that_hurt(study) -> None:
     rows = build_report(study.builder.study, ReportSettings(n_boot=0)).tables["item_analysis"]
     flags = {
         r["item"]: r["flags"].split(",")

@@ -95,7 +95,7 @@ def test_bad_settings_are_clear_command_errors(
 
 
 @pytest.mark.slow
-def test_split_tables_put_the_split_keys_first_in_csv(known: Builder, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_split_tables_put_the_split_keys_first_in_csv(known: Builder, tmp_path) -> None:
     call_command(
         "report",
         "known",
@@ -138,7 +138,7 @@ def test_every_table_splits_by_every_key(known: Builder) -> None:
 @pytest.mark.slow
 def test_the_report_job_takes_the_settings(
     known: Builder, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from jobs.services import job_submit
 
     settings = {"n_boot": 0, "by": ["source"], "tasks": ["quality"]}

@@ -78,7 +78,7 @@ def cciv_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @pytest.fixture
-def cciv(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+def cciv(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
     return build_cciv()
 
 
@@ -126,7 +126,7 @@ def scores(items: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_cciv_table_2_rule_rates_per_model_and_condition(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_table_2_rule_rates_per_model_and_condition(cciv) -> None:
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=300)).tables["rule_rates"]
     poems = scores(items, responses)
@@ -161,7 +161,7 @@ def test_cciv_table_2_rule_rates_per_model_and_condition(cciv) -> None:  # type:
 
 
 @pytest.mark.slow
-def test_cciv_per_cipai_heatmap_of_one_condition(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_per_cipai_heatmap_of_one_condition(cciv) -> None:
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0, by=("form",))).tables["rule_rates"]
     poems = scores(items, responses)
@@ -178,7 +178,7 @@ def test_cciv_per_cipai_heatmap_of_one_condition(cciv) -> None:  # type: ignore[
 
 
 @pytest.mark.slow
-def test_cciv_judges_quality_per_generating_model(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_judges_quality_per_generating_model(cciv) -> None:
     b, items, responses = cciv
     settings = ReportSettings(n_boot=0, by=("source",), ratings_ci="normal")
     rows = build_report(b.study, settings).tables["ratings"]
@@ -193,7 +193,7 @@ def test_cciv_judges_quality_per_generating_model(cciv) -> None:  # type: ignore
 
 
 @pytest.mark.slow
-def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["form_length"]
     poems = scores(items, responses)
@@ -211,7 +211,7 @@ def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:  # type: ignore[n
 
 
 @pytest.mark.slow
-def test_cciv_published_figure_beside_the_computed_one(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_published_figure_beside_the_computed_one(cciv) -> None:
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["published_vs_computed"]
     poems = scores(items, responses)

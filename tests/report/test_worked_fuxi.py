@@ -50,7 +50,7 @@ def fuxi_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @pytest.fixture
-def fuxi(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+def fuxi(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
     return build_fuxi()
 
 
@@ -117,7 +117,7 @@ def check(rows: list[dict[str, object]], want: dict[str, float]) -> None:
 
 
 @pytest.mark.slow
-def test_fuxi_table_6_overall_without_each_category_and_per_category(fuxi) -> None:  # type: ignore[no-untyped-def]
+def test_fuxi_table_6_overall_without_each_category_and_per_category(fuxi) -> None:
     b, items, responses = fuxi
     report = build_report(b.study, ReportSettings(n_boot=400)).tables["validation"]
     mine = pick(report, judge="model:fuxi-eval", reference="key", field="answer")
@@ -136,7 +136,7 @@ def test_fuxi_table_6_overall_without_each_category_and_per_category(fuxi) -> No
     assert acc["pg"] > acc["ap"]
 
 
-def test_against_the_expert_majority_and_per_category_by_split(fuxi) -> None:  # type: ignore[no-untyped-def]
+def test_against_the_expert_majority_and_per_category_by_split(fuxi) -> None:
     b, items, responses = fuxi
     report = build_report(b.study, ReportSettings(n_boot=0, by=("category",)))
     rows = report.tables["validation"]

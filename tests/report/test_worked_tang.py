@@ -75,7 +75,7 @@ def tang_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @pytest.fixture
-def tang(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:  # type: ignore[no-untyped-def]
+def tang(db) -> tuple[Builder, pd.DataFrame, pd.DataFrame]:
     return build_tang()
 
 
@@ -104,7 +104,7 @@ def wide(responses: pd.DataFrame, dim: str) -> pd.DataFrame:
     return part.pivot(index="item", columns="rater", values="value")
 
 
-def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:
     b, _items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=200)).tables["pairwise"]
     for dim in ("prosody", "imagery"):
@@ -152,7 +152,7 @@ def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:  # type: ign
 
 
 @pytest.mark.slow
-def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=0, by=("source",))).tables["ratings"]
     rated = responses[responses.rater.isin([*EXPERTS, *GENERATORS])].merge(items, on="item")
@@ -168,7 +168,7 @@ def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:  # type:
         assert row["ci_method"] == "t over item means"
 
 
-def test_tang_echo_chamber_on_machine_poems_and_on_all(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_echo_chamber_on_machine_poems_and_on_all(tang) -> None:
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=500)).tables["echo_chamber"]
     for poems in ("machine", "all"):
@@ -213,7 +213,7 @@ def test_tang_echo_chamber_on_machine_poems_and_on_all(tang) -> None:  # type: i
 
 
 @pytest.mark.slow
-def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None:
     b, _items, _responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=100, min_side=16)).tables["echo_chamber"]
     # on all 36 poems 15 fail: fewer than a minimum of 16
@@ -237,7 +237,7 @@ def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None
     assert row["reason"] == "not estimable: fewer than 5 poems on a side (n_fail = 1)"
 
 
-def test_tang_self_preference(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_self_preference(tang) -> None:
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=300)).tables["self_preference"]
     for judge in GENERATORS:
@@ -258,7 +258,7 @@ def test_tang_self_preference(tang) -> None:  # type: ignore[no-untyped-def]
             assert row["ci_low"] <= row["diff"] <= row["ci_high"]
 
 
-def test_tang_judges_against_the_experts_per_generator(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_judges_against_the_experts_per_generator(tang) -> None:
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["validation"]
     ratings = responses[responses.field == "prosody"].merge(items, on="item")
@@ -290,7 +290,7 @@ def test_tang_judges_against_the_experts_per_generator(tang) -> None:  # type: i
         assert got["pearson"]["n"] == len(judge)
 
 
-def test_tang_judge_vs_judge_and_rule_vs_judge_correlations(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_judge_vs_judge_and_rule_vs_judge_correlations(tang) -> None:
     b, items, responses = tang
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["correlation"]
     prosody = wide(responses, "prosody")

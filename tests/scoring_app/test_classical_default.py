@@ -22,7 +22,7 @@ POEM = "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。
 def test_a_study_that_says_nothing_scores_and_shows_classical_tones(
     example_study,
     client,
-    django_user_model,  # type: ignore[no-untyped-def]
+    django_user_model,
 ) -> None:
     assert example_study.rule_raters[0] == "classical"  # the study file names none
     assert study_rule_raters(example_study)[0] == "classical"
@@ -43,7 +43,7 @@ def test_a_study_that_says_nothing_scores_and_shows_classical_tones(
     assert modern.context["tone_system"] == "modern"
 
 
-def test_manage_py_prosody_defaults_to_classical(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_manage_py_prosody_defaults_to_classical(tmp_path: Path, capsys) -> None:
     src = tmp_path / "poems.jsonl"
     src.write_text(json.dumps({"id": "1", "form": "shi:jueju5", "text": POEM}) + "\n", "utf-8")
     call_command("prosody", str(src))

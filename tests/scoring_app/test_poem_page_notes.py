@@ -10,7 +10,7 @@ from studies.models import Item
 pytestmark = pytest.mark.django_db
 
 
-def _page_notes(client, django_user_model, study, text: str, form: str):  # type: ignore[no-untyped-def]
+def _page_notes(client, django_user_model, study, text: str, form: str):
     task = study.tasks.get(slug="quality")
     item = Item.objects.create(
         study=study, task=task, external_id=f"n-{form}", poem_text=text, poem_form=form
@@ -26,7 +26,7 @@ def _page_notes(client, django_user_model, study, text: str, form: str):  # type
 def test_a_failed_ci_structure_and_a_failed_couplet_ending_are_noted(
     example_study,
     client,
-    django_user_model,  # type: ignore[no-untyped-def]
+    django_user_model,
 ) -> None:
     ci = _page_notes(
         client,
@@ -50,7 +50,7 @@ def test_a_failed_ci_structure_and_a_failed_couplet_ending_are_noted(
 def test_a_gu_ti_poem_given_as_jueju_is_flagged(
     example_study,
     client,
-    django_user_model,  # type: ignore[no-untyped-def]
+    django_user_model,
 ) -> None:
     notes = _page_notes(
         client,

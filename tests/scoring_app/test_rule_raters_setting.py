@@ -109,7 +109,7 @@ def test_a_bad_rule_raters_setting_is_refused_at_its_line(
 def test_poem_page_opens_with_the_study_tone_system_and_counts_from_one(
     tmp_path: Path,
     client,
-    django_user_model,  # type: ignore[no-untyped-def]
+    django_user_model,
 ) -> None:
     from django.urls import reverse
 
@@ -139,7 +139,7 @@ def test_poem_page_opens_with_the_study_tone_system_and_counts_from_one(
 def test_poem_page_names_a_character_read_by_the_metre(
     tmp_path: Path,
     client,
-    django_user_model,  # type: ignore[no-untyped-def]
+    django_user_model,
 ) -> None:
     from django.urls import reverse
 

@@ -26,7 +26,7 @@ RUMENGLING = (
 RUMENGLING_BAD = RUMENGLING.replace("残酒", "残酒酒")
 
 
-def poem_line(pid: str, text: str, form: str = "ci:如梦令") -> dict:  # type: ignore[type-arg]
+def poem_line(pid: str, text: str, form: str = "ci:如梦令") -> dict:
     return {
         "id": pid,
         "task": "quality",
@@ -47,7 +47,7 @@ def scores(item_id: str, tone_system: str = "modern") -> dict[str, float]:
     return {r.field: r.value for r in rows}
 
 
-def test_loading_poems_stores_rule_scores_under_both_tone_systems(example_study, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_loading_poems_stores_rule_scores_under_both_tone_systems(example_study, tmp_path) -> None:
     call_command(
         "load_pool",
         str(
@@ -73,7 +73,7 @@ def test_loading_poems_stores_rule_scores_under_both_tone_systems(example_study,
 
 def test_reloading_the_same_poems_changes_nothing_and_a_changed_poem_is_rescored(
     example_study, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = write_jsonl(tmp_path / "p.jsonl", [poem_line("rm-1", RUMENGLING)])
     call_command("load_pool", str(path), *STUDY)
     before = snapshot()
@@ -88,7 +88,7 @@ def test_reloading_the_same_poems_changes_nothing_and_a_changed_poem_is_rescored
     assert scores("rm-1")["structural"] == 0.0
 
 
-def test_score_poems_scores_existing_items_and_names_unknown_ones(example_study, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_score_poems_scores_existing_items_and_names_unknown_ones(example_study, capsys) -> None:
     Response.objects.filter(rater__kind="rule").delete()
     call_command("score_poems", "poetry-understanding", "--item", "poem-0001")
     assert "1 poems scored" in capsys.readouterr().out
@@ -98,7 +98,7 @@ def test_score_poems_scores_existing_items_and_names_unknown_ones(example_study,
         call_command("score_poems", "poetry-understanding", "--item", "nope")
 
 
-def test_prosody_command_scores_a_file_offline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_prosody_command_scores_a_file_offline(tmp_path) -> None:
     src = write_jsonl(
         tmp_path / "in.jsonl",
         [
@@ -123,7 +123,7 @@ def test_prosody_command_scores_a_file_offline(tmp_path) -> None:  # type: ignor
     assert first["diagnostics"]["cipai"] == "如梦令"
 
 
-def test_prosody_command_names_bad_lines(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_prosody_command_names_bad_lines(tmp_path) -> None:
     src = write_jsonl(
         tmp_path / "in.jsonl",
         [{"id": "a", "text": "春眠不觉晓"}, {"id": "b", "form": "sonnet", "text": "x"}],
@@ -133,7 +133,7 @@ def test_prosody_command_names_bad_lines(tmp_path) -> None:  # type: ignore[no-u
 
 
 @pytest.fixture
-def poem_item(example_study, tmp_path):  # type: ignore[no-untyped-def]
+def poem_item(example_study, tmp_path):
     call_command(
         "load_pool",
         str(write_jsonl(tmp_path / "p.jsonl", [poem_line("rm-2", RUMENGLING_BAD)])),
@@ -144,7 +144,7 @@ def poem_item(example_study, tmp_path):  # type: ignore[no-untyped-def]
 
 def test_poem_page_marks_tones_mismatches_and_the_template(
     client, django_user_model, poem_item
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     user = django_user_model.objects.create_user("r", password="pw")
     poem_item.study.researchers.add(user)
     client.force_login(user)
@@ -158,7 +158,7 @@ def test_poem_page_marks_tones_mismatches_and_the_template(
     assert classical.status_code == 200
 
 
-def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, poem_item) -> None:  # type: ignore[no-untyped-def]
+def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, poem_item) -> None:
     url = reverse("research:poem", args=[poem_item.pk])
     assert client.get(url).status_code == 302  # anonymous: to the login page
     other = django_user_model.objects.create_user("other", password="pw")
@@ -168,7 +168,7 @@ def test_poem_page_is_for_the_study_researchers_only(client, django_user_model, 
 
 def test_a_load_larger_than_the_limit_scores_its_poems_in_a_background_job(
     example_study, tmp_path, settings, capsys, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from jobs.models import Job
 
     settings.SCORE_ON_LOAD_MAX_ITEMS = 1
@@ -191,7 +191,7 @@ def test_a_load_larger_than_the_limit_scores_its_poems_in_a_background_job(
 @pytest.mark.django_db(transaction=True)
 def test_without_a_broker_the_load_says_its_scoring_job_is_done(
     example_study, tmp_path, settings, capsys
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """Outside a transaction (the command line, autocommit) Celery without a broker runs
     the job at once, so the note says it is done, not that the report lacks the scores."""
     from jobs.models import Job
@@ -213,7 +213,7 @@ def test_without_a_broker_the_load_says_its_scoring_job_is_done(
 @pytest.mark.slow
 def test_llm_outputs_over_the_limit_say_so_and_the_dashboard_counts_unscored_poems(
     example_study, tmp_path, settings, capsys, client, django_user_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.SCORE_ON_LOAD_MAX_ITEMS = 1
     text = "秦时明月汉时关，万里长征人未还。但使龙城飞将在，不教胡马度阴山。"
     rows = [
@@ -247,11 +247,11 @@ def test_llm_outputs_over_the_limit_say_so_and_the_dashboard_counts_unscored_poe
     assert page.context["unscored"] == 0
 
 
-def choice_line(pid: str) -> dict:  # type: ignore[type-arg]
+def choice_line(pid: str) -> dict:
     return {"id": pid, "task": "ck", "stem": "问？", "options": ["甲", "乙"], "answer": 0}
 
 
-def pool_load(study, tmp_path, rows):  # type: ignore[no-untyped-def]
+def pool_load(study, tmp_path, rows):
     from scoring.loads import file_load
     from studies.loading.readers import Source
 
@@ -261,14 +261,14 @@ def pool_load(study, tmp_path, rows):  # type: ignore[no-untyped-def]
 
 def test_a_large_pool_without_poems_asks_for_no_rule_scoring(
     example_study, tmp_path, settings
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.SCORE_ON_LOAD_MAX_ITEMS = 2
     summary = pool_load(example_study, tmp_path, [choice_line(f"q-{i}") for i in range(5)])
     assert summary.created == 5 and summary.notes == []
     assert "score_poems" not in summary.describe()
 
 
-def test_only_poems_count_toward_the_scoring_limit(example_study, tmp_path, settings) -> None:  # type: ignore[no-untyped-def]
+def test_only_poems_count_toward_the_scoring_limit(example_study, tmp_path, settings) -> None:
     settings.SCORE_ON_LOAD_MAX_ITEMS = 2
     rows = [*(choice_line(f"q-{i}") for i in range(5)), poem_line("rm-1", RUMENGLING)]
     summary = pool_load(example_study, tmp_path, [*rows, poem_line("rm-2", RUMENGLING_BAD)])
@@ -278,7 +278,7 @@ def test_only_poems_count_toward_the_scoring_limit(example_study, tmp_path, sett
 
 def test_with_scoring_on_load_off_a_pool_of_poems_says_how_to_score_them(
     example_study, tmp_path, settings
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.SCORE_ON_LOAD = False
     [note] = pool_load(example_study, tmp_path, [poem_line("rm-1", RUMENGLING)]).notes
     assert note.code == "rule_scores_off" and "score_poems poetry-understanding" in note.message
@@ -288,7 +288,7 @@ def test_with_scoring_on_load_off_a_pool_of_poems_says_how_to_score_them(
 
 def test_each_chunk_of_a_scoring_job_reads_only_its_own_items_stored_scores(
     example_study, tmp_path, settings, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """Re-scoring poems chunk by chunk: each chunk looks up the stored scores of its own
     items only (it used to read every stored score of the rule raters, so a job's memory
     grew with the study's poems and its time with their square), and changes nothing."""

@@ -23,7 +23,7 @@ EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 ESCAPED = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
 
 
-def hostile_study(tmp_path) -> Study:  # type: ignore[no-untyped-def]
+def hostile_study(tmp_path) -> Study:
     study = {
         "slug": "evil",
         "status": "open",
@@ -120,7 +120,7 @@ def assert_escaped(html: str, where: str) -> None:
     )
 
 
-def test_volunteer_pages_escape_every_study_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_volunteer_pages_escape_every_study_text(tmp_path) -> None:
     hostile_study(tmp_path)
     v = Volunteer("evil")
     pages = {"welcome": v.client.get(v.url())}
@@ -151,7 +151,7 @@ def test_volunteer_pages_escape_every_study_text(tmp_path) -> None:  # type: ign
 
 
 @pytest.mark.slow
-def test_researcher_and_admin_pages_escape_every_study_text(tmp_path, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_researcher_and_admin_pages_escape_every_study_text(tmp_path, django_user_model) -> None:
     study = hostile_study(tmp_path)
     admin = django_user_model.objects.create_superuser("root", "r@example.org", "pw")
     client = Client()
@@ -178,7 +178,7 @@ def test_researcher_and_admin_pages_escape_every_study_text(tmp_path, django_use
 FORM = re.compile(r"<form\b[^>]*method=\"post\"[^>]*>(.*?)</form>", re.S | re.I)
 
 
-def test_every_post_form_carries_a_csrf_token_and_is_refused_without_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_every_post_form_carries_a_csrf_token_and_is_refused_without_it(tmp_path) -> None:
     hostile_study(tmp_path)
     v = Volunteer("evil", Client(enforce_csrf_checks=True))
     welcome = v.client.get(v.url()).content.decode()

@@ -13,7 +13,7 @@ from tests.volunteer.conftest import build_study
 pytestmark = pytest.mark.django_db
 
 
-def enrolled(slug: str = "s", **body) -> tuple[APIClient, dict]:  # type: ignore[no-untyped-def]
+def enrolled(slug: str = "s", **body) -> tuple[APIClient, dict]:
     client = APIClient()
     reply = client.post(
         f"/api/v1/volunteer/studies/{slug}/enrol/", {"consent": True, **body}, format="json"

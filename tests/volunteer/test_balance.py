@@ -110,12 +110,12 @@ def test_asking_twice_for_the_next_item_claims_one_item() -> None:
     "every write transaction is IMMEDIATE, so claims are serialised database-wide",
 )
 @pytest.mark.django_db(transaction=True)
-def test_participants_racing_for_the_last_slots_never_share_one(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_participants_racing_for_the_last_slots_never_share_one(monkeypatch) -> None:
     """8 items with one slot each, 8 participants claiming at the same instant; each
     claim dawdles between reading the shortfalls and inserting, to widen the window."""
     real_pick = strategy.pick
 
-    def slow_pick(candidates, rng):  # type: ignore[no-untyped-def]
+    def slow_pick(candidates, rng):
         time.sleep(0.05)
         return real_pick(candidates, rng)
 
@@ -126,7 +126,7 @@ def test_participants_racing_for_the_last_slots_never_share_one(monkeypatch) -> 
     claimed: list[int] = []
     errors: list[BaseException] = []
 
-    def claim(p) -> None:  # type: ignore[no-untyped-def]
+    def claim(p) -> None:
         try:
             barrier.wait()
             claimed.append(services.assignment_next(participant=p).item_id)

@@ -28,13 +28,13 @@ pytestmark = [
 ]
 
 
-def _state(p):  # type: ignore[no-untyped-def]
+def _state(p):
     st = sql.state(p.pk)
     st.cover()
     return sql.state(p.pk)
 
 
-def _written(study) -> tuple[int, int, list[tuple[int, int, int]]]:  # type: ignore[no-untyped-def]
+def _written(study) -> tuple[int, int, list[tuple[int, int, int]]]:
     return (
         Assignment.objects.filter(task__study=study).count(),
         sum(Tally.objects.filter(task__study=study).values_list("taken", flat=True)),
@@ -44,7 +44,7 @@ def _written(study) -> tuple[int, int, list[tuple[int, int, int]]]:  # type: ign
     )
 
 
-def _at_once(p, st, mine=None, now=None):  # type: ignore[no-untyped-def]
+def _at_once(p, st, mine=None, now=None):
     row = st.rows[0]
     now = now or timezone.now()
     return sql.at_once(

@@ -96,7 +96,7 @@ def test_claiming_costs_a_few_statements_whatever_the_size(n_items: int) -> None
     item = client.get(NEXT).json()["item"]
     counts: dict[str, int] = {}
 
-    def count(name: str, call):  # type: ignore[no-untyped-def]
+    def count(name: str, call):
         with CaptureQueriesContext(connection) as ctx:
             response = call()
         sql = [q["sql"] for q in ctx.captured_queries]

@@ -38,7 +38,7 @@ def measure(n_items: int) -> dict[str, int]:
     v = Volunteer(f"q{n_items}")
     counts: dict[str, int] = {}
 
-    def count(name: str, call):  # type: ignore[no-untyped-def]
+    def count(name: str, call):
         with CaptureQueriesContext(connection) as ctx:
             response = call()
         counts[name] = max(counts.get(name, 0), len(ctx.captured_queries))
@@ -90,7 +90,7 @@ def test_query_counts_do_not_grow_with_the_study() -> None:
 @pytest.mark.parametrize("n_items", [10, 500])
 def test_the_question_page_and_saving_an_answer_stay_within_their_budget(
     n_items: int,
-    django_assert_max_num_queries,  # type: ignore[no-untyped-def]
+    django_assert_max_num_queries,
 ) -> None:
     build_study(n_items=n_items, kinds=KINDS, per_participant=2, slug=f"b{n_items}")
     v = Volunteer(f"b{n_items}")

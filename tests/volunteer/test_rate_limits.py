@@ -29,7 +29,7 @@ PROXY = "127.0.0.1"  # nginx, on the same machine as gunicorn
 
 
 @pytest.fixture(autouse=True)
-def _mid_window(monkeypatch):  # type: ignore[no-untyped-def]
+def _mid_window(monkeypatch):
     """The limiter's clock stands still in the middle of a window (and an hour's): a test's
     burst of requests never straddles a window's edge, where a fixed window lets up to
     twice the count through (documented in ``annotation.ratelimit``)."""
@@ -38,7 +38,7 @@ def _mid_window(monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def limits(settings):  # type: ignore[no-untyped-def]
+def limits(settings):
     settings.RATE_LIMITS = {
         "enrol": "3/min",
         "enrol_address": "100/min",
@@ -65,7 +65,7 @@ def _consent(client: Client, **meta: str) -> int:
 
 
 @pytest.mark.slow
-def test_a_class_of_sixty_behind_one_address_enrols_within_a_minute(demo_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_class_of_sixty_behind_one_address_enrols_within_a_minute(demo_study) -> None:
     # The site's default limits, as deployed.
     browsers = [_browser(REMOTE_ADDR=SCHOOL) for _ in range(60)]
     assert [_consent(b) for b in browsers] == [302] * 60
@@ -74,8 +74,8 @@ def test_a_class_of_sixty_behind_one_address_enrols_within_a_minute(demo_study) 
 
 @pytest.mark.slow
 def test_a_class_of_sixty_behind_the_proxy_enrols_and_each_school_has_its_ceiling(
-    demo_study,  # type: ignore[no-untyped-def]
-    settings,  # type: ignore[no-untyped-def]
+    demo_study,
+    settings,
 ) -> None:
     settings.NUM_PROXIES = 1
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "enrol_address": "61/min"}
@@ -93,8 +93,8 @@ def test_a_class_of_sixty_behind_the_proxy_enrols_and_each_school_has_its_ceilin
 
 @pytest.mark.slow
 def test_without_num_proxies_every_volunteer_behind_the_proxy_shares_its_address(
-    demo_study,  # type: ignore[no-untyped-def]
-    settings,  # type: ignore[no-untyped-def]
+    demo_study,
+    settings,
 ) -> None:
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "enrol_address": "2/min"}
     a = {"REMOTE_ADDR": PROXY, "HTTP_X_FORWARDED_FOR": "198.51.100.1"}
@@ -108,8 +108,8 @@ def test_without_num_proxies_every_volunteer_behind_the_proxy_shares_its_address
 
 @pytest.mark.slow
 def test_one_browser_hammering_enrolment_is_stopped_and_its_class_still_enrols(
-    demo_study,  # type: ignore[no-untyped-def]
-    limits,  # type: ignore[no-untyped-def]
+    demo_study,
+    limits,
 ) -> None:
     abuser = _browser(REMOTE_ADDR=SCHOOL)
     codes = [_consent(abuser) for _ in range(50)]
@@ -123,8 +123,8 @@ def test_one_browser_hammering_enrolment_is_stopped_and_its_class_still_enrols(
 
 @pytest.mark.slow
 def test_a_client_without_the_cookie_counts_as_one_browser_per_address(
-    demo_study,  # type: ignore[no-untyped-def]
-    limits,  # type: ignore[no-untyped-def]
+    demo_study,
+    limits,
 ) -> None:
     codes = [Client().post("/s/song-ci-demo/", {"consent": "on"}).status_code for _ in range(5)]
     assert codes == [302, 302, 302, 429, 429]
@@ -141,7 +141,7 @@ def test_a_client_without_the_cookie_counts_as_one_browser_per_address(
 
 
 @pytest.mark.slow
-def test_resume_code_guessing_is_limited(demo_study, limits) -> None:  # type: ignore[no-untyped-def]
+def test_resume_code_guessing_is_limited(demo_study, limits) -> None:
     guesser = _browser()
     codes = [
         guesser.post("/s/song-ci-demo/resume/", {"code": f"WRONG{i}"}).status_code for i in range(4)
@@ -157,7 +157,7 @@ def test_resume_code_guessing_is_limited(demo_study, limits) -> None:  # type: i
 
 
 @pytest.mark.slow
-def test_a_study_file_sets_its_own_limits(demo_study, limits, make_study) -> None:  # type: ignore[no-untyped-def]
+def test_a_study_file_sets_its_own_limits(demo_study, limits, make_study) -> None:
     demo_study.rate_limits = {"enrol": "1/min", "resume": "off"}
     demo_study.save(update_fields=["rate_limits"])
     browser = _browser()
@@ -171,7 +171,7 @@ def test_a_study_file_sets_its_own_limits(demo_study, limits, make_study) -> Non
 
 
 @pytest.mark.slow
-def test_answers_are_limited_per_participant_not_per_address(demo_study, limits) -> None:  # type: ignore[no-untyped-def]
+def test_answers_are_limited_per_participant_not_per_address(demo_study, limits) -> None:
     def volunteer() -> Volunteer:
         v = Volunteer(demo_study.slug)
         v.consent()
@@ -185,7 +185,7 @@ def test_answers_are_limited_per_participant_not_per_address(demo_study, limits)
     assert second.answer_current().status_code == 302  # same address, another participant
 
 
-def test_client_addresses_behind_proxies(settings, rf) -> None:  # type: ignore[no-untyped-def]
+def test_client_addresses_behind_proxies(settings, rf) -> None:
     request = rf.get("/", REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="9.9.9.9, 10.0.0.1, 10.0.0.2")
     settings.NUM_PROXIES = 0
     assert ratelimit.client_address(request) == PROXY
@@ -204,9 +204,9 @@ def test_client_addresses_behind_proxies(settings, rf) -> None:  # type: ignore[
     assert ratelimit._address_key("::ffff:203.0.113.5") == "203.0.113.5"
 
 
-def _parallel(n: int, work) -> list:  # type: ignore[no-untyped-def,type-arg]
+def _parallel(n: int, work) -> list:
     barrier = threading.Barrier(n)
-    out: list = []  # type: ignore[type-arg]
+    out: list = []
 
     def run() -> None:
         barrier.wait()
@@ -256,7 +256,7 @@ def test_parallel_hits_on_redis_never_get_past_the_limit() -> None:
 @pytest.mark.skipif(not POSTGRES, reason="threads need DATABASE_URL=postgres://…")
 @pytest.mark.django_db(transaction=True)
 def test_forty_parallel_enrolments_against_a_limit_of_thirty_admit_exactly_thirty(
-    settings,  # type: ignore[no-untyped-def]
+    settings,
 ) -> None:
     from django.core.management import call_command
     from django.db import connections

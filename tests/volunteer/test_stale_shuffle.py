@@ -30,7 +30,7 @@ ANSWERS = "/api/v1/volunteer/answers/"
 NAMES = ["浣溪沙", "南乡子", "菩萨蛮", "蝶恋花"]
 
 
-def _pool(study, *, options: dict[str, list[str]] | None = None, parts=None) -> Source:  # type: ignore[no-untyped-def]
+def _pool(study, *, options: dict[str, list[str]] | None = None, parts=None) -> Source:
     """The study's items as a pool file, with some items' options replaced."""
     lines = []
     for item in Item.objects.filter(study=study).select_related("task").order_by("pk"):
@@ -48,7 +48,7 @@ def _pool(study, *, options: dict[str, list[str]] | None = None, parts=None) -> 
     return Source("pool.jsonl", "\n".join(lines).encode(), "jsonl")
 
 
-def _study_with_a_claim():  # type: ignore[no-untyped-def]
+def _study_with_a_claim():
     study = build_study(n_items=1, per_participant=1, shuffle_options=True)
     Item.objects.update(options=[{"text": n} for n in NAMES])
     p = enrol(study)

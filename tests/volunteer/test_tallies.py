@@ -18,7 +18,7 @@ from annotation.models import Assignment, Tally
 from tests.volunteer.conftest import answer_for, build_study, enrol
 
 
-def counted(study) -> Counter:  # type: ignore[no-untyped-def]
+def counted(study) -> Counter:
     """Answers + open claims per (item, group), counted from the assignments."""
     rows = Assignment.objects.filter(task__study=study, status__in=["answered", "claimed"]).filter(
         item__is_attention_check=False
@@ -26,7 +26,7 @@ def counted(study) -> Counter:  # type: ignore[no-untyped-def]
     return Counter(rows.values_list("item_id", "group_id"))
 
 
-def tallied(study) -> Counter:  # type: ignore[no-untyped-def]
+def tallied(study) -> Counter:
     rows = Tally.objects.filter(task__study=study).values_list("item_id", "group_id", "taken")
     return Counter({(i, g): n for i, g, n in rows if n})
 

@@ -23,7 +23,7 @@ from tests.volunteer.conftest import answer_for, build_study, enrol
 pytestmark = pytest.mark.django_db
 
 
-def recounted(study) -> dict[tuple[int, int], tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+def recounted(study) -> dict[tuple[int, int], tuple[int, int, int]]:
     """(participant, task) -> (regular, checks, answered), counted from the assignments,
     for everyone who has any."""
     out: dict[tuple[int, int], list[int]] = {}
@@ -37,14 +37,14 @@ def recounted(study) -> dict[tuple[int, int], tuple[int, int, int]]:  # type: ig
     return {key: (r, c, a) for key, (r, c, a) in out.items()}
 
 
-def kept(study) -> dict[tuple[int, int], tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+def kept(study) -> dict[tuple[int, int], tuple[int, int, int]]:
     rows = TaskCount.objects.filter(task__study=study).values_list(
         "participant_id", "task_id", "regular", "checks", "answered"
     )
     return {(p, t): (r, c, a) for p, t, r, c, a in rows if r or c or a}
 
 
-def answer(p, a, now=None) -> None:  # type: ignore[no-untyped-def]
+def answer(p, a, now=None) -> None:
     services.response_submit(
         participant=p, assignment_id=a.pk, now=now, **answer_for(a.task.kind, a.option_order)
     )
@@ -142,7 +142,7 @@ def test_the_migration_reverses_on_a_filled_database_and_counts_are_made_again()
     assert kept(study) == expected == recounted(study)
 
 
-def test_deletions_and_edits_in_the_admin_keep_tallies_and_counts(admin_client) -> None:  # type: ignore[no-untyped-def]
+def test_deletions_and_edits_in_the_admin_keep_tallies_and_counts(admin_client) -> None:
     """A participant deleted, an assignment deleted or edited by hand in the admin: the
     study's tallies and task counts are counted afresh, no command needed."""
     from tests.volunteer.test_tallies import counted, tallied
@@ -208,7 +208,7 @@ def test_counts_dropped_under_the_locked_attempt_are_made_again(
     monkeypatch.setattr(claims, "_ATTEMPTS", 1)  # straight to: lock, then read
     real_next, calls = claim_sql.next_regular, []
 
-    def dropped_meanwhile(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def dropped_meanwhile(*args, **kwargs):
         calls.append(1)
         if len(calls) == 1:
             counts_sql.drop_tasks([t.pk for t in study.tasks.all()])
