@@ -24,7 +24,7 @@ from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
 from scoring.report.build import PAPER_TABLES, Report, unknown_tasks
 from scoring.report.service import StudyReader, report_for
-from scoring.report.settings import RATINGS_CI, SETTING_NAMES, ReportSettings
+from scoring.report.settings import CLUSTERS, RATINGS_CI, SETTING_NAMES, ReportSettings
 from studies.models import Study
 
 # The paper tables are shown in the report's order (``PAPER_TABLES``); issue 15 adds its
@@ -130,6 +130,7 @@ def settings_choices(study: Study) -> dict[str, Any]:
     return {
         "by_keys": [(k, _label_of_key(k)) for k in BY_KEYS],
         "ratings_ci_choices": RATINGS_CI,
+        "cluster_choices": CLUSTERS,
         "task_choices": list(study.tasks.order_by("position", "slug").values_list("slug", "title")),
     }
 

@@ -18,7 +18,19 @@ Rows = list[dict[str, Any]]
 PAGE_SIZE = 50
 #: The columns each table shows (``ci`` stands for ci_low–ci_high); split keys go first.
 SHOWN = {
-    "accuracy": ["task", "field", "rater_set", "n_raters", "n_responses", "value", "ci"],
+    "accuracy": [
+        "task",
+        "field",
+        "rater_set",
+        "n_raters",
+        "n_responses",
+        "value",
+        "ci",
+        "ci_method",
+        "design_effect",
+        "icc_person",
+        "icc_item",
+    ],
     "ratings": [
         "task",
         "field",
@@ -30,6 +42,9 @@ SHOWN = {
         "sd",
         "ci",
         "ci_method",
+        "design_effect",
+        "icc_person",
+        "icc_item",
     ],
     "rule_rates": [
         "rule",
@@ -43,6 +58,7 @@ SHOWN = {
         "value",
         "ci",
         "ci_method",
+        "design_effect",
     ],
     "validation": [
         "scope",
@@ -162,11 +178,21 @@ SHOWN = {
         "field",
         "model",
         "model_value",
+        "model_ci",
         "group",
         "group_value",
+        "group_ci",
         "n_members",
         "percentile",
+        "ci_method",
+        "design_effect",
     ],
+}
+#: Interval columns the dashboard shows as one cell: name -> (low, high).
+INTERVALS = {
+    "ci": ("ci_low", "ci_high"),
+    "model_ci": ("model_ci_low", "model_ci_high"),
+    "group_ci": ("group_ci_low", "group_ci_high"),
 }
 #: Columns holding a rater set's name (shown with ``Labels.rater_set``).
 SET_COLUMNS = ("a", "b", "model", "group")
@@ -211,8 +237,8 @@ class TableView:
 
 
 def _cell(labels: Labels, col: str, row: dict[str, Any]) -> str:
-    if col == "ci":
-        return interval(row)
+    if col in INTERVALS:
+        return interval(row, *INTERVALS[col])
     value = row.get(col)
     if col in SET_COLUMNS and isinstance(value, str):
         return labels.rater_set(value)
@@ -226,7 +252,7 @@ def columns_of(name: str, rows: Rows, by: tuple[str, ...]) -> list[str]:
     shown = list(SHOWN.get(name) or (list(rows[0]) if rows else []))
     present = set().union(*(r.keys() for r in rows)) if rows else set()
     split = [k for k in by if k not in shown and k in present]
-    cols = split + [c for c in shown if c == "ci" or c in present]
+    cols = split + [c for c in shown if c in INTERVALS or c in present]
     return cols
 
 
@@ -257,7 +283,8 @@ def table_view(
     paginator = Paginator(chosen, PAGE_SIZE)
     page = paginator.get_page(query.get(param))
     numeric = [
-        c == "ci" or any(isinstance(r.get(c), int | float) for r in page.object_list) for c in cols
+        c in INTERVALS or any(isinstance(r.get(c), int | float) for r in page.object_list)
+        for c in cols
     ]
     return TableView(
         name=name,

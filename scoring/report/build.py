@@ -30,10 +30,16 @@ class Context:
     full: StudyData  # the whole study (for tables comparing with published figures)
 
     @cached_property
+    def answers(self) -> pd.DataFrame:
+        from scoring.report.accuracy import keyed_answers
+
+        return keyed_answers(self.data)
+
+    @cached_property
     def rates(self) -> pd.DataFrame:
         from scoring.report.accuracy import per_rater
 
-        return per_rater(self.data)
+        return per_rater(self.data, self.answers)
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,17 @@ Rows = list[dict[str, Any]]
 
 
 def accuracy(c: Context) -> Rows:
-    return acc.accuracy_rows(c.data, c.sets, c.rates, confidence=c.opts.confidence)
+    o = c.opts
+    return acc.accuracy_rows(
+        c.data, c.sets, c.rates, confidence=o.confidence, cluster=o.cluster, answers=c.answers
+    )
 
 
 def model_vs_groups(c: Context) -> Rows:
-    return acc.model_vs_groups(c.data, c.sets, c.rates)
+    o = c.opts
+    return acc.model_vs_groups(
+        c.data, c.sets, c.rates, confidence=o.confidence, cluster=o.cluster, answers=c.answers
+    )
 
 
 def agreement(c: Context) -> Rows:

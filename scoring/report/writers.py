@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation.spreadsheet import csv_cell, xlsx_row
-from scoring.report import abilities, agreement, bws, icc, items
+from scoring.report import abilities, agreement, bws, clusters, icc, items
 from scoring.report.build import TABLES, Report
 
 FORMATS = ("json", "csv", "xlsx")
@@ -33,6 +33,7 @@ KNOWN_COLUMNS = {
         "value",
         "ci_low",
         "ci_high",
+        *clusters.COLUMNS,
         "successes",
     ],
     "model_vs_groups": [
@@ -40,10 +41,15 @@ KNOWN_COLUMNS = {
         "field",
         "model",
         "model_value",
+        "model_ci_low",
+        "model_ci_high",
         "group",
         "group_value",
+        "group_ci_low",
+        "group_ci_high",
         "n_members",
         "percentile",
+        *clusters.COLUMNS,
     ],
     "agreement": list(agreement.COLUMNS),
     "correlation": [
@@ -86,7 +92,7 @@ KNOWN_COLUMNS = {
         "sd",
         "ci_low",
         "ci_high",
-        "ci_method",
+        *clusters.COLUMNS,
     ],
     "rule_rates": [
         "rule",
@@ -99,7 +105,7 @@ KNOWN_COLUMNS = {
         "value",
         "ci_low",
         "ci_high",
-        "ci_method",
+        *clusters.COLUMNS,
         "successes",
     ],
     "validation": [

@@ -45,8 +45,8 @@ EXPECTED_ACCURACY = {
 }
 
 
-def _report(known: Builder, n_boot: int = 0):  # type: ignore[no-untyped-def]
-    return build_report(known.study, ReportSettings(n_boot=n_boot)).tables
+def _report(known: Builder, n_boot: int = 0, cluster: str = "person+item"):  # type: ignore[no-untyped-def]
+    return build_report(known.study, ReportSettings(n_boot=n_boot, cluster=cluster)).tables
 
 
 def _index(rows, *keys):  # type: ignore[no-untyped-def]
@@ -69,12 +69,17 @@ def test_accuracy_has_no_row_for_a_set_that_never_answered(known: Builder) -> No
 
 
 def test_wilson_interval_of_an_accuracy_row(known: Builder) -> None:
-    row = _index(_report(known)["accuracy"], "task", "field", "rater_set")[
+    row = _index(_report(known, cluster="none")["accuracy"], "task", "field", "rater_set")[
         ("ck", "answer", "group:A")
     ]
     # Wilson (1927) for 5/8 at 95 %: 0.3057–0.8632.
     assert row["ci_low"] == pytest.approx(0.3057, abs=1e-4)
     assert row["ci_high"] == pytest.approx(0.8632, abs=1e-4)
+    # Clustered in its 2 people (t with 1 degree of freedom): honestly much wider.
+    crossed = _index(_report(known)["accuracy"], "task", "field", "rater_set")
+    row = crossed[("ck", "answer", "group:A")]
+    assert row["ci_method"] == "person+item-clustered Wilson (CGM)"
+    assert row["ci_low"] < 0.3057 and row["ci_high"] > 0.8632
 
 
 def test_exclusions_are_reported_with_their_counts(known: Builder) -> None:

@@ -153,7 +153,8 @@ def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:  # type: ign
 
 def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:  # type: ignore[no-untyped-def]
     b, items, responses = tang
-    rows = build_report(b.study, ReportSettings(n_boot=0, by=("source",))).tables["ratings"]
+    opts = ReportSettings(n_boot=0, by=("source",), ratings_ci="t")
+    rows = build_report(b.study, opts).tables["ratings"]
     rated = responses[responses.rater.isin([*EXPERTS, *GENERATORS])].merge(items, on="item")
     rated["set"] = np.where(rated.rater.isin(EXPERTS), "group:experts", "models")
     for (rater_set, source, dim), cell in rated.groupby(["set", "source", "field"]):
