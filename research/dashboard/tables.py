@@ -118,6 +118,10 @@ SHOWN = {
         "diff",
         "ci",
         "reason",
+        "others_diff",
+        "controlled_diff",
+        "controlled_ci",
+        "controlled_reason",
     ],
     "form_length": [
         "measure",
@@ -193,6 +197,7 @@ INTERVALS = {
     "ci": ("ci_low", "ci_high"),
     "model_ci": ("model_ci_low", "model_ci_high"),
     "group_ci": ("group_ci_low", "group_ci_high"),
+    "controlled_ci": ("controlled_ci_low", "controlled_ci_high"),
 }
 #: Columns holding a rater set's name (shown with ``Labels.rater_set``).
 SET_COLUMNS = ("a", "b", "model", "group")

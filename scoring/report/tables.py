@@ -52,8 +52,6 @@ def rule_vs_rating(c: Context) -> Rows:
         c.data,
         c.sets,
         threshold=o.pass_threshold,
-        n_boot=o.n_boot,
-        seed=o.seed,
         confidence=o.confidence,
         min_side=o.min_side,
     )
