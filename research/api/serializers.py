@@ -84,6 +84,7 @@ class ReportOut(serializers.Serializer):
     exclusions = serializers.ListField(child=serializers.DictField())
     accuracy = serializers.ListField(child=serializers.DictField())
     model_vs_groups = serializers.ListField(child=serializers.DictField())
+    comparisons = serializers.ListField(child=serializers.DictField())
     agreement = serializers.ListField(child=serializers.DictField())
     correlation = serializers.ListField(child=serializers.DictField())
     rule_vs_rating = serializers.ListField(child=serializers.DictField())

@@ -192,6 +192,27 @@ SHOWN = {
         "design_effect",
     ],
 }
+SHOWN["comparisons"] = [
+    "kind",
+    "task",
+    "field",
+    "summary",
+    "a",
+    "b",
+    "n_items",
+    "value_a",
+    "value_b",
+    "diff",
+    "ci",
+    "cohens_h",
+    "test",
+    "p_value",
+    "p_holm",
+    "p_bh",
+    "rank",
+    "best_set",
+    "reason",
+]
 #: Interval columns the dashboard shows as one cell: name -> (low, high).
 INTERVALS = {
     "ci": ("ci_low", "ci_high"),

@@ -9,7 +9,7 @@ rated, with each poem's mean rating from each side:
 
 Interval (``method``): ``welch`` (the report's): Welch's t interval of each gap and of
 the difference (per poem, judge − people) — on small sides the bootstrap below covers a
-true zero only 79–87 % of the time at 3–5 poems a side, Welch's t 95–97 %
+true zero only 81–86 % of the time at 3–5 poems a side, Welch's t 95.8–97.9 %
 (bench/bench_coverage.py); ``bootstrap``: a stratified percentile bootstrap over poems
 (Efron & Tibshirani 1993, ch. 13; two samples, ch. 8): each replicate draws as many passing poems as there are, with
 replacement, and as many failing ones, each drawn poem bringing both its judge and its
@@ -32,7 +32,7 @@ from .bootstrap import Seed, draw_weights, percentile_interval, rng_from
 from .table import FloatArray
 
 NAN = math.nan
-#: Fewest poems on a side for an interval: Welch's t covers 94.6–96.9 % from 3 poems a
+#: Fewest poems on a side for an interval: Welch's t covers 94.5–97.9 % from 3 poems a
 #: side on normal, skewed and 1–5 data (bench/bench_coverage.py; docs/statistics.md §24).
 MIN_SIDE = 3
 CHUNK_CELLS = 2_000_000

@@ -7,8 +7,8 @@ machine-written poems (``poems = machine``: source kind ``model``) and on all po
 (``poems = all``): the judges' gap (mean rating of passing minus failing poems), the
 people's gap and their difference, on the poems both sides rated, with Welch's t
 intervals over poems (``scoring.agreement.gaps``: the stratified bootstrap covered a true
-zero 85 % of the time at 5 poems a side, Welch's t 95–97 %). A side with fewer than
-``min_side`` poems (3: the smallest side at which Welch covers 93–97 %), or no variation
+zero 86 % of the time at 5 poems a side, Welch's t 96 %). A side with fewer than
+``min_side`` poems (3: the smallest side at which Welch never under-covers), or no variation
 on either side: no interval, ``reason`` says why ("not estimable").
 
 self_preference: for each rating task × dimension × model judge whose model also wrote

@@ -8,6 +8,7 @@ from scoring.report import abilities as abilities_table
 from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
 from scoring.report import bws as bws_table
+from scoring.report import comparisons as cmp
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
 from scoring.report import icc as icc_table
@@ -35,6 +36,10 @@ def model_vs_groups(c: Context) -> Rows:
     return acc.model_vs_groups(
         c.data, c.sets, c.rates, confidence=o.confidence, cluster=o.cluster, answers=c.answers
     )
+
+
+def comparisons(c: Context) -> Rows:
+    return cmp.comparison_rows(c.data, c.sets, c.opts)
 
 
 def agreement(c: Context) -> Rows:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation.spreadsheet import csv_cell, xlsx_row
-from scoring.report import abilities, agreement, bws, clusters, icc, items
+from scoring.report import abilities, agreement, bws, clusters, comparisons, icc, items
 from scoring.report.build import TABLES, Report
 
 FORMATS = ("json", "csv", "xlsx")
@@ -51,6 +51,7 @@ KNOWN_COLUMNS = {
         "percentile",
         *clusters.COLUMNS,
     ],
+    "comparisons": list(comparisons.COLUMNS),
     "agreement": list(agreement.COLUMNS),
     "correlation": [
         "task",
