@@ -82,3 +82,50 @@ def test_the_dashboard_shows_the_comparison_matrix(db) -> None:  # type: ignore[
     assert page.status_code == 200
     assert 'aria-label="Comparison matrix"' in html
     assert "?table=comparisons" in html and "★" in html
+
+
+def test_rule_rates_paired_by_prompt_and_ratings_on_shared_poems(db) -> None:  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    from tests.report.factory import Builder
+
+    rng = np.random.default_rng(12)
+    b = Builder("cmp-gen")
+    b.group("g")
+    b.task("ci", "rating", dimensions=[{"key": "q", "label": "q", "min": 1, "max": 5}])
+    b.rule("ccv")
+    for judge in ("j1", "j2"):
+        b.model(judge)
+    b.human("p0", "g")
+    rows, ratings = [], []
+    for p in range(8):
+        prompt = {"cipai": f"牌{p}", "condition": "direct"}
+        for model, skill in (("gen-a", 1.0), ("gen-b", -0.5)):
+            for s in range(3):
+                item = f"{model}-{p}-{s}"
+                b.item(item, "ci", poem_text="（合成）", poem_source=f"model:{model}",
+                       poem_condition="direct",
+                       meta={"prompt": prompt, "model": model, "run": "direct", "sample": s})  # fmt: skip
+                value = int(rng.random() < 1 / (1 + np.exp(-skill)))
+                b.answer("ccv", item, "structural", value)
+                rows.append({"model": model, "prompt": p, "value": value})
+                for rater in ("j1", "j2", "p0"):
+                    if rater == "p0" and s > 0:
+                        continue  # the person rates one sample per prompt
+                    score = int(rng.integers(1, 6))
+                    b.answer(rater, item, "q", score)
+                    ratings.append({"rater": rater, "item": item, "value": score})
+    table = build_report(b.study, ReportSettings(n_boot=200)).tables["comparisons"]
+    frame = pd.DataFrame(rows)
+    rule = one(table, kind="rule rate", summary="pair", field="ccv/structural")
+    assert (rule["a"], rule["b"], rule["n_items"]) == ("model:gen-a", "model:gen-b", 8)
+    assert rule["value_a"] == pytest.approx(frame[frame.model == "gen-a"].value.mean())
+    assert rule["value_b"] == pytest.approx(frame[frame.model == "gen-b"].value.mean())
+    assert rule["test"] == "bootstrap Wald" and rule["ci_low"] <= rule["diff"] <= rule["ci_high"]
+    rated = pd.DataFrame(ratings)
+    vs = one(table, kind="rating", summary="pair", a="model:j1", b="group:g")
+    shared = rated[rated.rater == "p0"].item
+    assert vs["n_items"] == len(shared) == 16
+    mine = rated[(rated.rater == "j1") & rated.item.isin(shared)].value.mean()
+    assert vs["value_a"] == pytest.approx(mine)
+    assert vs["value_b"] == pytest.approx(rated[rated.rater == "p0"].value.mean())
