@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench import bench_coverage  # noqa: E402
+from bench import bench_coverage, figures  # noqa: E402
 
 
 def test_a_tiny_coverage_run_gives_every_table_its_rows(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -18,6 +18,8 @@ def test_a_tiny_coverage_run_gives_every_table_its_rows(capsys) -> None:  # type
     assert {r["study"] for r in rows} == {"accuracy", "ratings", "rule_rates", "echo_chamber"}
     assert all(0 <= r["coverage"] <= 1 and 0 <= r["old_coverage"] <= 1 for r in rows)
     assert result["reps"] == 5 and result["quick"] is True
+    (figure,) = figures.figures("coverage", result)  # make bench's summary row
+    assert figure.value == 100 * min(r["coverage"] for r in rows)
     out = capsys.readouterr().out
     assert out.startswith("| table | design | default interval |")
     assert out.count("\n| `") == len(rows)
