@@ -253,31 +253,35 @@ def abilities_eap(responses: np.ndarray, fit: ItemFit, *, method: str = "adaptiv
         return _abilities_grid(responses, fit)
     if method != "adaptive":
         raise ValueError("method: adaptive or grid")
-    x = check_matrix(responses).T  # persons × units
-    seen = (x != MISSING).astype(np.float64)
-    right = (x == 1).astype(np.float64)
-    a, b = fit.discrimination[None, :], fit.difficulty[None, :]
-    theta = np.zeros(x.shape[0])
-    info = np.ones(x.shape[0])
+    x = check_matrix(responses)
+    n_persons = x.shape[1]
+    unit, person = np.nonzero(x != MISSING)  # the answered cells only
+    right = x[unit, person] == 1
+    slope, level = fit.discrimination[unit], fit.difficulty[unit]
+    sign = np.where(right, 1.0, -1.0)
+
+    def per_person(values: FloatArray) -> FloatArray:
+        return np.bincount(person, weights=values, minlength=n_persons).astype(np.float64)
+
+    theta = np.zeros(n_persons)
     for _ in range(100):
-        p = special.expit(a * (theta[:, None] - b))
-        grad = (seen * a * (right - p)).sum(axis=1) - theta
-        info = (seen * a * a * p * (1 - p)).sum(axis=1) + 1.0
+        p = special.expit(slope * (theta[person] - level))
+        grad = per_person(slope * (right - p)) - theta
+        info = per_person(slope * slope * p * (1 - p)) + 1.0
         step = np.clip(grad / info, -1.0, 1.0)
         theta = theta + step
         if np.abs(step).max() < 1e-10:
             break
-    p = special.expit(a * (theta[:, None] - b))
-    info = (seen * a * a * p * (1 - p)).sum(axis=1) + 1.0
-    sigma = 1 / np.sqrt(info)
+    p = special.expit(slope * (theta[person] - level))
+    sigma = 1 / np.sqrt(per_person(slope * slope * p * (1 - p)) + 1.0)
     x_q, w_q = quadrature(ADAPTIVE_NODES)
-    log_w = np.empty((x.shape[0], x_q.size))
     nodes = theta[:, None] + sigma[:, None] * x_q[None, :]
+    log_w = np.empty((n_persons, x_q.size))
     for q in range(x_q.size):
-        z = a * (nodes[:, q, None] - b)
-        # log P = −log(1 + e^−z), log(1 − P) = −log(1 + e^z)
-        loglik = -(seen * (right * np.logaddexp(0, -z) + (1 - right) * np.logaddexp(0, z)))
-        log_w[:, q] = math.log(w_q[q]) + loglik.sum(axis=1) - nodes[:, q] ** 2 / 2 + x_q[q] ** 2 / 2
+        z = slope * (nodes[person, q] - level)
+        # log P(right) = −log(1 + e^−z), log P(wrong) = −log(1 + e^z)
+        loglik = per_person(-np.logaddexp(0.0, -sign * z))
+        log_w[:, q] = math.log(w_q[q]) + loglik - nodes[:, q] ** 2 / 2 + x_q[q] ** 2 / 2
     post = np.exp(log_w - logsumexp_rows(log_w)[:, None])
     mean = (post * nodes).sum(axis=1)
     var = (post * nodes**2).sum(axis=1) - mean**2

@@ -140,13 +140,23 @@ def _why(n_items: int, opts: ReportSettings) -> str:
 
 
 def _family(
-    rows: list[dict[str, Any]], models: list[RaterSet], opts: ReportSettings
+    rows: list[dict[str, Any]],
+    models: list[RaterSet],
+    opts: ReportSettings,
+    frame: pd.DataFrame,
 ) -> list[dict[str, Any]]:
-    """Adjust the family's p-values and add its ranking with the best set."""
+    """Adjust the family's p-values and add its ranking with the best set (models ranked
+    by their value over all their answers in ``frame``)."""
     p = np.array([r["p_value"] if r["p_value"] is not None else NAN for r in rows], float)
     for r, h, bh in zip(rows, holm(p), benjamini_hochberg(p), strict=True):
         r["summary"], r["p_holm"], r["p_bh"] = "pair", float(h), float(bh)
-    ranked = _model_values(rows, [m.name for m in models])
+    raters = frame["rater"].to_numpy()
+    values = frame["value"].to_numpy(dtype=np.float64)
+    ranked = {
+        m.name: float(values[mask].mean())
+        for m in models
+        if (mask := np.isin(raters, m.raters)).any()
+    }
     if not ranked:
         return rows
     best = max(ranked, key=lambda k: ranked[k])
@@ -175,17 +185,6 @@ def _family(
     return out
 
 
-def _model_values(rows: list[dict[str, Any]], models: list[str]) -> dict[str, float]:
-    """Each model's value in the family: from its row against the best-covered partner
-    (its own answers on the items it shares), the mean over its pair rows."""
-    found: dict[str, list[float]] = {}
-    for r in rows:
-        for key, col in (("a", "value_a"), ("b", "value_b")):
-            if r[key] in models and math.isfinite(r[col]):
-                found.setdefault(r[key], []).append(r[col])
-    return {k: float(np.mean(v)) for k, v in found.items()}
-
-
 def _accuracy(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> list[dict[str, Any]]:
     models, groups = _entities(sets)
     answers = keyed_answers(data).rename(columns={"right": "value"})
@@ -200,7 +199,7 @@ def _accuracy(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> li
                 for b in models[i + 1 :] + groups
                 if (r := _pair(cell, a, b, opts, binary=True)) is not None
             ]
-            fam = _family(rows, models, opts)
+            fam = _family(rows, models, opts, cell)
             out += [{"kind": "accuracy", "task": task.slug, "field": fld, **r} for r in fam]
     return out
 
@@ -215,7 +214,7 @@ def _ratings(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> lis
             for b in models[i + 1 :] + groups
             if (r := _pair(cell, a, b, opts, binary=False)) is not None
         ]
-        fam = _family(rows, models, opts)
+        fam = _family(rows, models, opts, cell)
         out += [{"kind": "rating", "task": task, "field": dim, **r} for r in fam]
     return out
 
@@ -249,7 +248,7 @@ def _rule_rates(
         ]
         for r in rows:  # several samples per prompt: no McNemar; the bootstrap's p
             r["ci_method"] = r["ci_method"].replace("item", "prompt") if r["ci_method"] else ""
-        fam = _family(rows, fake, opts)
+        fam = _family(rows, fake, opts, part)
         out += [{"kind": "rule rate", "task": None, "field": f"{rule}/{metric}", **r} for r in fam]
     return out
 
