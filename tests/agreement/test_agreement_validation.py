@@ -164,3 +164,22 @@ def test_welch_difference_equals_statsmodels_unequal_variance_interval() -> None
     assert math.isnan(short.ci_low) and "fewer than 3" in (short.reason or "")
     flat = welch_difference([4.0, 4.0, 4.0], [2.0, 2.0, 2.0])
     assert math.isnan(flat.ci_low) and "no variation" in (flat.reason or "")
+
+
+def test_welch_for_several_pairs_at_once_equals_scipy_column_by_column() -> None:
+    rng = np.random.default_rng(21)
+    passing, failing = rng.normal(3, 1, (7, 6)), rng.normal(2.5, 0.6, (4, 6))
+    failing[:, 4] = 2.0  # a constant column on one side only: still estimable
+    found = gap_differences(passing, failing, method="welch")
+    for j, g in enumerate(found):
+        a, b = 2 * j, 2 * j + 1
+        for got, (x, y) in (
+            (g.judge_ci, (passing[:, a], failing[:, a])),
+            (g.people_ci, (passing[:, b], failing[:, b])),
+            (g.difference_ci, (passing[:, a] - passing[:, b], failing[:, a] - failing[:, b])),
+        ):
+            want = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
+            assert got == (pytest.approx(want.low), pytest.approx(want.high))
+        assert g.reason is None
+    flat = gap_differences(np.full((3, 2), 4.0), np.full((3, 2), 2.0), method="welch")[0]
+    assert math.isnan(flat.difference_ci[0]) and "no variation" in (flat.reason or "")
