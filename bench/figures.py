@@ -324,9 +324,23 @@ def claims(r: dict[str, Any]) -> list[Figure]:
     return out
 
 
+def coverage(r: dict[str, Any]) -> list[Figure]:
+    rows = r.get("rows") or []
+    if not rows:
+        return []
+    low = min(rows, key=lambda row: row["coverage"])
+    old = min(rows, key=lambda row: row["old_coverage"])
+    return [Figure("coverage", f"lowest coverage of a default 95 % interval over {len(rows)} "
+                   f"designs ({low['study']}: {low['design']})", 100 * low["coverage"], "%",
+                   f"the old default's lowest ({old['old']})", 100 * old["old_coverage"],
+                   _ratio(low["coverage"], old["old_coverage"]), "simulation",
+                   "≥ 93 %", low["coverage"] >= 0.93)]  # fmt: skip
+
+
 EXTRACTORS: dict[str, Callable[[dict[str, Any]], list[Figure]]] = {
     "loading": loading, "prosody": prosody, "readings": readings, "agreement": agreement, "report": report,
     "submit": submit, "load": load, "irt": irt, "pages": pages, "claims": claims,
+    "coverage": coverage,
 }  # fmt: skip
 
 

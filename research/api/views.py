@@ -27,7 +27,14 @@ from scoring.report import BY_KEYS, N_BOOT, TABLES, ReportSettings, SettingsErro
 from scoring.report.build import unknown_tasks
 from scoring.report.plan import Goals, plan_rows
 from scoring.report.service import report_for
-from scoring.report.settings import MIN_SIDE, PASS_THRESHOLD, RATINGS_CI, SETTING_NAMES
+from scoring.report.settings import (
+    CLUSTER,
+    CLUSTERS,
+    MIN_SIDE,
+    PASS_THRESHOLD,
+    RATINGS_CI,
+    SETTING_NAMES,
+)
 from studies.models import Item, Study
 from studies.values import is_digits
 
@@ -80,7 +87,13 @@ SETTING_PARAMETERS = [
         "by", str, description=f"split every table by item provenance: {', '.join(BY_KEYS)}"
     ),
     OpenApiParameter("tasks", str, description="only these task slugs (comma-separated)"),
-    OpenApiParameter("ratings_ci", str, enum=list(RATINGS_CI), description="default t"),
+    OpenApiParameter("ratings_ci", str, enum=list(RATINGS_CI), description="default crossed"),
+    OpenApiParameter(
+        "cluster",
+        str,
+        enum=list(CLUSTERS),
+        description=f"what answers are clustered in (default {CLUSTER}; none: independent)",
+    ),
 ]
 
 

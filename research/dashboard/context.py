@@ -24,7 +24,7 @@ from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
 from scoring.report.build import PAPER_TABLES, Report, unknown_tasks
 from scoring.report.service import StudyReader, report_for
-from scoring.report.settings import RATINGS_CI, SETTING_NAMES, ReportSettings
+from scoring.report.settings import CLUSTERS, RATINGS_CI, SETTING_NAMES, ReportSettings
 from studies.models import Study
 
 # The paper tables are shown in the report's order (``PAPER_TABLES``); issue 15 adds its
@@ -130,6 +130,7 @@ def settings_choices(study: Study) -> dict[str, Any]:
     return {
         "by_keys": [(k, _label_of_key(k)) for k in BY_KEYS],
         "ratings_ci_choices": RATINGS_CI,
+        "cluster_choices": CLUSTERS,
         "task_choices": list(study.tasks.order_by("position", "slug").values_list("slug", "title")),
     }
 
@@ -149,3 +150,42 @@ def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[
         found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
         maps = [(name, _svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
     return {"pivot": pivot, "pair_heatmaps": maps}
+
+
+def comparison_matrix(report: Report, query: QueryDict, labels: Labels) -> dict[str, Any] | None:
+    """The first accuracy family of the ``comparisons`` table (the task filter's, if
+    set) as a compact matrix: a model per row, its partners (other models, groups) as
+    columns, each cell the difference row − column with a star when its Holm-adjusted
+    p is below 1 − confidence; the best set marked."""
+    task = query.get("task", "")
+    rows = [
+        r
+        for r in report.tables["comparisons"]
+        if r["kind"] == "accuracy" and (not task or r["task"] == task)
+    ]
+    if not rows:
+        return None
+    family = (rows[0]["task"], rows[0]["field"])
+    rows = [r for r in rows if (r["task"], r["field"]) == family]
+    pairs = [r for r in rows if r["summary"] == "pair"]
+    best = {r["a"] for r in rows if r["summary"] == "rank" and r["best_set"]}
+    alpha = 1 - report.settings.confidence
+    down = list(dict.fromkeys(r["a"] for r in pairs))
+    across = list(dict.fromkeys([*down[1:], *(r["b"] for r in pairs)]))
+    cell = {(r["a"], r["b"]): r for r in pairs}
+    out_rows = []
+    for a in down:
+        cells = []
+        for b in across:
+            r = cell.get((a, b))
+            if r is None or r["diff"] is None or r["diff"] != r["diff"]:
+                cells.append("")
+                continue
+            star = "*" if r["p_holm"] is not None and r["p_holm"] < alpha else ""
+            cells.append(f"{r['diff']:+.3f}{star}")
+        out_rows.append((labels.rater_set(a) + (" ★" if a in best else ""), cells))
+    return {
+        "title": f"{family[0]} / {family[1]}",
+        "columns": [labels.rater_set(b) for b in across],
+        "rows": out_rows,
+    }

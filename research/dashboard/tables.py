@@ -21,6 +21,34 @@ PAGE_SIZE = 50
 #: the registry's ``shown`` (scoring/report/registry.py); a table without one shows its
 #: rows' own columns.
 SHOWN = {spec.name: list(spec.shown) for spec in SPECS if spec.shown is not None}
+SHOWN["comparisons"] = [
+    "kind",
+    "task",
+    "field",
+    "summary",
+    "a",
+    "b",
+    "n_items",
+    "value_a",
+    "value_b",
+    "diff",
+    "ci",
+    "cohens_h",
+    "test",
+    "p_value",
+    "p_holm",
+    "p_bh",
+    "rank",
+    "best_set",
+    "reason",
+]
+#: Interval columns the dashboard shows as one cell: name -> (low, high).
+INTERVALS = {
+    "ci": ("ci_low", "ci_high"),
+    "model_ci": ("model_ci_low", "model_ci_high"),
+    "group_ci": ("group_ci_low", "group_ci_high"),
+    "controlled_ci": ("controlled_ci_low", "controlled_ci_high"),
+}
 #: Columns holding a rater set's name (shown with ``Labels.rater_set``).
 SET_COLUMNS = ("a", "b", "model", "group")
 
@@ -64,8 +92,8 @@ class TableView:
 
 
 def _cell(labels: Labels, col: str, row: dict[str, Any]) -> str:
-    if col == "ci":
-        return interval(row)
+    if col in INTERVALS:
+        return interval(row, *INTERVALS[col])
     value = row.get(col)
     if col in SET_COLUMNS and isinstance(value, str):
         return labels.rater_set(value)
@@ -79,7 +107,7 @@ def columns_of(name: str, rows: Rows, by: tuple[str, ...]) -> list[str]:
     shown = list(SHOWN.get(name) or (list(rows[0]) if rows else []))
     present = set().union(*(r.keys() for r in rows)) if rows else set()
     split = [k for k in by if k not in shown and k in present]
-    cols = split + [c for c in shown if c == "ci" or c in present]
+    cols = split + [c for c in shown if c in INTERVALS or c in present]
     return cols
 
 
@@ -110,7 +138,8 @@ def table_view(
     paginator = Paginator(chosen, PAGE_SIZE)
     page = paginator.get_page(query.get(param))
     numeric = [
-        c == "ci" or any(isinstance(r.get(c), int | float) for r in page.object_list) for c in cols
+        c in INTERVALS or any(isinstance(r.get(c), int | float) for r in page.object_list)
+        for c in cols
     ]
     return TableView(
         name=name,

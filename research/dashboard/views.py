@@ -79,8 +79,15 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         **context.agreement_context(report, query, labels),
         "views": {
             name: table_view(name, tables[name], labels, query, by=report.settings.by)
-            for name in ("accuracy", "model_vs_groups", "correlation", "rule_vs_rating")
+            for name in (
+                "accuracy",
+                "model_vs_groups",
+                "comparisons",
+                "correlation",
+                "rule_vs_rating",
+            )
         },
+        "comparison_matrix": context.comparison_matrix(report, query, labels),
         **context.paper_context(study, report, query, labels, fp, reader),
         "plan_rows": plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
         "table_names": TABLES,

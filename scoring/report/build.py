@@ -31,10 +31,16 @@ class Context:
     full: StudyData  # the whole study (for tables comparing with published figures)
 
     @cached_property
+    def answers(self) -> pd.DataFrame:
+        from scoring.report.accuracy import keyed_answers
+
+        return keyed_answers(self.data)
+
+    @cached_property
     def rates(self) -> pd.DataFrame:
         from scoring.report.accuracy import per_rater
 
-        return per_rater(self.data)
+        return per_rater(self.data, self.answers)
 
 
 __all__ = ["N_BOOT", "PAPER_TABLES", "SEED", "TABLES", "Report", "ReportSettings", "build_report"]

@@ -9,6 +9,7 @@ responses to attention-check items, and model samples after the first (``sample 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,13 +100,27 @@ def _choices(kind: str, options: Any, parts: Any) -> dict[str, tuple[str, ...]]:
     }
 
 
+def _cluster_keys(pk: int, model: str, condition: str, prompt: Any) -> tuple[str, str]:
+    """(unit, prompt): the item's clusters for the report's intervals (``cluster``).
+
+    A generation's prompt (``meta.prompt``, an object) is its prompt cluster, shared by
+    every model and sample given it; its unit is that prompt for that model and
+    condition, so the repeated samples of one prompt are one item cluster, not
+    independent items. Other items are their own unit and prompt."""
+    if not isinstance(prompt, dict) or not prompt:
+        own = f"i:{pk}"
+        return own, own
+    key = json.dumps(prompt, sort_keys=True, ensure_ascii=False, default=str)
+    return f"u:{model}|{condition}|{key}", f"p:{key}"
+
+
 def _items(study: Study) -> pd.DataFrame:
     """One row per item: its external id, task, number of keyed fields, attention check, the answer key
     (a dict or None), the option texts of each field it asks (``choices``: field ->
     tuple, through the kinds registry; empty for ratings), the poem's raw source
     (``poem_source``) and its provenance (the split keys ``source``, ``condition``,
     ``sample``, ``form``, ``category``: None when unknown; ``source_kind`` and
-    ``source_model``)."""
+    ``source_model``), and its clusters (``unit``, ``prompt``: ``_cluster_keys``)."""
     kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
     rows = Item.objects.filter(study=study).values_list(
         "pk",
@@ -122,6 +137,7 @@ def _items(study: Study) -> pd.DataFrame:
         "poem_condition",
         "sample",
         "category",
+        "meta__prompt",
     )
     records = [
         (
@@ -140,6 +156,7 @@ def _items(study: Study) -> pd.DataFrame:
             condition or None,
             sample,
             category or None,
+            *_cluster_keys(pk, model, condition, prompt),
         )
         for (
             pk,
@@ -156,6 +173,7 @@ def _items(study: Study) -> pd.DataFrame:
             condition,
             sample,
             category,
+            prompt,
         ) in rows.iterator(chunk_size=CHUNK)
     ]
     columns = [
@@ -174,6 +192,8 @@ def _items(study: Study) -> pd.DataFrame:
         "condition",
         "sample",
         "category",
+        "unit",
+        "prompt",
     ]
     frame = pd.DataFrame.from_records(records, columns=columns).set_index("id")
     frame["sample"] = frame["sample"].astype("Int64")

@@ -5,14 +5,18 @@ pass as in ``rule_vs_rating``: ≥ 1 for a 0/1 metric, ≥ ``pass_threshold`` fo
 one) × judge set (``models``, each model) × people set (``humans``, each group), on the
 machine-written poems (``poems = machine``: source kind ``model``) and on all poems
 (``poems = all``): the judges' gap (mean rating of passing minus failing poems), the
-people's gap and their difference, on the poems both sides rated, with a stratified
-item-cluster bootstrap (``scoring.agreement.gaps``). A side with fewer than
-``min_side`` poems: no interval, ``reason`` says why.
+people's gap and their difference, on the poems both sides rated, with Welch's t
+intervals over poems (``scoring.agreement.gaps``: the stratified bootstrap covered a true
+zero 86 % of the time at 5 poems a side, Welch's t 96 %). A side with fewer than
+``min_side`` poems (3: the smallest side at which Welch never under-covers), or no variation
+on either side: no interval, ``reason`` says why ("not estimable").
 
 self_preference: for each rating task × dimension × model judge whose model also wrote
 poems of the study: its mean rating of its own model's poems against other models'
-poems, the difference (own − others) and a stratified item bootstrap interval
-(``scoring.agreement.difference``), not estimable below ``min_side`` poems on a side.
+poems, the difference (own − others) with Welch's t interval, not estimable below
+``min_side`` poems on a side; and the difference **controlled for quality**: the same
+difference minus the other model judges' difference on the same poems
+(``controlled_diff``, its interval and reason).
 """
 
 from __future__ import annotations
@@ -22,16 +26,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring.agreement.difference import bootstrap_mean_difference
-from scoring.agreement.gaps import METHOD, GapDifference, gap_differences, not_estimable
+from scoring.agreement.gaps import WELCH, GapDifference, gap_differences, welch_difference
 from scoring.report.correlation import rule_means
 from scoring.report.data import StudyData
 from scoring.report.ratings import rating_cells
 from scoring.report.rules import pass_threshold
 from scoring.report.sets import HUMANS, MODELS, RaterSet, groups_of, single_models
 from scoring.report.settings import ReportSettings
-
-DIFF_METHOD = "stratified item bootstrap (percentile)"
 
 
 def _means(cell: pd.DataFrame, s: RaterSet) -> pd.Series:
@@ -103,6 +104,7 @@ def _gaps(
             n_boot=opts.n_boot,
             confidence=opts.confidence,
             seed=opts.seed,
+            method="welch",
         )
         for k, g in zip(members, found, strict=True):
             out[k] = g
@@ -143,41 +145,62 @@ def _echo_row(
         "difference": g.difference,
         "ci_low": g.difference_ci[0],
         "ci_high": g.difference_ci[1],
-        "ci_method": METHOD if g.estimable and opts.n_boot > 0 else "",
+        "ci_method": WELCH if g.estimable else "",
         "estimable": g.estimable,
         "reason": g.reason,
     }
 
 
+def _own_name(reason: str | None) -> str | None:
+    return reason.replace("n_pass", "n_own").replace("n_fail", "n_other") if reason else None
+
+
 def self_preference_rows(
     data: StudyData, sets: list[RaterSet], opts: ReportSettings
 ) -> list[dict[str, Any]]:
+    """Each judge's own-minus-others difference, raw and controlled for quality.
+
+    Raw: the judge's mean rating of its own model's poems minus of other models' poems
+    (Welch's t interval over poems). Controlled: the same difference of the judge's
+    rating *minus the other model judges' mean rating of the same poem* — the other
+    judges' own-minus-others difference on those poems is subtracted, so poems that are
+    simply better or worse do not count as bias (Welch's t over the per-poem
+    differences, on the poems at least one other judge rated)."""
     items = data.items
     is_model = items["source_kind"].to_numpy() == "model"
     authors = pd.Series(items["source_model"].to_numpy()[is_model], index=items.index[is_model])
     writers = set(authors.tolist())
+    judges = single_models(sets)
     rows: list[dict[str, Any]] = []
     for task, dim, cell in rating_cells(data):
-        for judge in single_models(sets):
+        for judge in judges:
             name = str(data.raters.loc[judge.raters[0], "name"])
             if name not in writers:
                 continue
             means = _means(cell, judge)
             wrote = authors.reindex(means.index)
-            own = means.loc[(wrote == name).to_numpy()]
-            other = means.loc[(wrote.notna() & (wrote != name)).to_numpy()]
+            own_mask = (wrote == name).to_numpy()
+            other_mask = (wrote.notna() & (wrote != name)).to_numpy()
+            own, other = means.loc[own_mask], means.loc[other_mask]
             if own.empty and other.empty:
                 continue
-            reason = not_estimable(own.size, other.size, opts.min_side)
-            if reason:
-                reason = reason.replace("n_pass", "n_own").replace("n_fail", "n_other")
-            d = bootstrap_mean_difference(
-                own.tolist(),
-                other.tolist(),
-                n_boot=opts.n_boot if reason is None else 0,
-                confidence=opts.confidence,
-                seed=opts.seed,
+            d = welch_difference(
+                own.to_numpy(), other.to_numpy(), confidence=opts.confidence,
+                min_side=opts.min_side,
+            )  # fmt: skip
+            rest = [j for j in judges if j.name != judge.name]
+            controls = (
+                pd.concat([_means(cell, j) for j in rest], axis=1).mean(axis=1)
+                if rest
+                else pd.Series(dtype=np.float64)
             )
+            gap = means - controls.reindex(means.index)
+            c = welch_difference(
+                gap.loc[own_mask].to_numpy(), gap.loc[other_mask].to_numpy(),
+                confidence=opts.confidence, min_side=opts.min_side,
+            )  # fmt: skip
+            ctrl = controls.reindex(means.index)
+            c_reason = _own_name(c.reason) if rest else "no other model judge rated these poems"
             rows.append(
                 {
                     "task": task,
@@ -191,8 +214,14 @@ def self_preference_rows(
                     "diff": d.diff,
                     "ci_low": d.ci_low,
                     "ci_high": d.ci_high,
-                    "ci_method": DIFF_METHOD if reason is None and opts.n_boot > 0 else "",
-                    "reason": reason,
+                    "ci_method": WELCH if d.reason is None else "",
+                    "reason": _own_name(d.reason),
+                    "others_diff": float(ctrl.loc[own_mask].mean() - ctrl.loc[other_mask].mean()),
+                    "controlled_diff": c.diff,
+                    "controlled_ci_low": c.ci_low,
+                    "controlled_ci_high": c.ci_high,
+                    "n_controlled": c.n_a + c.n_b,
+                    "controlled_reason": c_reason,
                 }
             )
     return rows

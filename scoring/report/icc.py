@@ -13,6 +13,9 @@ many of the set's items and raters the subset kept (``n_items`` of ``n_items_all
 ``n_raters`` of ``n_raters_all``) and, when something was left out, says so in ``subset``.
 A volunteer crowd where each person rated a few poems has no such subset: its row says
 why (``reason``); use the ``agreement`` table's alpha, which allows missing ratings.
+Each row names the raters it used (``raters_used``: "12 humans + 3 models"); a set whose
+subset lost every rater of a kind its name promises (``humans+models`` keeping only the
+two models) is refused with the reason, not reported under a label it does not meet.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ COLUMNS = (
     "n_items_all",
     "n_raters_all",
     "subset",
+    "raters_used",
     "reason",
 )
 
@@ -94,8 +98,33 @@ def _sets(sets: list[RaterSet]) -> list[RaterSet]:
     return out
 
 
+def _promised(s: RaterSet) -> list[str]:
+    """The kinds of rater a set's name promises (``humans+models``: both)."""
+    if s.name == f"{HUMANS}+{MODELS}":
+        return ["human", "model"]
+    return ["model"] if s.name == MODELS else ["human"]
+
+
+def _used(kinds: pd.Series, raters: list[Any]) -> dict[str, int]:
+    found = kinds.reindex(raters).value_counts()
+    return {str(k): int(v) for k, v in found.items()}
+
+
+def _label(used: dict[str, int]) -> str:
+    """What the rows' raters are: e.g. "12 humans + 3 models"."""
+    names = {"human": "humans", "model": "models"}
+    return " + ".join(
+        f"{used[k]} {names.get(k, k)}" for k in ("human", "model", "rule") if used.get(k)
+    )
+
+
 def _rows_for(
-    task: str, dim: str, s: RaterSet, cell: pd.DataFrame, opts: ReportSettings
+    task: str,
+    dim: str,
+    s: RaterSet,
+    cell: pd.DataFrame,
+    opts: ReportSettings,
+    kinds: pd.Series,
 ) -> list[dict[str, Any]]:
     part = cell.loc[np.isin(cell["rater"].to_numpy(), s.raters)]
     if part.empty or part["rater"].nunique() < 2:
@@ -115,6 +144,18 @@ def _rows_for(
             "table (see the agreement table's alpha, which allows missing ratings)"
         )
         return [{**where, "form": None, "n_items": 0, "n_raters": 0, "reason": why}]
+    used = _used(kinds, raters)
+    missing = [k for k in _promised(s) if k not in used]
+    if missing:
+        why = (
+            f"the complete-case subset kept {len(raters)} of {wide.shape[1]} raters "
+            f"({_label(used)}): no {' or '.join(missing)} rater is left, so this is not an "
+            f"ICC of {s.name}; see the sets' own rows, or alpha (agreement table)"
+        )
+        return [
+            {**where, "form": None, "n_items": len(items), "n_raters": len(raters),
+             "raters_used": _label(used), "reason": why}
+        ]  # fmt: skip
     table = wide.loc[items, raters].to_numpy(dtype=np.float64)
     left_out = wide.shape[0] - len(items), wide.shape[1] - len(raters)
     subset = (
@@ -143,6 +184,7 @@ def _rows_for(
                 "n_items": r.n_targets,
                 "n_raters": r.n_raters,
                 "subset": subset,
+                "raters_used": _label(used),
                 "reason": reason,
             }
         )
@@ -154,7 +196,7 @@ def icc_rows(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> lis
     chosen = _sets(sets)
     for task, dim, cell in rating_cells(data):
         for s in chosen:
-            rows += _rows_for(task, dim, s, cell, opts)
+            rows += _rows_for(task, dim, s, cell, opts, data.raters["kind"])
     return rows
 
 

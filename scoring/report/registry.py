@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scoring.report import abilities, agreement, bws, icc, items
+from scoring.report import abilities, agreement, bws, comparisons, icc, items
 from scoring.report import tables as t
 from scoring.report.data import aggregate_rows
 
@@ -72,14 +72,30 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "accuracy",
         t.accuracy,
-        columns=_names("task field rater_set n_raters n_responses value ci_low ci_high successes"),
-        shown=_names("task field rater_set n_raters n_responses value ci"),
+        columns=_names(
+            "task field rater_set n_raters n_responses value ci_low ci_high ci_method design_effect icc_person icc_item successes"
+        ),
+        shown=_names(
+            "task field rater_set n_raters n_responses value ci ci_method design_effect icc_person icc_item"
+        ),
     ),
     TableSpec(
         "model_vs_groups",
         t.model_vs_groups,
-        columns=_names("task field model model_value group group_value n_members percentile"),
-        shown=_names("task field model model_value group group_value n_members percentile"),
+        columns=_names(
+            "task field model model_value model_ci_low model_ci_high group group_value group_ci_low group_ci_high n_members percentile ci_method design_effect icc_person icc_item"
+        ),
+        shown=_names(
+            "task field model model_value model_ci group group_value group_ci n_members percentile ci_method design_effect"
+        ),
+    ),
+    TableSpec(
+        "comparisons",
+        t.comparisons,
+        columns=tuple(comparisons.COLUMNS),
+        shown=_names(
+            "kind task field summary a b n_items value_a value_b diff ci cohens_h test p_value p_holm p_bh rank best_set reason"
+        ),
     ),
     TableSpec(
         "agreement",
@@ -96,7 +112,7 @@ SPECS: tuple[TableSpec, ...] = (
         "rule_vs_rating",
         t.rule_vs_rating,
         columns=_names(
-            "task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci_low ci_high threshold reason"
+            "task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci_low ci_high threshold ci_method reason"
         ),
         shown=_names("task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci reason"),
     ),
@@ -117,18 +133,22 @@ SPECS: tuple[TableSpec, ...] = (
         "ratings",
         t.ratings,
         columns=_names(
-            "task field rater_set n_items n_raters n_ratings mean sd ci_low ci_high ci_method"
+            "task field rater_set n_items n_raters n_ratings mean sd ci_low ci_high ci_method design_effect icc_person icc_item"
         ),
-        shown=_names("task field rater_set n_items n_raters n_ratings mean sd ci ci_method"),
+        shown=_names(
+            "task field rater_set n_items n_raters n_ratings mean sd ci ci_method design_effect icc_person icc_item"
+        ),
         paper=True,
     ),
     TableSpec(
         "rule_rates",
         t.rule_rates,
         columns=_names(
-            "rule version field source condition n kind value ci_low ci_high ci_method successes"
+            "rule version field source condition n kind value ci_low ci_high ci_method design_effect icc_person icc_item successes"
         ),
-        shown=_names("rule version field source condition form n kind value ci ci_method"),
+        shown=_names(
+            "rule version field source condition form n kind value ci ci_method design_effect"
+        ),
         native=_names("source condition form"),
         paper=True,
     ),
@@ -169,9 +189,11 @@ SPECS: tuple[TableSpec, ...] = (
         "self_preference",
         t.self_preference,
         columns=_names(
-            "task field judge model n_own n_other mean_own mean_other diff ci_low ci_high ci_method reason"
+            "task field judge model n_own n_other mean_own mean_other diff ci_low ci_high ci_method reason others_diff controlled_diff controlled_ci_low controlled_ci_high n_controlled controlled_reason"
         ),
-        shown=_names("task field judge n_own n_other mean_own mean_other diff ci reason"),
+        shown=_names(
+            "task field judge n_own n_other mean_own mean_other diff ci reason others_diff controlled_diff controlled_ci controlled_reason"
+        ),
         native=_names("source"),
         paper=True,
     ),

@@ -3,9 +3,10 @@
 rule_vs_rating (the "echo chamber" test, domain.md §1.2): for each rating task ×
 dimension × rule metric × rater set, items are split by the rule into pass and fail;
 ``mean_pass`` and ``mean_fail`` are means over items of the set's item-level mean
-rating, ``diff = mean_pass − mean_fail``, and its CI a stratified percentile bootstrap
-over items (``scoring.agreement.difference``), not estimable (null, with the reason)
-when a side has fewer than ``min_side`` poems. Pass: value ≥ 1 for a metric whose
+rating, ``diff = mean_pass − mean_fail``, and its CI Welch's t over items
+(``scoring.agreement.gaps.welch_difference``; the stratified bootstrap it replaces
+under-covered on small sides), not estimable (null, with the reason) when a side has
+fewer than ``min_side`` poems or neither side varies. Pass: value ≥ 1 for a metric whose
 observed values are all 0 or 1 (structural, rhyme), value ≥ ``threshold`` (default
 0.8) for a graded one (tonal, pattern). ``rule_scores``: mean rule score per poem form
 (e.g. ``ci:浣溪沙``) × poem source (``human``, ``model:<name>``), for the heatmap.
@@ -18,8 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring.agreement.difference import bootstrap_mean_difference
-from scoring.agreement.gaps import MIN_SIDE, not_estimable
+from scoring.agreement.gaps import MIN_SIDE, WELCH, welch_difference
 from scoring.report.correlation import item_means, rule_means
 from scoring.report.data import StudyData
 from scoring.report.sets import RaterSet, by_kind
@@ -35,8 +35,6 @@ def rule_vs_rating_rows(
     data: StudyData,
     sets: list[RaterSet],
     *,
-    n_boot: int,
-    seed: int,
     confidence: float = 0.95,
     threshold: float = PASS_THRESHOLD,
     min_side: int = MIN_SIDE,
@@ -65,13 +63,8 @@ def rule_vs_rating_rows(
                     both = means.index.intersection(scores.index)
                     good = means.loc[both.intersection(passed)]
                     bad = means.loc[both.difference(passed)]
-                    reason = not_estimable(good.size, bad.size, min_side)
-                    d = bootstrap_mean_difference(
-                        good.tolist(),
-                        bad.tolist(),
-                        n_boot=n_boot if reason is None else 0,
-                        seed=seed,
-                        confidence=confidence,
+                    d = welch_difference(
+                        good.to_numpy(), bad.to_numpy(), confidence=confidence, min_side=min_side
                     )
                     rows.append(
                         {
@@ -87,7 +80,8 @@ def rule_vs_rating_rows(
                             "ci_low": d.ci_low,
                             "ci_high": d.ci_high,
                             "threshold": cut,
-                            "reason": reason,
+                            "ci_method": WELCH if d.reason is None else "",
+                            "reason": d.reason,
                         }
                     )
     return rows

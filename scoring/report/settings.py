@@ -15,12 +15,17 @@ from typing import Any
 N_BOOT = 200
 SEED = 20261122
 PASS_THRESHOLD = 0.8
-MIN_SIDE = 5
+MIN_SIDE = 3  # Welch's t never under-covers from 3 poems a side (bench/bench_coverage.py)
 MAX_BOOT = 100_000
 #: Item provenance the tables can be split by (docs/report.md §1).
 BY_KEYS = ("source", "condition", "sample", "form", "category")
-#: How the ``ratings`` table's interval is computed.
-RATINGS_CI = ("t", "bootstrap", "normal")
+#: How the ``ratings`` table's interval is computed (``crossed``: clustered as ``cluster`` says).
+RATINGS_CI = ("crossed", "t", "bootstrap", "normal")
+#: What answers are clustered in, for every accuracy, rate and mean (docs/statistics.md
+#: §22): people and items crossed (the default), one of them, the generation prompt,
+#: or nothing (answers independent: Wilson's interval, the old default).
+CLUSTERS = ("person+item", "person+prompt", "person", "item", "prompt", "none")
+CLUSTER = "person+item"
 
 
 class SettingsError(ValueError):
@@ -39,7 +44,8 @@ class ReportSettings:
     min_side: int = MIN_SIDE  # fewer poems on a pass/fail (own/other) side: no interval
     by: tuple[str, ...] = ()  # split every table by these item provenance keys
     tasks: tuple[str, ...] = ()  # only these task slugs (empty: every task)
-    ratings_ci: str = "t"  # the ratings table's interval: t | bootstrap | normal
+    ratings_ci: str = "crossed"  # the ratings table's interval: crossed | t | bootstrap | normal
+    cluster: str = CLUSTER  # what answers are clustered in (``CLUSTERS``)
 
     def __post_init__(self) -> None:
         check(self)
@@ -67,6 +73,8 @@ def check(s: ReportSettings) -> None:
         raise SettingsError("by", f"distinct keys among {', '.join(BY_KEYS)}")
     if s.ratings_ci not in RATINGS_CI:
         raise SettingsError("ratings_ci", f"one of {', '.join(RATINGS_CI)}")
+    if s.cluster not in CLUSTERS:
+        raise SettingsError("cluster", f"one of {', '.join(CLUSTERS)}")
 
 
 def _names(value: Any) -> tuple[str, ...]:
@@ -107,6 +115,7 @@ _KINDS: dict[str, type] = {
     "by": tuple,
     "tasks": tuple,
     "ratings_ci": str,
+    "cluster": str,
 }
 
 

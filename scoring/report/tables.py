@@ -8,6 +8,7 @@ from scoring.report import abilities as abilities_table
 from scoring.report import accuracy as acc
 from scoring.report import agreement as agr
 from scoring.report import bws as bws_table
+from scoring.report import comparisons as cmp
 from scoring.report import correlation as cor
 from scoring.report import echo, forms, published, rules
 from scoring.report import icc as icc_table
@@ -24,11 +25,21 @@ Rows = list[dict[str, Any]]
 
 
 def accuracy(c: Context) -> Rows:
-    return acc.accuracy_rows(c.data, c.sets, c.rates, confidence=c.opts.confidence)
+    o = c.opts
+    return acc.accuracy_rows(
+        c.data, c.sets, c.rates, confidence=o.confidence, cluster=o.cluster, answers=c.answers
+    )
 
 
 def model_vs_groups(c: Context) -> Rows:
-    return acc.model_vs_groups(c.data, c.sets, c.rates)
+    o = c.opts
+    return acc.model_vs_groups(
+        c.data, c.sets, c.rates, confidence=o.confidence, cluster=o.cluster, answers=c.answers
+    )
+
+
+def comparisons(c: Context) -> Rows:
+    return cmp.comparison_rows(c.data, c.sets, c.opts)
 
 
 def agreement(c: Context) -> Rows:
@@ -46,8 +57,6 @@ def rule_vs_rating(c: Context) -> Rows:
         c.data,
         c.sets,
         threshold=o.pass_threshold,
-        n_boot=o.n_boot,
-        seed=o.seed,
         confidence=o.confidence,
         min_side=o.min_side,
     )

@@ -101,8 +101,16 @@ def test_the_gap_difference_and_its_minimum_side() -> None:
     one = gap_difference(judge_pass, people_pass, [3.0], [1.0], n_boot=500, seed=0)
     assert one.difference == pytest.approx((4.4 - 3.0) - (4.4 - 1.0))
     assert math.isnan(one.difference_ci[0]) and not one.estimable
-    assert one.reason == not_estimable(5, 1, 5)
-    assert one.reason == "not estimable: fewer than 5 poems on a side (n_fail = 1)"
+    assert one.reason == not_estimable(5, 1, 3)
+    assert one.reason == "not estimable: fewer than 3 poems on a side (n_fail = 1)"
+    welch = gap_difference(
+        judge_pass, people_pass, judge_fail, people_fail, method="welch"
+    )  # per poem judge − people: Welch over the two sides
+    d_pass = np.subtract(judge_pass, people_pass)
+    d_fail = np.subtract(judge_fail, people_fail)
+    want = stats.ttest_ind(d_pass, d_fail, equal_var=False).confidence_interval(0.95)
+    assert welch.difference_ci == (pytest.approx(want.low), pytest.approx(want.high))
+    assert welch.difference == pytest.approx(-2.3)
 
 
 def test_gap_differences_share_draws_and_equal_one_call_per_pair() -> None:
@@ -137,3 +145,41 @@ def test_classifications_share_draws_and_equal_one_call_per_case() -> None:
         alone = classification(*case, n_options=3, n_boot=200, seed=9)
         assert got == alone or (got.n == alone.n == 0)
     assert together[0].estimates != together[1].estimates
+
+
+def test_welch_difference_equals_statsmodels_unequal_variance_interval() -> None:
+    from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
+
+    from scoring.agreement.gaps import welch_difference
+
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(3.2, 0.4, 4), rng.normal(2.5, 1.3, 9)
+    w = welch_difference(a, b, confidence=0.9)
+    low, high = CompareMeans(DescrStatsW(a), DescrStatsW(b)).tconfint_diff(
+        alpha=0.1, usevar="unequal"
+    )
+    assert (w.ci_low, w.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert w.diff == pytest.approx(a.mean() - b.mean())
+    short = welch_difference(a[:2], b)
+    assert math.isnan(short.ci_low) and "fewer than 3" in (short.reason or "")
+    flat = welch_difference([4.0, 4.0, 4.0], [2.0, 2.0, 2.0])
+    assert math.isnan(flat.ci_low) and "no variation" in (flat.reason or "")
+
+
+def test_welch_for_several_pairs_at_once_equals_scipy_column_by_column() -> None:
+    rng = np.random.default_rng(21)
+    passing, failing = rng.normal(3, 1, (7, 6)), rng.normal(2.5, 0.6, (4, 6))
+    failing[:, 4] = 2.0  # a constant column on one side only: still estimable
+    found = gap_differences(passing, failing, method="welch")
+    for j, g in enumerate(found):
+        a, b = 2 * j, 2 * j + 1
+        for got, (x, y) in (
+            (g.judge_ci, (passing[:, a], failing[:, a])),
+            (g.people_ci, (passing[:, b], failing[:, b])),
+            (g.difference_ci, (passing[:, a] - passing[:, b], failing[:, a] - failing[:, b])),
+        ):
+            want = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
+            assert got == (pytest.approx(want.low), pytest.approx(want.high))
+        assert g.reason is None
+    flat = gap_differences(np.full((3, 2), 4.0), np.full((3, 2), 2.0), method="welch")[0]
+    assert math.isnan(flat.difference_ci[0]) and "no variation" in (flat.reason or "")

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 from scoring.agreement.bws import (
     boot_fits,
@@ -52,8 +53,47 @@ def test_counting_interval_is_the_t_interval_of_the_per_appearance_scores() -> N
     values = np.array([1, 1, -1, 0, 0], dtype=float)
     low, high = stats.t.interval(0.9, 4, loc=values.mean(), scale=stats.sem(values))
     assert (s.ci_low[1], s.ci_high[1]) == (pytest.approx(low), pytest.approx(high))
-    # poem 3 is always worst: no spread, the interval collapses to its score
-    assert s.ci_low[3] == pytest.approx(-1.0) and s.ci_high[3] == pytest.approx(-1.0)
+    # poem 3 is always worst (3 of 3): no spread, and a t interval would collapse to
+    # [-1, -1]. Wilson's intervals of the best (0/3) and worst (3/3) shares instead.
+    best = proportion_confint(0, 3, alpha=0.1, method="wilson")
+    worst = proportion_confint(3, 3, alpha=0.1, method="wilson")
+    assert s.ci_low[3] == pytest.approx(best[0] - worst[1])
+    assert s.ci_high[3] == pytest.approx(best[1] - worst[0])
+    assert s.ci_high[3] > -0.5 and s.ci_low[3] == pytest.approx(-1.0)
+
+
+def test_a_single_model_picking_a_poem_best_every_time_has_no_zero_width_interval() -> None:
+    trials = [((0, 1, 2), 0, 2), ((0, 1, 3), 0, 3), ((0, 2, 3), 0, 3), ((3, 1, 4), 1, 4)]
+    s = counting_scores(trials, 5)
+    assert s.standardised[0] == 1.0 and s.ci_high[0] == pytest.approx(1.0)
+    best_low = proportion_confint(3, 3, method="wilson")[0]
+    worst_high = proportion_confint(0, 3, method="wilson")[1]
+    assert s.ci_low[0] == pytest.approx(best_low - worst_high)
+    assert s.ci_low[0] < 0.5
+    # poem 4: shown once, picked worst: an interval all the same (Wilson of 0/1 and 1/1)
+    assert math.isfinite(s.ci_low[4]) and s.ci_low[4] == pytest.approx(-1.0)
+    assert s.ci_high[4] == pytest.approx(
+        proportion_confint(0, 1, method="wilson")[1] - proportion_confint(1, 1, method="wilson")[0]
+    )
+
+
+def test_the_rater_bootstrap_runs_on_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    from threadpoolctl import threadpool_info
+
+    import scoring.agreement.bws as bws
+
+    seen: list[int] = []
+    real = bws._fit
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bws, "_fit", spy)
+    who = [k // 2 for k in range(len(TRIALS))]
+    bootstrap_bradley_terry(TRIALS, who, 4, n_boot=5, seed=0)
+    bradley_terry(TRIALS, 4)
+    assert seen and set(seen) == {1}
 
 
 def test_implied_pairs_of_a_triple_are_its_full_ranking() -> None:

@@ -9,6 +9,7 @@ from scipy import optimize
 
 from scoring.agreement.irt import (
     MISSING,
+    ItemFit,
     abilities_eap,
     fit_1pl,
     fit_2pl,
@@ -82,7 +83,7 @@ def test_2pl_agrees_with_girths_own_2pl_fit() -> None:
 def test_eap_matches_girth_and_the_posterior_by_hand() -> None:
     x, *_ = simulate(20, 50, missing=0.2, seed=14)
     fit = fit_2pl(x)
-    ab = abilities_eap(x, fit)
+    ab = abilities_eap(x, fit, method="grid")
     ref = girth.ability_eap(
         np.where(x == MISSING, girth.INVALID_RESPONSE, x), fit.difficulty, fit.discrimination
     )
@@ -196,3 +197,55 @@ def test_fit_is_unchanged_by_the_faster_likelihood(monkeypatch: pytest.MonkeyPat
     assert np.array_equal(fast.discrimination, slow.discrimination)
     assert fast.loglik == slow.loglik
     assert np.array_equal(fast_ab.theta, abilities_eap(x, slow).theta)
+
+
+def _known(n_units: int, n_persons: int, seed: int):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    a = rng.lognormal(0, 0.3, n_units)
+    b = rng.normal(0, 1, n_units)
+    theta = rng.normal(0, 1, n_persons)
+    p = 1 / (1 + np.exp(-a[:, None] * (theta[None, :] - b[:, None])))
+    x = (rng.random(p.shape) < p).astype(np.int64)
+    fit = ItemFit("2pl", b, a, 0.0, 2 * n_units, True)
+    return x, fit, theta
+
+
+def _covers(n_units: int, n_persons: int, seed: int) -> tuple[float, object]:
+    x, fit, theta = _known(n_units, n_persons, seed)
+    ab = abilities_eap(x, fit)
+    hit = np.abs(ab.theta - theta) <= 1.96 * ab.se
+    return float(hit.mean()), ab
+
+
+@pytest.mark.parametrize("n_units", [20, pytest.param(200, marks=pytest.mark.slow)])
+def test_adaptive_eap_intervals_cover_the_true_abilities(n_units: int) -> None:
+    """Known item parameters: the EAP ± 1.96 posterior SD covers θ 93–97 % of the time
+    (the fixed 41-node grid gave SDs of ~0 for long tests; issue 23)."""
+    coverage, ab = _covers(n_units, 1500, seed=n_units)
+    assert 0.93 <= coverage <= 0.97
+    assert np.all(ab.se > 0)
+
+
+@pytest.mark.slow
+def test_adaptive_eap_at_2000_items_covers_and_tells_patterns_apart() -> None:
+    coverage, ab = _covers(2000, 1000, seed=2000)
+    assert 0.93 <= coverage <= 0.97
+    assert float(np.median(ab.se)) == pytest.approx(0.035, rel=0.5)  # ~1/√information
+    # 41 people spread over the range: 41 distinct abilities (the grid gave 16)
+    x, fit, _ = _known(2000, 41, seed=5)
+    theta = np.linspace(-2.5, 2.5, 41)
+    rng = np.random.default_rng(6)
+    p = 1 / (1 + np.exp(-fit.discrimination[:, None] * (theta[None, :] - fit.difficulty[:, None])))
+    x = (rng.random(p.shape) < p).astype(np.int64)
+    adaptive = abilities_eap(x, fit).theta
+    grid = abilities_eap(x, fit, method="grid").theta
+    assert np.unique(np.round(adaptive, 6)).size == 41
+    assert np.unique(np.round(grid, 6)).size < 41
+    assert np.corrcoef(adaptive, theta)[0, 1] > 0.99
+
+
+def test_adaptive_and_grid_eap_agree_on_a_short_test() -> None:
+    x, fit, _ = _known(15, 300, seed=3)
+    adaptive, grid = abilities_eap(x, fit), abilities_eap(x, fit, method="grid")
+    assert np.abs(adaptive.theta - grid.theta).max() < 0.01
+    assert np.abs(adaptive.se - grid.se).max() < 0.01

@@ -80,7 +80,7 @@ def test_report_rejects_a_bad_n_boot(world: World) -> None:
 @pytest.mark.slow
 def test_report_takes_the_settings_as_query_parameters_and_echoes_them(world: World) -> None:
     base = f"/api/v1/studies/{world.own.study.pk}/report/"
-    query = "?n_boot=0&by=source,form&min_side=2&pass_threshold=0.5&tasks=quality,ck"
+    query = "?n_boot=0&by=source,form&min_side=2&pass_threshold=0.5&tasks=quality,ck&cluster=item"
     data = _get(world, base + query).json()
     assert data["settings"] == {
         "n_boot": 0,
@@ -90,7 +90,8 @@ def test_report_takes_the_settings_as_query_parameters_and_echoes_them(world: Wo
         "min_side": 2,
         "by": ["source", "form"],
         "tasks": ["quality", "ck"],
-        "ratings_ci": "t",
+        "ratings_ci": "crossed",
+        "cluster": "item",
     }
     assert {r["task"] for r in data["accuracy"]} == {"ck"}
     assert {(r["source"], r["form"]) for r in data["ratings"]} == {

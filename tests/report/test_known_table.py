@@ -45,8 +45,8 @@ EXPECTED_ACCURACY = {
 }
 
 
-def _report(known: Builder, n_boot: int = 0):
-    return build_report(known.study, ReportSettings(n_boot=n_boot)).tables
+def _report(known: Builder, n_boot: int = 0, cluster: str = "person+item"):
+    return build_report(known.study, ReportSettings(n_boot=n_boot, cluster=cluster)).tables
 
 
 def _index(rows, *keys):
@@ -71,12 +71,17 @@ def test_accuracy_has_no_row_for_a_set_that_never_answered(known: Builder) -> No
 
 
 def test_wilson_interval_of_an_accuracy_row(known: Builder) -> None:
-    row = _index(_report(known)["accuracy"], "task", "field", "rater_set")[
+    row = _index(_report(known, cluster="none")["accuracy"], "task", "field", "rater_set")[
         ("ck", "answer", "group:A")
     ]
     # Wilson (1927) for 5/8 at 95 %: 0.3057–0.8632.
     assert row["ci_low"] == pytest.approx(0.3057, abs=1e-4)
     assert row["ci_high"] == pytest.approx(0.8632, abs=1e-4)
+    # Clustered in its 2 people (t with 1 degree of freedom): honestly much wider.
+    crossed = _index(_report(known)["accuracy"], "task", "field", "rater_set")
+    row = crossed[("ck", "answer", "group:A")]
+    assert row["ci_method"] == "person+item-clustered Wilson (CGM)"
+    assert row["ci_low"] < 0.3057 and row["ci_high"] > 0.8632
 
 
 @pytest.mark.slow
@@ -132,16 +137,16 @@ def test_rule_vs_rating_shows_the_echo_chamber(known: Builder) -> None:
     assert (judge["mean_pass"], judge["mean_fail"], judge["diff"]) == (4.0, 5.0, -1.0)
     tonal = rows[("prosody", "rule:prosody:modern/tonal", "humans")]
     assert tonal["threshold"] == 0.8 and tonal["diff"] == 2.75
-    # Two poems a side are fewer than the minimum (5): no interval, and the row says why
+    # Two poems a side are fewer than the minimum (3): no interval, and the row says why
     assert humans["ci_low"] != humans["ci_low"] and humans["ci_high"] != humans["ci_high"]
     assert (
-        humans["reason"] == "not estimable: fewer than 5 poems on a side (n_pass = 2, n_fail = 2)"
+        humans["reason"] == "not estimable: fewer than 3 poems on a side (n_pass = 2, n_fail = 2)"
     )
     lenient = build_report(known.study, ReportSettings(n_boot=50, min_side=2)).tables
     humans = _index(lenient["rule_vs_rating"], "field", "rule", "rater_set")[
         ("prosody", "rule:prosody:modern/structural", "humans")
     ]
-    assert humans["reason"] is None
+    assert humans["reason"] is None and humans["ci_method"] == "Welch's t"
     assert humans["ci_low"] <= humans["diff"] <= humans["ci_high"]
 
 

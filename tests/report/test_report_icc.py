@@ -148,3 +148,27 @@ def test_a_crowd_without_common_items_gets_a_reason(db) -> None:
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["icc"]
     row = one(rows, rater_set="group:A")
     assert row["form"] is None and "complete" in row["reason"]
+
+
+def test_a_mixed_set_whose_subset_kept_only_models_is_refused(db) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23: "humans + models" whose complete-case subset kept the 2 models only
+    (each person rated a few poems) must not report their ICC under the mixed label."""
+    b = Builder("icc-mislabel")
+    b.group("A")
+    b.task("rate", "rating", dimensions=DIMS)
+    rng = np.random.default_rng(2)
+    for i in range(10):
+        b.item(f"p{i}", "rate", poem_text="（合成）")
+    for m in ("m1", "m2"):
+        b.model(m)
+        for i in range(10):
+            b.answer(m, f"p{i}", "imagery", int(rng.integers(1, 6)))
+    for h in range(6):
+        b.human(f"v{h}", "A")
+        b.answer(f"v{h}", f"p{h}", "imagery", int(rng.integers(1, 6)))
+    rows = build_report(b.study, ReportSettings(n_boot=0)).tables["icc"]
+    mixed = [r for r in rows if r["rater_set"] == "humans+models"]
+    assert len(mixed) == 1 and mixed[0]["form"] is None
+    assert mixed[0]["raters_used"] == "2 models" and "no human rater" in mixed[0]["reason"]
+    models = [r for r in rows if r["rater_set"] == "models"]
+    assert len(models) == 6 and {r["raters_used"] for r in models} == {"2 models"}

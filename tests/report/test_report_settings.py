@@ -33,6 +33,7 @@ def test_settings_are_read_from_text_and_checked() -> None:
         ({"min_side": "0"}, "min_side"),
         ({"pass_threshold": "2"}, "pass_threshold"),
         ({"ratings_ci": "wald"}, "ratings_ci"),
+        ({"cluster": "rater"}, "cluster"),
     ):
         with pytest.raises(SettingsError) as caught:
             settings_from(values)
@@ -59,6 +60,8 @@ def test_the_command_takes_every_setting_and_the_json_echoes_them(known: Builder
         "0.9",
         "--ratings-ci",
         "normal",
+        "--cluster",
+        "person",
         stdout=out,
     )
     data = json.loads(out.getvalue())
@@ -71,6 +74,7 @@ def test_the_command_takes_every_setting_and_the_json_echoes_them(known: Builder
         "by": ["source"],
         "tasks": ["quality"],
         "ratings_ci": "normal",
+        "cluster": "person",
     }
     assert data["accuracy"] == []  # only the quality task
     ratings = [r for r in data["ratings"] if (r["field"], r["rater_set"]) == ("prosody", "humans")]

@@ -154,7 +154,8 @@ def test_tang_pairwise_kappa_among_the_three_experts(tang) -> None:
 @pytest.mark.slow
 def test_tang_mean_rating_per_generator_with_t_intervals(tang) -> None:
     b, items, responses = tang
-    rows = build_report(b.study, ReportSettings(n_boot=0, by=("source",))).tables["ratings"]
+    opts = ReportSettings(n_boot=0, by=("source",), ratings_ci="t")
+    rows = build_report(b.study, opts).tables["ratings"]
     rated = responses[responses.rater.isin([*EXPERTS, *GENERATORS])].merge(items, on="item")
     rated["set"] = np.where(rated.rater.isin(EXPERTS), "group:experts", "models")
     for (rater_set, source, dim), cell in rated.groupby(["set", "source", "field"]):
@@ -199,6 +200,15 @@ def test_tang_echo_chamber_on_machine_poems_and_on_all(tang) -> None:
         assert row["difference"] == pytest.approx(gap(judges) - gap(people))
         assert row["estimable"] and row["reason"] is None
         assert row["ci_low"] <= row["difference"] <= row["ci_high"] < 0  # the echo chamber
+        # Welch's t over the per-poem judge − people means of the two sides
+        d = (judges - people).dropna()
+        ok = passing[d.index] == 1
+        want = stats.ttest_ind(d[ok], d[~ok], equal_var=False).confidence_interval(0.95)
+        assert (row["ci_low"], row["ci_high"]) == (
+            pytest.approx(want.low),
+            pytest.approx(want.high),
+        )
+        assert row["ci_method"] == "Welch's t"
     assert (
         one(
             rows,
@@ -220,7 +230,7 @@ def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None
     everything = one(rows, field="prosody", poems="all", judges="models", people="group:experts")
     assert (everything["n_fail"], everything["estimable"]) == (15, False)
     assert everything["reason"] == "not estimable: fewer than 16 poems on a side (n_fail = 15)"
-    # among the 8 human poems only one fails: below the default minimum (5)
+    # among the 8 human poems only one fails: below the default minimum (3)
     humans_only = build_report(b.study, ReportSettings(n_boot=100, by=("source",))).tables[
         "echo_chamber"
     ]
@@ -234,7 +244,7 @@ def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None
     )
     assert (row["n_pass"], row["n_fail"], row["estimable"]) == (7, 1, False)
     assert row["ci_low"] is None or row["ci_low"] != row["ci_low"]
-    assert row["reason"] == "not estimable: fewer than 5 poems on a side (n_fail = 1)"
+    assert row["reason"] == "not estimable: fewer than 3 poems on a side (n_fail = 1)"
 
 
 def test_tang_self_preference(tang) -> None:
@@ -256,6 +266,30 @@ def test_tang_self_preference(tang) -> None:
             assert row["diff"] == pytest.approx(own - other)
             assert row["diff"] > 0  # each prefers its own poems, as made
             assert row["ci_low"] <= row["diff"] <= row["ci_high"]
+            # Controlled for quality: minus the other judges' rating of the same poem.
+            rated = responses[responses.field == dim]
+            others = rated[rated.rater.isin([g for g in GENERATORS if g != judge])]
+            control = others.groupby(["rater", "item"]).value.mean().groupby("item").mean()
+            j = mine.groupby("item").value.mean()
+            source = items.set_index("item").source
+            gap = (j - control).dropna()
+            own_gap = gap[source[gap.index] == judge]
+            other_gap = gap[(source[gap.index] != judge) & (source[gap.index] != "human")]
+            want = stats.ttest_ind(own_gap, other_gap, equal_var=False).confidence_interval()
+            assert row["controlled_diff"] == pytest.approx(own_gap.mean() - other_gap.mean())
+            assert (row["controlled_ci_low"], row["controlled_ci_high"]) == (
+                pytest.approx(want.low),
+                pytest.approx(want.high),
+            )
+            j_own, j_other = (
+                j[source[j.index] == judge],
+                j[(source[j.index] != judge) & (source[j.index] != "human")],
+            )
+            c = control.reindex(j.index)
+            assert row["others_diff"] == pytest.approx(
+                c[j_own.index].mean() - c[j_other.index].mean()
+            )
+            assert row["controlled_diff"] == pytest.approx(row["diff"] - row["others_diff"])
 
 
 def test_tang_judges_against_the_experts_per_generator(tang) -> None:

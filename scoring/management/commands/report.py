@@ -16,7 +16,7 @@ from scoring.report import (
     build_report,
     settings_from,
 )
-from scoring.report.settings import MIN_SIDE, PASS_THRESHOLD, RATINGS_CI
+from scoring.report.settings import CLUSTER, CLUSTERS, MIN_SIDE, PASS_THRESHOLD, RATINGS_CI
 from scoring.report.writers import FORMATS, write, write_json
 from studies.models import Study
 from studies.values import is_digits
@@ -51,7 +51,14 @@ class Command(BaseCommand):
         parser.add_argument("--tasks", help="only these task slugs, comma-separated")
         parser.add_argument(
             "--ratings-ci",
-            help=f"the ratings table's interval: {', '.join(RATINGS_CI)} (default t)",
+            help=f"the ratings table's interval: {', '.join(RATINGS_CI)} (default crossed)",
+        )
+        parser.add_argument(
+            "--cluster",
+            help=(
+                "what answers are clustered in, for every accuracy, rate and mean: "
+                f"{', '.join(CLUSTERS)} (default {CLUSTER}; none: answers independent)"
+            ),
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -62,7 +69,7 @@ class Command(BaseCommand):
         if study is None:
             raise CommandError(f"no study {key!r}")
         try:
-            settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci")})
+            settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci", "cluster")})
         except SettingsError as exc:
             raise CommandError(f"--{exc.name.replace('_', '-')}: {exc.message}") from exc
         try:
