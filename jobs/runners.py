@@ -61,6 +61,7 @@ def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         dry_run=bool(job.params.get("dry_run")),
         user=job.created_by,
         on_progress=on_progress,
+        **({"remap": job.params["remap"]} if job.params.get("remap") is not None else {}),
     )
     if job.study_id is None and not summary.dry_run:  # link the job to the study it loaded
         job.study = Study.objects.filter(slug=validate_study(source).slug).first()

@@ -137,6 +137,13 @@ class Kind:
         """The option list a field chooses from (None: not chosen among options)."""
         return None
 
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        """The option lists themselves (list key -> options, as stored): what an answer's
+        positions mean, so what a reload may not silently change."""
+        return {}
+
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         """Read a pool line's options, parts and answer key; ``has_text``: it has a stem
         or a poem."""
@@ -192,6 +199,11 @@ class _Question(Kind):
 
     def options_key(self, field_name: str) -> str | None:
         return ANSWER
+
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        return {ANSWER: list(options)}
 
 
 @dataclass(frozen=True)
@@ -284,6 +296,11 @@ class Multi(_Question):
 
     def options_key(self, field_name: str) -> str | None:
         return field_name
+
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        return {p["key"]: list(p["options"]) for p in parts}
 
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         parts, answer = _parse_parts(data.get("parts"), report)
