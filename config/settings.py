@@ -262,6 +262,23 @@ AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_VERBOSE = False
+# The hosts a study's completion_url may send finishing volunteers to (the recruiting
+# platforms): a host as written, or ".example.org" for it and every subdomain. The
+# placeholders ({code}, {PROLIFIC_PID}, ...) are filled in the path and query only, so a
+# volunteer's link can never point elsewhere (docs/deploy.md).
+COMPLETION_HOSTS = env_list(
+    "COMPLETION_HOSTS",
+    [
+        "app.prolific.com",
+        "app.prolific.co",
+        "www.mturk.com",
+        "workersandbox.mturk.com",
+        "connect.cloudresearch.com",
+        "www.credamo.com",
+        "www.wjx.cn",
+        ".qualtrics.com",
+    ],
+)
 # The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {
