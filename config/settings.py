@@ -252,13 +252,13 @@ RATE_LIMITS = {
 }
 
 # The admin login's throttle (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for
-# one user name from one client address, that pair is locked out for LOGIN_COOLOFF_MINUTES
+# one user name from one client address (an IPv4 address, or an IPv6 /64), that pair is locked out for LOGIN_COOLOFF_MINUTES
 # (each further try restarts the wait); a successful login clears the count. Failures
 # are rows in the database, shared by every worker.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.client_address"
+AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.login_throttle_address"  # an IPv6 /64 as one
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_VERBOSE = False
