@@ -296,8 +296,11 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusals": {"()": "config.logs.RefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # a 403 (or any 4xx) is one line, without the traceback of what refused it
+    "loggers": {"django.request": {"filters": ["refusals"]}},
 }
 
 # Platform settings.

@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.values import (
     Report,
     Text,
+    excerpt,
     is_blank,
     is_digits,
     is_int,
@@ -318,7 +319,7 @@ class Multi(_Question):
         for key in given:
             if key not in parts:
                 message = _("%(key)s is not a part of this question (%(parts)s)")
-                out.error(key, with_params(message, key=repr(key), parts=names))
+                out.error(str(key)[:64], with_params(message, key=excerpt(key), parts=names))
         for key, part in parts.items():
             index = parse_index(given.get(key), len(part["options"]), out, key)
             if index is not None:
@@ -401,7 +402,7 @@ class Rating(Kind):
         for key in given:
             if key not in dims:
                 message = _("%(key)s is not a dimension of this task (%(dimensions)s)")
-                out.error(key, with_params(message, key=repr(key), dimensions=names))
+                out.error(str(key)[:64], with_params(message, key=excerpt(key), dimensions=names))
         for key, dim in dims.items():
             raw: Any = given.get(key)
             if is_blank(raw):
@@ -410,7 +411,9 @@ class Rating(Kind):
             if isinstance(raw, str) and is_digits(raw.strip().removeprefix("-")):
                 raw = int(raw.strip())
             if not is_int(raw):
-                out.error(key, with_params(_("%(value)s is not a whole number"), value=repr(raw)))
+                out.error(
+                    key, with_params(_("%(value)s is not a whole number"), value=excerpt(raw))
+                )
                 continue
             if not dim["min"] <= int(raw) <= dim["max"]:
                 message = _("%(value)s is outside the scale %(min)s–%(max)s")
