@@ -304,6 +304,10 @@ LOGGING = {
 }
 
 # Platform settings.
+# A participant API token expires this many days after it was signed; a reply to a token
+# older than PARTICIPANT_TOKEN_RENEW_HOURS carries a fresh one (X-Participant-Token).
+PARTICIPANT_TOKEN_DAYS = env_int("PARTICIPANT_TOKEN_DAYS", 30)
+PARTICIPANT_TOKEN_RENEW_HOURS = env_int("PARTICIPANT_TOKEN_RENEW_HOURS", 24)
 ASSIGNMENT_CLAIM_SECONDS = env_int("ASSIGNMENT_CLAIM_SECONDS", 30 * 60)
 # Compute rule scores for poem items inside the load that creates or changes them.
 # Loads changing more items than SCORE_ON_LOAD_MAX_ITEMS leave scoring to `score_poems`.
