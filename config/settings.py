@@ -316,3 +316,7 @@ SCORE_ON_LOAD_MAX_ITEMS = env_int("SCORE_ON_LOAD_MAX_ITEMS", 5000)
 # The admin's upload page loads a file of more lines than this as a background job, whose
 # page shows its progress (a smaller file is loaded while the page waits).
 UPLOAD_BACKGROUND_LINES = env_int("UPLOAD_BACKGROUND_LINES", 2000)
+# Files uploaded for background loads (DATA_DIR/uploads) are deleted this many days after
+# they were uploaded, once no queued or running job needs them (at the end of each job,
+# and by `manage.py purge_uploads`); 0: as soon as their job ends.
+UPLOAD_KEEP_DAYS = env_int("UPLOAD_KEEP_DAYS", 7)
