@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.exports import FORMATS, export_rows, export_write
 from annotation.models import Response
@@ -110,7 +111,7 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         with partial.open("w", encoding="utf-8", newline="") as fh:
             n = export_write(rows, fmt, fh)
     os.replace(partial, path)
-    message = f"{n} rows exported to {path.name}"
+    message = _("%(n)d rows exported to %(file)s") % {"n": n, "file": path.name}
     return Outcome(
         summary={"rows": n, "format": fmt}, message=message, result_file=stored_name(path)
     )
@@ -141,7 +142,7 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             "settings": settings.as_json(),
             "tables": {k: len(v) for k, v in report.tables.items()},
         },
-        message=f"report written to {path.name}",
+        message=_("report written to %(file)s") % {"file": path.name},
         result_file=stored_name(path),
     )
 

@@ -220,7 +220,8 @@ def job_give_up(job_id: int, error: BaseException) -> None:
         Job.objects.filter(pk=job_id, finished_at__isnull=True).update(
             status=Job.Status.FAILED,
             finished_at=timezone.now(),
-            message=f"gave up after repeated database errors: {type(error).__name__}: {error}",
+            message=_("gave up after repeated database errors: %(error)s")
+            % {"error": f"{type(error).__name__}: {error}"},
             summary={"error": type(error).__name__},
         )
     except TRANSIENT_DB_ERRORS:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
 from annotation.loading.responses import responses_write, validate_responses
@@ -113,9 +114,11 @@ def derived_update(*, study: Study, summary: Summary) -> None:
         summary.notes.append(
             Note(
                 "answers_remapped",
-                f"{moved} stored answer(s) to {len(summary.items.remapped)} item(s) whose "
-                "options changed were moved to the options' new positions (--remap) and "
-                "graded again.",
+                _(
+                    "%(n)d stored answer(s) to %(items)d item(s) whose options changed were "
+                    "moved to the options' new positions (--remap) and graded again."
+                )
+                % {"n": moved, "items": len(summary.items.remapped)},
             )
         )
     regrade = sorted({*summary.items.rekeyed, *summary.items.remapped})
@@ -125,8 +128,11 @@ def derived_update(*, study: Study, summary: Summary) -> None:
         summary.notes.append(
             Note(
                 "claims_released",
-                f"{released} open claim(s) on items whose options changed were "
-                "released; those volunteers are given a fresh question.",
+                _(
+                    "%(n)d open claim(s) on items whose options changed were released; "
+                    "those volunteers are given a fresh question."
+                )
+                % {"n": released},
             )
         )
     note = rule_scores_after_load(study=study, item_ids=summary.items.changed)

@@ -62,3 +62,28 @@ def test_an_upload_a_waiting_job_needs_is_never_deleted(example_study, data_dir)
     _age(Path(data_dir) / relative, 30)
     assert uploads_purge(keep_days=0) == 0
     assert (Path(data_dir) / relative).exists()
+
+
+def test_job_messages_are_in_the_admins_language(
+    example_study, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    """A job runs in the site's language (zh-Hans): its message and a load's notes read
+    in Chinese on the admin's pages. Before, "N rows exported to …" and the notes of
+    released claims and drafts were English only."""
+    from django.utils import translation
+
+    from scoring.loads import file_load
+    from studies.loading.readers import Source
+
+    with translation.override("zh-hans"), django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "export_responses", example_study.slug, "--format", "csv", "--background",
+            stdout=io.StringIO(),
+        )  # fmt: skip
+        study = (FORMATS / "study.json").read_bytes().replace(b"poetry-understanding", b"s-zh")
+        summary = file_load(kind="study", source=Source("s.json", study, "json"))
+    job = Job.objects.get(kind="export")
+    assert job.message.startswith("已导出")
+    assert next(n.message for n in summary.notes if n.code == "study_draft").startswith(
+        "该研究是草稿"
+    )

