@@ -3,14 +3,18 @@ services as the pages.
 
 Identity: ``enrol`` (or ``resume`` with a resume code) returns a signed participant
 token; send it on every later call as ``Authorization: Participant <token>``. The token
-names one participant of one study, never expires on its own and carries no staff
-rights; requests with it need no CSRF token (it is not an ambient credential).
+names one participant of one study and carries no staff rights; requests with it need no
+CSRF token (it is not an ambient credential). It expires ``PARTICIPANT_TOKEN_DAYS`` after
+it was signed, renewed on use: a reply to a token older than
+``PARTICIPANT_TOKEN_RENEW_HOURS`` carries a fresh one in the ``X-Participant-Token``
+header, to be sent from then on (a volunteer away longer resumes with their code).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -29,6 +33,7 @@ from annotation.ratelimit import AnswerThrottle, wait_seconds
 from studies.models import Study
 
 KEYWORD = "Participant"
+RENEWED_HEADER = "X-Participant-Token"
 NEXT_PARAM = OpenApiParameter(
     "next",
     bool,
@@ -47,6 +52,11 @@ class ParticipantTokenAuthentication(authentication.BaseAuthentication):
         participant = selectors.participant_ref_by_token(header[1])
         if participant is None:
             raise exceptions.AuthenticationFailed(_("Unknown participant token."))
+        if (
+            selectors.participant_token_age(header[1])
+            > settings.PARTICIPANT_TOKEN_RENEW_HOURS * 3600
+        ):
+            request.renewed_token = selectors.participant_token(participant)  # type: ignore[attr-defined]
         return AnonymousUser(), participant
 
     def authenticate_header(self, request: Request) -> str:
@@ -175,6 +185,13 @@ class ParticipantView(APIView):
     # JSON in (the project's parser, settings.REST_FRAMEWORK), JSON out: a machine API
     # (the schema and /api/docs/ document it).
     renderer_classes = [JSONRenderer]
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        renewed = getattr(request, "renewed_token", None)
+        if renewed:  # the token, renewed on use (see the module's docstring)
+            response[RENEWED_HEADER] = renewed
+        return response
 
     def participant(self, request: Request) -> Participant:
         """The authenticated participant's row (the token itself holds only ids)."""

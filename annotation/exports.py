@@ -13,7 +13,6 @@ loading an export back ignores that column.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -22,7 +21,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
 from annotation.models import Rater, Response
-from annotation.spreadsheet import csv_row, xlsx_row
+from annotation.spreadsheet import CsvWriter, csv_row, xlsx_row
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -215,7 +214,7 @@ def text_chunks(
             parts.append(text)
             return len(text)
 
-    writer = csv.writer(Buffer(), lineterminator="\n")
+    writer = CsvWriter(Buffer())
     if fmt == "csv":
         writer.writerow(COLUMNS)
     dumps = json.dumps

@@ -70,16 +70,35 @@ def client_address(request: Any) -> str:
     return remote
 
 
-def _address_key(address: str) -> str:
+def _address_group(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Network | None:
+    """Who an address stands for: an IPv4 address itself (an IPv4-mapped IPv6 one too),
+    an IPv6 address its /64 (one household or phone is given a whole /64, so counting
+    its addresses one by one would give it unlimited tries); None if not an address."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
-        return address or "unknown"
+        return None
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)
+            return ip.ipv4_mapped
+        return ipaddress.IPv6Network(f"{ip}/64", strict=False)
+    return ip
+
+
+def _address_key(address: str) -> str:
+    group = _address_group(address)
+    return (address or "unknown") if group is None else str(group)
+
+
+def login_throttle_address(request: Any) -> str:
+    """The admin login throttle's client address (django-axes' AXES_CLIENT_IP_CALLABLE):
+    the client's IPv4 address, or the first address of its IPv6 /64, so every address
+    of one /64 counts as one client (as for the rate limits)."""
+    address = client_address(request)
+    group = _address_group(address)
+    if isinstance(group, ipaddress.IPv6Network):
+        return str(group.network_address)
+    return address if group is None else str(group)
 
 
 def browser_id(request: Any) -> str | None:

@@ -6,10 +6,13 @@ every volunteer page does too (tests/volunteer/test_query_counts.py).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core import signing
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
@@ -92,10 +95,19 @@ def participant_token(participant: Participant) -> str:
     return signing.dumps(claims, salt=TOKEN_SALT)
 
 
+def participant_token_age(token: str) -> float:
+    """Seconds since a token (already checked) was signed."""
+    stamp = token.rsplit(signing.Signer().sep, 2)[-2]
+    return time.time() - signing.b62_decode(stamp)
+
+
 def participant_ref_by_token(token: str) -> Participant | None:
-    """The participant a token names, as a reference (ids only, no query), or None."""
+    """The participant a token names, as a reference (ids only, no query), or None (also
+    when it was signed more than ``PARTICIPANT_TOKEN_DAYS`` ago: renewed on use, see
+    ``annotation.api``)."""
+    max_age = timedelta(days=settings.PARTICIPANT_TOKEN_DAYS)
     try:
-        claims = signing.loads(token, salt=TOKEN_SALT)
+        claims = signing.loads(token, salt=TOKEN_SALT, max_age=max_age)
         return Participant(
             pk=int(claims["i"]),
             public_id=str(claims["p"]),

@@ -9,16 +9,24 @@ carriage return, which some strip before looking) as a formula: a model named
   spreadsheet shows as the text ``=rt-1``; a text that already starts with apostrophes
   before such a character gets one more, so :func:`csv_restore` (used by
   ``load_responses``) gives back exactly the original: an export loads back unchanged.
+  The same holds for every line inside a cell (after a ``\r``, ``\n`` or ``\r\n``): a
+  reader that breaks rows at a bare carriage return must still never see a formula.
   Numbers are numbers, written as they are (``-1`` stays the number -1).
+* Every CSV file is written by :class:`CsvWriter`: Python's ``csv`` with ``QUOTE_MINIMAL``,
+  lines ending ``\n``, and every field holding a ``\r``, a ``\n``, a quote or the separator
+  quoted (the module alone leaves a lone ``\r`` bare when lines end ``\n``, and a
+  spreadsheet or pandas then starts a new row inside the field).
 * XLSX: text cells are written as inline strings (``data_type "s"``), never formulas;
   the value stays exactly the text.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _ESCAPED = re.compile(r"^'+[=+\-@\t\r]")
@@ -29,14 +37,26 @@ _ESCAPED = re.compile(r"^'+[=+\-@\t\r]")
 _RISKY_FIRST = frozenset("".join(FORMULA_START) + "'")
 
 
+_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
+def _escaped_line(line: str) -> str:
+    if line.startswith(FORMULA_START) or _ESCAPED.match(line):
+        return "'" + line
+    return line
+
+
 def csv_cell(value: Any) -> Any:
-    """``value`` as a CSV cell a spreadsheet will show as written (text never a formula)."""
-    if (
-        isinstance(value, str)
-        and value[:1] in _RISKY_FIRST
-        and (value.startswith(FORMULA_START) or _ESCAPED.match(value))
-    ):
-        return "'" + value
+    """``value`` as a CSV cell a spreadsheet will show as written (text never a formula):
+    the cell, and each line inside it, starting a formula gets an apostrophe."""
+    if not isinstance(value, str):
+        return value
+    if value[:1] in _RISKY_FIRST and (value.startswith(FORMULA_START) or _ESCAPED.match(value)):
+        value = "'" + value
+    if "\r" in value or "\n" in value:
+        parts = _BREAK.split(value)  # text, break, text, break, ...: the first text is done
+        parts[2::2] = [_escaped_line(line) for line in parts[2::2]]
+        value = "".join(parts)
     return value
 
 
@@ -49,7 +69,7 @@ def csv_row(values: Iterable[Any]) -> list[Any]:
             out.append("")
         elif v is True or v is False:
             out.append("true" if v else "false")
-        elif v.__class__ is str and v[:1] not in _RISKY_FIRST:
+        elif v.__class__ is str and v[:1] not in _RISKY_FIRST and "\n" not in v and "\r" not in v:
             out.append(v)
         else:
             out.append(csv_cell(v))
@@ -58,7 +78,43 @@ def csv_row(values: Iterable[Any]) -> list[Any]:
 
 def csv_restore(text: str) -> str:
     """The original text of a cell :func:`csv_cell` wrote (other text unchanged)."""
+    if "\r" in text or "\n" in text:
+        parts = _BREAK.split(text)
+        parts[2::2] = [line[1:] if _ESCAPED.match(line) else line for line in parts[2::2]]
+        text = "".join(parts)
     return text[1:] if _ESCAPED.match(text) else text
+
+
+class CsvWriter:
+    """The one CSV writer: ``csv.writer`` with ``QUOTE_MINIMAL`` and lines ending ``\n``,
+    where a field holding a ``\r`` is quoted too.
+
+    ``csv`` quotes a field holding the separator, the quote or a character of the line
+    terminator; so a row with a ``\r`` in a field is written by a second writer whose lines
+    end ``\r\n`` (which quotes it), and its final ``\r\n`` becomes ``\n``. Cells are
+    written as given: pass them through :func:`csv_row` or :func:`csv_cell` first.
+    """
+
+    def __init__(self, out: IO[str] | Any, delimiter: str = ",") -> None:
+        self._out = out
+        self._plain = csv.writer(
+            out, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL
+        )
+        self._buffer = io.StringIO()
+        self._quoting = csv.writer(
+            self._buffer, delimiter=delimiter, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL
+        )
+
+    def writerow(self, cells: Iterable[Any]) -> None:
+        cells = list(cells)
+        if not any(c.__class__ is str and "\r" in c for c in cells):
+            self._plain.writerow(cells)
+            return
+        self._quoting.writerow(cells)
+        line = self._buffer.getvalue()
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self._out.write(line[:-2] + "\n")
 
 
 def xlsx_row(sheet: Any, values: Iterable[Any]) -> list[Any]:

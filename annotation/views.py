@@ -27,7 +27,7 @@ from annotation.models import Assignment, Participant
 from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
 from studies.kinds import kind_of
 from studies.models import Study
-from studies.recruitment import completion_link
+from studies.recruitment import completion_link, completion_problem
 
 log = logging.getLogger(__name__)
 # The language switch (base.html) names each language in itself: "English" stays
@@ -390,7 +390,9 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
     if p.status != Participant.Status.FINISHED:
         return redirect("volunteer:question", slug=slug)
     context: dict[str, Any] = {"study": study, "participant": p}
-    if study.completion_url:  # back to the recruitment platform, with the code
+    # back to the recruitment platform, with the code; a study stored before its host
+    # was refused (COMPLETION_HOSTS) shows the code and redirects nowhere
+    if study.completion_url and completion_problem(study.completion_url) is None:
         context["completion_link"] = completion_link(
             study.completion_url, code=p.completion_code, params=p.recruitment
         )

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.csp.ContentSecurityPolicyMiddleware",  # CONTENT_SECURITY_POLICY below
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -220,6 +221,20 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# The Content-Security-Policy of every response (config/csp.py): scripts from this site's
+# files only, never inline; inline styles allowed (they run no code).
+CONTENT_SECURITY_POLICY: dict[str, list[str]] = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
 X_FRAME_OPTIONS = "DENY"
 
 REST_FRAMEWORK = {
@@ -267,16 +282,33 @@ RATE_LIMITS = {
 }
 
 # The admin login's throttle (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for
-# one user name from one client address, that pair is locked out for LOGIN_COOLOFF_MINUTES
+# one user name from one client address (an IPv4 address, or an IPv6 /64), that pair is locked out for LOGIN_COOLOFF_MINUTES
 # (each further try restarts the wait); a successful login clears the count. Failures
 # are rows in the database, shared by every worker.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.client_address"
+AXES_CLIENT_IP_CALLABLE = "annotation.ratelimit.login_throttle_address"  # an IPv6 /64 as one
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "admin/locked_out.html"
 AXES_VERBOSE = False
+# The hosts a study's completion_url may send finishing volunteers to (the recruiting
+# platforms): a host as written, or ".example.org" for it and every subdomain. The
+# placeholders ({code}, {PROLIFIC_PID}, ...) are filled in the path and query only, so a
+# volunteer's link can never point elsewhere (docs/deploy.md).
+COMPLETION_HOSTS = env_list(
+    "COMPLETION_HOSTS",
+    [
+        "app.prolific.com",
+        "app.prolific.co",
+        "www.mturk.com",
+        "workersandbox.mturk.com",
+        "connect.cloudresearch.com",
+        "www.credamo.com",
+        "www.wjx.cn",
+        ".qualtrics.com",
+    ],
+)
 # The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {
@@ -294,11 +326,18 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusals": {"()": "config.logs.RefusalsWithoutTraceback"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # a 403 (or any 4xx) is one line, without the traceback of what refused it
+    "loggers": {"django.request": {"filters": ["refusals"]}},
 }
 
 # Platform settings.
+# A participant API token expires this many days after it was signed; a reply to a token
+# older than PARTICIPANT_TOKEN_RENEW_HOURS carries a fresh one (X-Participant-Token).
+PARTICIPANT_TOKEN_DAYS = env_int("PARTICIPANT_TOKEN_DAYS", 30)
+PARTICIPANT_TOKEN_RENEW_HOURS = env_int("PARTICIPANT_TOKEN_RENEW_HOURS", 24)
 ASSIGNMENT_CLAIM_SECONDS = env_int("ASSIGNMENT_CLAIM_SECONDS", 30 * 60)
 # Compute rule scores for poem items inside the load that creates or changes them.
 # Loads changing more items than SCORE_ON_LOAD_MAX_ITEMS leave scoring to `score_poems`.
@@ -307,3 +346,7 @@ SCORE_ON_LOAD_MAX_ITEMS = env_int("SCORE_ON_LOAD_MAX_ITEMS", 5000)
 # The admin's upload page loads a file of more lines than this as a background job, whose
 # page shows its progress (a smaller file is loaded while the page waits).
 UPLOAD_BACKGROUND_LINES = env_int("UPLOAD_BACKGROUND_LINES", 2000)
+# Files uploaded for background loads (DATA_DIR/uploads) are deleted this many days after
+# they were uploaded, once no queued or running job needs them (at the end of each job,
+# and by `manage.py purge_uploads`); 0: as soon as their job ends.
+UPLOAD_KEEP_DAYS = env_int("UPLOAD_KEEP_DAYS", 7)

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.exports import FORMATS, export_rows, export_write
 from annotation.models import Response
@@ -61,6 +62,7 @@ def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         dry_run=bool(job.params.get("dry_run")),
         user=job.created_by,
         on_progress=on_progress,
+        **({"remap": job.params["remap"]} if job.params.get("remap") is not None else {}),
     )
     if job.study_id is None and not summary.dry_run:  # link the job to the study it loaded
         job.study = Study.objects.filter(slug=validate_study(source).slug).first()
@@ -109,7 +111,7 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         with partial.open("w", encoding="utf-8", newline="") as fh:
             n = export_write(rows, fmt, fh)
     os.replace(partial, path)
-    message = f"{n} rows exported to {path.name}"
+    message = _("%(n)d rows exported to %(file)s") % {"n": n, "file": path.name}
     return Outcome(
         summary={"rows": n, "format": fmt}, message=message, result_file=stored_name(path)
     )
@@ -140,7 +142,7 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             "settings": settings.as_json(),
             "tables": {k: len(v) for k, v in report.tables.items()},
         },
-        message=f"report written to {path.name}",
+        message=_("report written to %(file)s") % {"file": path.name},
         result_file=stored_name(path),
     )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -39,6 +39,43 @@ def upload_save(name: str, content: bytes) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(content)
     return str(relative)
+
+
+def uploads_purge(*, keep_days: int | None = None) -> int:
+    """Delete the uploaded files (DATA_DIR/uploads) older than ``keep_days`` (default
+    ``UPLOAD_KEEP_DAYS``) that no queued or running job still needs; their finished jobs
+    are marked (``params["purged"]``). Run at the end of every job and by ``manage.py
+    purge_uploads``. Returns how many files were deleted."""
+    keep = settings.UPLOAD_KEEP_DAYS if keep_days is None else keep_days
+    root = Path(settings.DATA_DIR) / "uploads"
+    if not root.is_dir():
+        return 0
+    cutoff = time.time() - keep * 86400
+    pending = Job.objects.exclude(status__in=[Job.Status.DONE, Job.Status.FAILED])
+    needed = {
+        str(p)
+        for p in pending.filter(params__has_key="path").values_list("params__path", flat=True)
+    }
+    needed |= {
+        str(p)
+        for p in Job.objects.filter(summary__error=RUNNER_LOST, params__has_key="path").values_list(
+            "params__path", flat=True
+        )
+    }  # a job whose runner died is run again when it is delivered again
+    removed: list[str] = []
+    for path in sorted(root.rglob("*")):
+        relative = str(path.relative_to(settings.DATA_DIR))
+        if path.is_file() and relative not in needed and path.stat().st_mtime <= cutoff:
+            path.unlink(missing_ok=True)
+            removed.append(relative)
+    for folder in sorted((p for p in root.glob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    for start in range(0, len(removed), 500):
+        for job in Job.objects.filter(params__path__in=removed[start : start + 500]):
+            job.params = {**job.params, "purged": True}
+            job.save(update_fields=["params"])
+    return len(removed)
 
 
 def job_submit(*, kind: str, study: Study | None, params: dict[str, Any], user: Any = None) -> Job:
@@ -124,6 +161,10 @@ def job_run(job_id: int) -> Job | None:
     job.stage, job.done, job.total = reporter.stage, reporter.done, reporter.total
     job.finished_at = timezone.now()
     _save_outcome(job)
+    try:  # uploads past UPLOAD_KEEP_DAYS (this job's own too, when it is 0)
+        uploads_purge()
+    except (OSError, DatabaseError):
+        logger.warning("uploaded files could not be purged", exc_info=True)
     return job
 
 
@@ -179,7 +220,8 @@ def job_give_up(job_id: int, error: BaseException) -> None:
         Job.objects.filter(pk=job_id, finished_at__isnull=True).update(
             status=Job.Status.FAILED,
             finished_at=timezone.now(),
-            message=f"gave up after repeated database errors: {type(error).__name__}: {error}",
+            message=_("gave up after repeated database errors: %(error)s")
+            % {"error": f"{type(error).__name__}: {error}"},
             summary={"error": type(error).__name__},
         )
     except TRANSIENT_DB_ERRORS:

@@ -8,8 +8,11 @@ run, calls as plain calls:
 
 1. ``annotation.services.grading.responses_regrade`` for items whose answer key changed,
    so stored ``correct`` values never go stale;
-2. ``annotation.services.claims_release`` for items whose number of options changed, so
-   no answer is ever mapped through a shuffle drawn for the old options;
+2. ``annotation.services.grading.responses_remap`` for items whose options changed under
+   an explicit ``remap`` (``studies.loading.reshape``): their stored answers rewritten to
+   the new positions (and regraded), and ``annotation.services.claims_release`` for every
+   item whose options changed, so no answer is ever mapped through a shuffle drawn for
+   the old options;
 3. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
    their rule scores (or the summary's notes say why not yet).
 
@@ -24,11 +27,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
 from annotation.loading.responses import responses_write, validate_responses
 from annotation.services.claims import claims_release, tallies_refresh
-from annotation.services.grading import responses_regrade
+from annotation.services.grading import responses_regrade, responses_remap
 from scoring.rules import rule_scores_after_load
 from studies.access import is_superuser
 from studies.loading.pool import pool_write, validate_pool
@@ -63,9 +67,12 @@ def file_load(
     user: Any = None,
     show_progress: bool = False,
     on_progress: ProgressCallback | None = None,
+    remap: Any = None,
 ) -> Summary:
     """Load ``source`` as a file of ``kind`` (a :class:`LoadKind`); a study definition
-    needs no ``study``, every other kind does. Raises ``LoadError`` (nothing written)."""
+    needs no ``study``, every other kind does. ``remap`` (a pool only): the parsed
+    ``--remap`` JSON, where each changed item's old options went. Raises ``LoadError``
+    (nothing written)."""
     if kind == LoadKind.STUDY:
         if on_progress is not None:
             on_progress("validating", 0, 1)
@@ -83,7 +90,10 @@ def file_load(
     if study is None:
         raise ValueError(f"a {kind} file is loaded into a study")
     progress: dict[str, Any] = {"show_progress": show_progress, "on_progress": on_progress}
-    parsed = loader.validate(source, study, **progress)
+    if remap is not None and kind != LoadKind.POOL:
+        raise ValueError("a remap applies to a pool's items only")
+    extra = {} if remap is None else {"remap": remap}
+    parsed = loader.validate(source, study, **progress, **extra)
     with transaction.atomic():
         summary = loader.write(
             parsed, source=source, study=study, dry_run=dry_run, user=user, **progress
@@ -98,14 +108,31 @@ def derived_update(*, study: Study, summary: Summary) -> None:
     on reshaped ones (their shuffles no longer fit), score changed poems."""
     if summary.items.changed:  # new, changed or re-flagged items: tallies brought up to date
         tallies_refresh(study_id=study.pk)
-    if summary.items.rekeyed:
-        responses_regrade(item_ids=summary.items.rekeyed)
+    if summary.items.remapped:
+        moved = responses_remap(remaps=summary.items.remapped)
+        summary.details["answers remapped"] = moved
+        summary.notes.append(
+            Note(
+                "answers_remapped",
+                _(
+                    "%(n)d stored answer(s) to %(items)d item(s) whose options changed were "
+                    "moved to the options' new positions (--remap) and graded again."
+                )
+                % {"n": moved, "items": len(summary.items.remapped)},
+            )
+        )
+    regrade = sorted({*summary.items.rekeyed, *summary.items.remapped})
+    if regrade:
+        responses_regrade(item_ids=regrade)
     if summary.items.reshaped and (released := claims_release(item_ids=summary.items.reshaped)):
         summary.notes.append(
             Note(
                 "claims_released",
-                f"{released} open claim(s) on items whose number of options changed were "
-                "released; those volunteers are given a fresh question.",
+                _(
+                    "%(n)d open claim(s) on items whose options changed were released; "
+                    "those volunteers are given a fresh question."
+                )
+                % {"n": released},
             )
         )
     note = rule_scores_after_load(study=study, item_ids=summary.items.changed)

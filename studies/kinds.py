@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.values import (
     Report,
     Text,
+    excerpt,
     is_blank,
     is_digits,
     is_int,
@@ -137,6 +138,13 @@ class Kind:
         """The option list a field chooses from (None: not chosen among options)."""
         return None
 
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        """The option lists themselves (list key -> options, as stored): what an answer's
+        positions mean, so what a reload may not silently change."""
+        return {}
+
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         """Read a pool line's options, parts and answer key; ``has_text``: it has a stem
         or a poem."""
@@ -192,6 +200,11 @@ class _Question(Kind):
 
     def options_key(self, field_name: str) -> str | None:
         return ANSWER
+
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        return {ANSWER: list(options)}
 
 
 @dataclass(frozen=True)
@@ -285,6 +298,11 @@ class Multi(_Question):
     def options_key(self, field_name: str) -> str | None:
         return field_name
 
+    def option_contents(
+        self, *, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]
+    ) -> dict[str, list[Any]]:
+        return {p["key"]: list(p["options"]) for p in parts}
+
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         parts, answer = _parse_parts(data.get("parts"), report)
         if not has_text:
@@ -301,7 +319,7 @@ class Multi(_Question):
         for key in given:
             if key not in parts:
                 message = _("%(key)s is not a part of this question (%(parts)s)")
-                out.error(key, with_params(message, key=repr(key), parts=names))
+                out.error(str(key)[:64], with_params(message, key=excerpt(key), parts=names))
         for key, part in parts.items():
             index = parse_index(given.get(key), len(part["options"]), out, key)
             if index is not None:
@@ -384,7 +402,7 @@ class Rating(Kind):
         for key in given:
             if key not in dims:
                 message = _("%(key)s is not a dimension of this task (%(dimensions)s)")
-                out.error(key, with_params(message, key=repr(key), dimensions=names))
+                out.error(str(key)[:64], with_params(message, key=excerpt(key), dimensions=names))
         for key, dim in dims.items():
             raw: Any = given.get(key)
             if is_blank(raw):
@@ -393,7 +411,9 @@ class Rating(Kind):
             if isinstance(raw, str) and is_digits(raw.strip().removeprefix("-")):
                 raw = int(raw.strip())
             if not is_int(raw):
-                out.error(key, with_params(_("%(value)s is not a whole number"), value=repr(raw)))
+                out.error(
+                    key, with_params(_("%(value)s is not a whole number"), value=excerpt(raw))
+                )
                 continue
             if not dim["min"] <= int(raw) <= dim["max"]:
                 message = _("%(value)s is outside the scale %(min)s–%(max)s")

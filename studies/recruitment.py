@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
+
+from django.conf import settings
 
 # The query parameters kept, in this order; anything else in the link is ignored.
 PARAMETERS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
@@ -31,8 +33,21 @@ def recruitment_params(query: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def host_allowed(host: str, allowed: list[str] | None = None) -> bool:
+    """Whether ``host`` is one of ``COMPLETION_HOSTS`` (".example.org": it and its
+    subdomains)."""
+    host = host.lower().rstrip(".")
+    for entry in settings.COMPLETION_HOSTS if allowed is None else allowed:
+        entry = entry.lower().strip()
+        if host == entry.lstrip(".") or (entry.startswith(".") and host.endswith(entry)):
+            return True
+    return False
+
+
 def completion_problem(url: str) -> str | None:
-    """What is wrong with a completion URL template, or None."""
+    """What is wrong with a completion URL template, or None. Placeholders may stand in
+    the path and the query only: the scheme and host are fixed when the study is loaded,
+    and the host must be one of ``settings.COMPLETION_HOSTS``."""
     if not re.match(r"^https?://[^\s/?#]+", url):
         return "must be an http:// or https:// address"
     if any(ch.isspace() for ch in url):
@@ -41,6 +56,24 @@ def completion_problem(url: str) -> str | None:
     if unknown:
         known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
         return f"unknown placeholder {{{unknown[0]}}} (known: {known})"
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "is not a valid address"
+    if "{" in parts.netloc or "}" in parts.netloc or "{" in parts.fragment:
+        return "may have placeholders in its path and query only, never in the host"
+    try:
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError:
+        return "is not a valid address"
+    if "@" in parts.netloc:
+        return "must not name a user or password before the host"
+    if not host_allowed(host):
+        return (
+            f"sends volunteers to {host!r}, which is not a recruiting host this site allows "
+            f"(COMPLETION_HOSTS: {', '.join(settings.COMPLETION_HOSTS)})"
+        )
     return None
 
 

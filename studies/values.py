@@ -86,6 +86,18 @@ def read_index(value: Any) -> int | None:
     return None
 
 
+EXCERPT = 40
+
+
+def excerpt(value: Any, limit: int = EXCERPT) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a refused value is named in its
+    message, never echoed whole (2 MB sent in must not come back as 2 MB)."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[: limit * 2]  # no repr of a huge text just to cut it
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def is_blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -100,11 +112,11 @@ def parse_index(value: Any, n_options: int, report: Problems, field: str) -> int
     if index is None:
         last = LETTERS[min(max(n_options, 1), len(LETTERS)) - 1]
         message = _("%(value)s is not an option index (0-based number or letter A-%(last)s)")
-        report.error(field, with_params(message, value=repr(value), last=last))
+        report.error(field, with_params(message, value=excerpt(value), last=last))
         return None
     if not 0 <= index < n_options:
         message = _("option %(value)s is out of range: there are %(count)s options")
-        report.error(field, with_params(message, value=repr(value), count=n_options))
+        report.error(field, with_params(message, value=excerpt(value), count=n_options))
         return None
     return index
 

@@ -8,7 +8,6 @@ counted in the summary (they mean the file and the pool disagree about the key).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
@@ -24,6 +23,7 @@ from annotation.services.participants import participants_place
 from annotation.spreadsheet import csv_restore
 from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
+from studies.loading.plain import loads
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
@@ -73,7 +73,7 @@ def _recruitment(data: dict[str, Any]) -> dict[str, str]:
     raw = data.get("recruitment")
     if isinstance(raw, str) and raw.strip():
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)  # a key named twice: not a usable recruitment
         except ValueError:
             return {}
     return recruitment_params(raw) if isinstance(raw, dict) else {}

@@ -8,12 +8,14 @@ to a background job instead and says which.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs.services import command_submit, rule_scores_follow
 from scoring.loads import file_load
+from studies.loading.plain import loads
 from studies.loading.problems import LoadError, Summary
 from studies.loading.readers import Source
 from studies.models import Study
@@ -32,6 +34,16 @@ class LoadCommand(BaseCommand):
         parser.add_argument(
             "--dry-run", action="store_true", help="validate and count, write nothing"
         )
+        if self.kind == "pool":
+            parser.add_argument(
+                "--remap",
+                metavar="JSON_OR_FILE",
+                help=(
+                    "where the old options of items whose options change went: inline JSON "
+                    "such as '{\"ck-001\": [1, 0, 2]}' or a .json file (docs/loading.md); the "
+                    "stored answers are moved to the new positions in the same transaction"
+                ),
+            )
         parser.add_argument(
             "--background",
             action="store_true",
@@ -52,6 +64,8 @@ class LoadCommand(BaseCommand):
                 )
             kwargs["study"] = study
             kwargs["show_progress"] = opts["verbosity"] >= 1 and sys.stderr.isatty()
+        if opts.get("remap") is not None:
+            kwargs["remap"] = read_remap(opts["remap"])
         if opts["background"]:
             self._submit(source, kwargs.get("study"), opts)
             return
@@ -73,8 +87,26 @@ class LoadCommand(BaseCommand):
             study=study,
             content=source.content,
             name=source.name,
-            params={"dry_run": opts["dry_run"], "format": opts.get("format")},
+            params={
+                "dry_run": opts["dry_run"],
+                "format": opts.get("format"),
+                **({"remap": read_remap(opts["remap"])} if opts.get("remap") else {}),
+            },
         )
         if job["status"] == "failed":
             raise CommandError(job["message"])
         self.stdout.write(self.style.SUCCESS(job["message"]))
+
+
+def read_remap(value: str) -> Any:
+    """``--remap``: inline JSON (starting with ``{``) or the path of a JSON file."""
+    text, name = value, "--remap"
+    if not value.lstrip().startswith("{"):
+        try:
+            text, name = Path(value).read_text(encoding="utf-8-sig"), value
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"--remap {value}: cannot read the file: {exc}") from exc
+    try:
+        return loads(text)
+    except ValueError as exc:
+        raise CommandError(f"{name}: not valid JSON: {exc}") from exc

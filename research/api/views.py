@@ -30,16 +30,16 @@ from scoring.report.service import report_for
 from scoring.report.settings import (
     CLUSTER,
     CLUSTERS,
+    MAX_BOOT,
+    MAX_SEED,
     MIN_SIDE,
     PASS_THRESHOLD,
     RATINGS_CI,
     SETTING_NAMES,
 )
 from studies.models import Item, Study
-from studies.values import is_digits
 
 TAGS = ["research"]
-MAX_BOOT = 2000
 
 
 def _choice(request: Request, name: str, allowed: tuple[str, ...], default: str | None) -> Any:
@@ -49,16 +49,9 @@ def _choice(request: Request, name: str, allowed: tuple[str, ...], default: str 
     return value
 
 
-def _n_boot(request: Request) -> int:
-    raw = request.query_params.get("n_boot", str(N_BOOT))
-    if not is_digits(raw) or int(raw) > MAX_BOOT:
-        raise exceptions.ValidationError({"n_boot": f"an integer from 0 to {MAX_BOOT}"})
-    return int(raw)
-
-
 def report_settings(request: Request, study: Study) -> ReportSettings:
-    """The report settings of the query string (docs/report.md §1), checked."""
-    _n_boot(request)
+    """The report settings of the query string (docs/report.md §1), checked (one rule
+    for every interface: ``scoring.report.settings.check``)."""
     values = {name: request.query_params.get(name) for name in SETTING_NAMES}
     try:
         settings = settings_from(values)
@@ -70,8 +63,10 @@ def report_settings(request: Request, study: Study) -> ReportSettings:
 
 
 SETTING_PARAMETERS = [
-    OpenApiParameter("n_boot", int, description=f"bootstrap resamples (default {N_BOOT})"),
-    OpenApiParameter("seed", int, description="random seed of the bootstrap"),
+    OpenApiParameter(
+        "n_boot", int, description=f"bootstrap resamples (default {N_BOOT}, at most {MAX_BOOT})"
+    ),
+    OpenApiParameter("seed", int, description=f"random seed of the bootstrap (0 to {MAX_SEED})"),
     OpenApiParameter("confidence", float, description="confidence level (default 0.95)"),
     OpenApiParameter(
         "pass_threshold",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
@@ -108,7 +108,8 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "recruit": recruit_links(request, study),
         "settings_query": settings_query(form),
     }
-    return render(request, "research/dashboard.html", ctx)
+    # a bad setting is named on the page (the defaults used for it), as a 400
+    return render(request, "research/dashboard.html", ctx, status=400 if form.errors else 200)
 
 
 def settings_query(form: context.SettingsForm) -> str:
@@ -127,8 +128,11 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
     table = request.GET.get("table") or None
     if fmt not in REPORT_FORMATS or (table is not None and table not in TABLES):
         raise Http404("No such download")
-    settings = context.read_settings(study, request.GET).settings
-    return report_download(report_for(study, settings), fmt, table)
+    form = context.read_settings(study, request.GET)
+    if form.errors:  # never a report computed for settings the researcher did not ask for
+        problems = "\n".join(f"{name}: {message}" for name, message in form.errors.items())
+        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+    return report_download(report_for(study, form.settings), fmt, table)
 
 
 @login_required

@@ -105,6 +105,18 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: an object naming a key twice is refused, not read as its last."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} appears twice in one object: keep one")
+            seen.add(key)
+    return data
+
+
 def _records(text: str, csv_file: bool, problem: Callable[..., None]) -> Iterator[tuple[int, Any]]:
     if csv_file:
         reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -129,7 +141,10 @@ def _records(text: str, csv_file: bool, problem: Callable[..., None]) -> Iterato
         if not raw.strip():
             continue
         try:
-            yield number, json.loads(raw, parse_constant=_no_constants)
+            yield (
+                number,
+                json.loads(raw, parse_constant=_no_constants, object_pairs_hook=_unique_keys),
+            )
         except json.JSONDecodeError as exc:
             problem(number, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
         except (ValueError, RecursionError) as exc:

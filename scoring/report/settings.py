@@ -16,7 +16,12 @@ N_BOOT = 200
 SEED = 20261122
 PASS_THRESHOLD = 0.8
 MIN_SIDE = 3  # Welch's t never under-covers from 3 poems a side (bench/bench_coverage.py)
-MAX_BOOT = 100_000
+#: The most bootstrap resamples any interface computes (the dashboard, the downloads, the
+#: API, report jobs and the command): one report request must never hold a worker for long.
+MAX_BOOT = 2000
+#: Seeds numpy's generators take (and a tool reproducing a report may pass to theirs).
+MAX_SEED = 2**32 - 1
+MAX_MIN_SIDE = 1_000_000
 #: Item provenance the tables can be split by (docs/report.md §1).
 BY_KEYS = ("source", "condition", "sample", "form", "category")
 #: How the ``ratings`` table's interval is computed (``crossed``: clustered as ``cluster`` says).
@@ -62,12 +67,14 @@ class ReportSettings:
 def check(s: ReportSettings) -> None:
     if not 0 <= s.n_boot <= MAX_BOOT:
         raise SettingsError("n_boot", f"a whole number from 0 to {MAX_BOOT}")
+    if not 0 <= s.seed <= MAX_SEED:
+        raise SettingsError("seed", f"a whole number from 0 to {MAX_SEED}")
     if not 0 < s.confidence < 1:
         raise SettingsError("confidence", "a number between 0 and 1, e.g. 0.95")
     if not (math.isfinite(s.pass_threshold) and 0 <= s.pass_threshold <= 1):
         raise SettingsError("pass_threshold", "a number from 0 to 1")
-    if s.min_side < 1:
-        raise SettingsError("min_side", "a whole number ≥ 1")
+    if not 1 <= s.min_side <= MAX_MIN_SIDE:
+        raise SettingsError("min_side", f"a whole number from 1 to {MAX_MIN_SIDE}")
     unknown = [k for k in s.by if k not in BY_KEYS]
     if unknown or len(set(s.by)) != len(s.by):
         raise SettingsError("by", f"distinct keys among {', '.join(BY_KEYS)}")

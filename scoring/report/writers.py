@@ -8,7 +8,6 @@ starting with ``=``, ``+``, ``-``, ``@`` gets a leading apostrophe; XLSX text is
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -16,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from annotation.spreadsheet import csv_cell, xlsx_row
+from annotation.spreadsheet import CsvWriter, csv_cell, xlsx_row
 from scoring.report.build import TABLES, Report
 from scoring.report.registry import SPECS
 
@@ -48,7 +47,7 @@ def _cell(v: Any) -> Any:
 
 def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str], by: Iterable[str] = ()) -> None:
     cols = columns(name, rows, by)
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvWriter(out)
     writer.writerow([csv_cell(c) for c in cols])
     for row in rows:
         writer.writerow([csv_cell(_cell(row.get(c))) for c in cols])

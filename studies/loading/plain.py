@@ -24,6 +24,31 @@ class NotPlainJSON(ValueError):
     pass
 
 
+class DuplicateKey(NotPlainJSON):
+    """One object names a key twice: JSON leaves which value wins to the parser (Python
+    keeps the last), so a study file with two ``slug`` keys would quietly be another study."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(duplicate_key_message(key))
+
+
+def duplicate_key_message(key: object) -> str:
+    return f"the key {key!r} appears twice in one object: keep one"
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object, or :class:`DuplicateKey` for its first repeat."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return data
+
+
 def _constant(name: str) -> Any:
     raise NotPlainJSON(f"{name} is not a number JSON allows")
 
@@ -36,13 +61,16 @@ def _float(text: str) -> float:
 
 
 def loads(text: str) -> Any:
-    """``json.loads``, but NaN, Infinity and numbers beyond float range are errors.
+    """``json.loads``, but NaN, Infinity, numbers beyond float range and a key repeated in
+    one object (:class:`DuplicateKey`) are errors.
 
     Raises ``json.JSONDecodeError`` or ``NotPlainJSON`` (both ``ValueError``), also for
     nesting too deep to parse.
     """
     try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float)
+        return json.loads(
+            text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_unique_keys
+        )
     except RecursionError as exc:
         raise NotPlainJSON("nested too deeply") from exc
 

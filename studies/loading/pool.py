@@ -4,14 +4,15 @@ Items are keyed by ``(study, id)``. An item whose content is unchanged is left a
 a changed one is updated. The summary lists the items created or changed, those whose
 answer key changed and those whose option lists changed size, for ``scoring.loads`` to
 regrade, rule-score and release stale claims in the same transaction (a reload that
-changes an answered item's number of options is refused: ``studies.loading.reshape``). Items absent from the file are kept: a pool may be
-loaded in several files.
+changes the options of an item with answers or open claims is refused unless a remap
+says where each option went: ``studies.loading.reshape``). Items absent from the file
+are kept: a pool may be loaded in several files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.db import transaction
@@ -24,7 +25,14 @@ from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Record, Source, read_records
-from studies.loading.reshape import check_reshaped, shape
+from studies.loading.reshape import (
+    Remap,
+    RemapByItem,
+    check_reshaped,
+    options_hash,
+    parse_remap,
+    shape,
+)
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
@@ -41,7 +49,7 @@ class ItemSpec:
     line: int
     external_id: str
     values: dict[str, Any]
-    reshaped: bool = False  # an option list changes size (studies.loading.reshape)
+    reshaped: bool = False  # its options change (studies.loading.reshape)
 
     @property
     def task_id(self) -> int:
@@ -65,12 +73,14 @@ class PlannedItem:
     task_id: int
     content_hash: str
     shape: dict[str, int]  # option list -> size, as the shuffle sees it
-    reshaped: bool = False
+    options_hash: str  # the option lists' order and content
+    reshaped: bool = False  # its options change (studies.loading.reshape)
 
 
 @dataclass
 class PoolPlan:
     items: list[PlannedItem]
+    remaps: RemapByItem = field(default_factory=dict)  # checked --remap, by item pk
 
 
 def parse_item(
@@ -122,10 +132,13 @@ def validate_pool(
     *,
     show_progress: bool = False,
     on_progress: ProgressCallback | None = None,
+    remap: Any = None,
 ) -> PoolPlan:
     """Check every line of ``source`` and the file against the stored items; raise
-    ``LoadError`` naming each problem's line and field. Keeps no item's content."""
+    ``LoadError`` naming each problem's line and field. Keeps no item's content.
+    ``remap``: the parsed ``--remap`` JSON (``studies.loading.reshape.parse_remap``)."""
     collector = Collector(source.name)
+    remaps: Remap | None = None if remap is None else parse_remap(remap, collector)
     tasks = {t.slug: t for t in study.tasks.all()}
     kinds = {t.pk: t.kind for t in tasks.values()}
     planned: list[PlannedItem] = []
@@ -154,14 +167,15 @@ def validate_pool(
                 task_id=spec.task_id,
                 content_hash=spec.content_hash,
                 shape=shape(kinds[spec.task_id], values["options"], values["parts"]),
+                options_hash=options_hash(kinds[spec.task_id], values["options"], values["parts"]),
             )
         )
     if not planned and not collector.problems:
         collector.add(None, None, "the file holds no items")
     check_task_moves(study, planned, collector)
-    check_reshaped(study, planned, collector)
+    checked = check_reshaped(study, planned, collector, remaps)
     collector.raise_if_any()
-    return PoolPlan(planned)
+    return PoolPlan(planned, checked)
 
 
 class Moving(Protocol):
@@ -255,6 +269,7 @@ def pool_write(
             on_progress=on_progress,
         )
         summary.items.reshaped.extend(ids[p.external_id] for p in plan.items if p.reshaped)
+        summary.items.remapped.update(plan.remaps)
         load_finish(
             kind=ImportLog.Kind.POOL, study=study, source=source, summary=summary, user=user
         )

@@ -97,12 +97,15 @@ class ItemChanges:
 
     changed: list[int] = field(default_factory=list)  # created or updated
     rekeyed: list[int] = field(default_factory=list)  # updated with another answer key
-    reshaped: list[int] = field(default_factory=list)  # an option list changed size
+    reshaped: list[int] = field(default_factory=list)  # its options changed
+    # item pk -> option list -> new position of each old option (--remap, checked)
+    remapped: dict[int, dict[str, list[int | None]]] = field(default_factory=dict)
 
     def extend(self, other: ItemChanges) -> None:
         self.changed.extend(other.changed)
         self.rekeyed.extend(other.rekeyed)
         self.reshaped.extend(other.reshaped)
+        self.remapped.update(other.remapped)
 
 
 @dataclass

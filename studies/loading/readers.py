@@ -14,7 +14,13 @@ from typing import IO, Any
 
 import yaml
 
-from studies.loading.plain import impurities, loads, text_problem
+from studies.loading.plain import (
+    DuplicateKey,
+    duplicate_key_message,
+    impurities,
+    loads,
+    text_problem,
+)
 from studies.loading.problems import Collector
 
 TABULAR_FORMATS = ("jsonl", "csv")
@@ -127,6 +133,9 @@ def _read_jsonl(content: bytes, problems: Collector) -> Iterator[Record]:
         except json.JSONDecodeError as exc:
             problems.add(number, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
             continue
+        except DuplicateKey as exc:
+            problems.add(number, exc.key, str(exc))
+            continue
         except ValueError as exc:
             problems.add(number, None, f"not valid JSON: {exc}")
             continue
@@ -174,9 +183,15 @@ def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, i
     if text is None:
         return None, {}
     try:
-        data = loads(text) if source.format == "json" else yaml.safe_load(text)
+        data = loads(text) if source.format == "json" else yaml.load(text, Loader=UniqueKeyLoader)
     except json.JSONDecodeError as exc:
         problems.add(exc.lineno, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
+        return None, {}
+    except DuplicateKey as exc:
+        problems.add(_repeated_key_line(text, exc.key), exc.key, str(exc))
+        return None, {}
+    except DuplicateYAMLKey as exc:
+        problems.add(exc.line, exc.key, duplicate_key_message(exc.key))
         return None, {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -191,6 +206,59 @@ def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, i
     for path, message in bad:
         problems.add(lines.get(path), path or None, message)
     return (None if bad else data), lines
+
+
+class DuplicateYAMLKey(yaml.constructor.ConstructorError):
+    def __init__(self, key: str, node: yaml.Node, key_node: yaml.Node) -> None:
+        self.key, self.line = key, key_node.start_mark.line + 1
+        super().__init__(
+            "while constructing a mapping",
+            node.start_mark,
+            duplicate_key_message(key),
+            key_node.start_mark,
+        )
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a mapping that names a key twice (YAML 1.2 forbids
+    it; PyYAML keeps the last). A merge (``<<: *base``) may still override keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    repeated = key in seen
+                except TypeError:  # an unhashable key: the safe loader itself refuses it
+                    continue
+                if repeated:
+                    raise DuplicateYAMLKey(str(key), node, key_node)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _repeated_key_line(text: str, key: str) -> int | None:
+    """The line of the second ``key`` in one object of a JSON text (read as YAML, which
+    JSON almost always is); None when YAML cannot read it."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            names = [k.value for k, _ in node.value]
+            for index, (k, _) in enumerate(node.value):
+                if k.value == key and key in names[:index]:
+                    return int(k.start_mark.line) + 1
+            stack.extend(v for _, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
 
 
 def _line_map(text: str) -> dict[str, int]:

@@ -1,32 +1,46 @@
-"""Reloaded items whose option lists change size ("reshaped"): what a reload may do.
+"""Reloaded items whose options change (their order, a text or their number): what a
+reload may do.
 
-A volunteer's answer arrives as *shown* positions, mapped to canonical options through
-the shuffle drawn for their claim (``Assignment.option_order``) when the item had its
-old options. If a reload changes how many options an item (or one of its parts) has,
-that order no longer fits: mapped through it, a click would store another option than
-the one clicked. So a reload that changes an option list's size is
+Answers are stored as option positions (canonical indices into the item's option lists),
+and a volunteer's click arrives as a *shown* position, mapped through the shuffle drawn
+for their claim (``Assignment.option_order``) over the options as they were. A reload
+that changes an option list (reorders it, edits a text, adds or drops an option) would
+silently give every stored answer and every open claim another meaning: 甲 chosen, 戊
+stored. So a reload that changes an item's options is
 
-* refused, naming the line and the field, when the item has answers (of volunteers,
-  models or imports: stored values are canonical indices into the old list, which the
-  new one would silently re-mean); load the new version under a new id instead;
-* allowed otherwise, the spec marked ``reshaped``: the load then releases the item's open
-  claims (``annotation.services.claims_release``, called by ``scoring.loads``), so
-  whoever held it is given a freshly shuffled question. The answer rule refuses any
-  answer whose order does not fit the item it maps into, whatever the path.
+* refused, naming the line, the item and how many raters have answered it and how many
+  claims are open on it, when the item has either;
+* allowed with an explicit remap (``--remap``, docs/loading.md): for each such item and
+  option list, the new position of each old option (``null``: dropped, allowed only when
+  no stored answer chose it). ``scoring.loads`` then rewrites the stored answers (and the
+  answered claims' orders) through it in the load's transaction, regrades them and says
+  how many it remapped;
+* allowed when the item has neither.
 
-A reload that keeps every list's size (a typo fixed in an option) changes no shuffle.
+An item whose options change is marked ``reshaped``: the load releases its open claims
+(``annotation.services.claims_release``), so whoever held one gets a freshly shuffled
+question. The answer rule refuses any answer whose order does not fit the item it maps
+into, whatever the path.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from studies.kinds import KINDS
+from django.db.models import Count, Q
+
+from studies.kinds import ANSWER, KINDS
 from studies.loading.problems import Collector
+from studies.loading.values import canonical_hash
 from studies.models import Item, Study, Task
 
 BATCH = 500
+# external id -> option list key -> new position of each old option (None: dropped)
+Remap = dict[str, dict[str, list[int | None]]]
+# item pk -> option list key -> new position of each old option
+RemapByItem = dict[int, dict[str, list[int | None]]]
 
 
 def shape(kind: str, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -34,10 +48,49 @@ def shape(kind: str, options: Sequence[Any], parts: Sequence[Mapping[str, Any]])
     return KINDS[kind].option_lists(n_options=len(options), parts=parts)
 
 
-def check_reshaped(study: Study, specs: Sequence[Any], collector: Collector) -> None:
-    """Mark specs whose item's option lists change size; refuse those with answers.
-    A spec has ``line``, ``external_id``, ``content_hash``, ``shape`` and ``reshaped``
-    (``studies.loading.pool.PlannedItem``)."""
+def options_hash(kind: str, options: Sequence[Any], parts: Sequence[Mapping[str, Any]]) -> str:
+    """A digest of an item's option lists (order and content)."""
+    return canonical_hash(KINDS[kind].option_contents(options=options, parts=parts))
+
+
+def parse_remap(raw: Any, collector: Collector) -> Remap:
+    """``--remap``'s JSON: ``{"item id": [new position of old option 0, of 1, ...]}``,
+    or, per option list, ``{"item id": {"part key": [...], ...}}`` (multi-part items)."""
+    if not isinstance(raw, dict):
+        collector.add(None, "remap", 'must be a JSON object: {"item id": [new positions]}')
+        return {}
+    remap: Remap = {}
+    for ext, lists in raw.items():
+        if isinstance(lists, list):
+            lists = {ANSWER: lists}
+        if not isinstance(lists, dict) or not lists:
+            collector.add(None, f"remap.{ext}", "must be a list of new positions, or an object")
+            continue
+        remap[ext] = {}
+        for key, positions in lists.items():
+            ok = isinstance(positions, list) and all(
+                p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in positions
+            )
+            if not ok:
+                collector.add(
+                    None,
+                    f"remap.{ext}.{key}",
+                    "must be a list of whole numbers (the new position of each old option, "
+                    "counting from 0) or null (the option is dropped)",
+                )
+                continue
+            remap[ext][key] = positions
+    return remap
+
+
+def check_reshaped(
+    study: Study, specs: Sequence[Any], collector: Collector, remap: Remap | None = None
+) -> RemapByItem:
+    """Mark specs whose item's options change; refuse those with answers or open claims
+    unless ``remap`` says where each old option went. A spec has ``line``,
+    ``external_id``, ``content_hash``, ``options_hash``, ``shape`` and ``reshaped``
+    (``studies.loading.pool.PlannedItem``). Returns the checked remaps by item."""
+    remap = remap or {}
     wanted = {spec.external_id: spec for spec in specs}
     kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
     stored = Item.objects.filter(study=study).values_list("external_id", "pk", "content_hash")
@@ -46,36 +99,136 @@ def check_reshaped(study: Study, specs: Sequence[Any], collector: Collector) -> 
         for ext, pk, digest in stored.iterator(chunk_size=2000)
         if ext in wanted and wanted[ext].content_hash != digest
     ]
+    checked: RemapByItem = {}
+    moved: set[str] = set()
     for start in range(0, len(changed), BATCH):
         batch = dict(changed[start : start + BATCH])
-        reshaped: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+        before: dict[int, tuple[str, dict[str, list[Any]]]] = {}
         rows = Item.objects.filter(pk__in=batch).values_list("pk", "options", "parts", "task_id")
         for pk, options, parts, task_id in rows:
-            before = shape(kinds[task_id], options or [], parts or [])
-            after = batch[pk].shape
-            if before != after:
-                reshaped[pk] = (before, after)
-        answered = set(
-            Item.objects.filter(pk__in=reshaped, responses__isnull=False)
-            .distinct()
-            .values_list("pk", flat=True)
-        )
-        for pk, (before, after) in reshaped.items():
+            kind = kinds[task_id]
+            if options_hash(kind, options or [], parts or []) != batch[pk].options_hash:
+                contents = KINDS[kind].option_contents(options=options or [], parts=parts or [])
+                before[pk] = (kind, contents)
+        raters, claims = _answers_and_claims(list(before))
+        for pk, (kind, lists) in before.items():
             spec = batch[pk]
-            if pk not in answered:
-                spec.reshaped = True
-                continue
-            field = "options" if set(before) | set(after) == {"answer"} else "parts"
+            moved.add(spec.external_id)
+            spec.reshaped = True
+            if spec.external_id in remap:
+                mapping = _check_mapping(pk, kind, lists, spec, remap[spec.external_id], collector)
+                if mapping is not None:
+                    checked[pk] = mapping
+            elif raters.get(pk) or claims.get(pk):
+                collector.add(
+                    spec.line,
+                    "options" if set(lists) == {ANSWER} else "parts",
+                    _refusal(spec.external_id, raters.get(pk, 0), claims.get(pk, 0), lists, spec),
+                )
+    for ext in remap:
+        if ext not in wanted:
+            collector.add(None, f"remap.{ext}", f"item {ext!r} is not in this file")
+        elif ext not in moved:
             collector.add(
-                spec.line,
-                field,
-                f"item {spec.external_id!r} already has answers, so the number of its options "
-                f"cannot change ({_sizes(before)} now, {_sizes(after)} in this file): answers "
-                "are stored as option positions. Load the changed item under a new id.",
+                wanted[ext].line,
+                "remap",
+                f"item {ext!r}: its options do not change in this file; leave it out of the remap",
             )
+    return checked
 
 
-def _sizes(lists: dict[str, int]) -> str:
-    if set(lists) == {"answer"}:
-        return str(lists["answer"])
+def _answers_and_claims(pks: list[int]) -> tuple[dict[int, int], dict[int, int]]:
+    """Per item: how many raters answered it, how many open claims it has."""
+    if not pks:
+        return {}, {}
+    items = Item.objects.filter(pk__in=pks)
+    raters = dict(
+        items.filter(responses__isnull=False)
+        .annotate(n=Count("responses__rater", distinct=True))
+        .values_list("pk", "n")
+    )
+    open_claim = Q(assignments__status="claimed")
+    claims = dict(items.filter(open_claim).annotate(n=Count("assignments")).values_list("pk", "n"))
+    return raters, claims
+
+
+def _refusal(ext: str, raters: int, claims: int, lists: dict[str, list[Any]], spec: Any) -> str:
+    held = [f"{raters} rater{'s' if raters != 1 else ''} answered it"] if raters else []
+    if claims:
+        held.append(f"{claims} open claim{'s' if claims != 1 else ''} on it")
+    sizes = {key: len(options) for key, options in lists.items()}
+    return (
+        f"item {ext!r} already has answers or claims ({' and '.join(held)}), so its options "
+        f"cannot change: order, text or number ({_sizes(sizes)} now, {_sizes(spec.shape)} in "
+        "this file); answers are stored as option positions. Give --remap with the new "
+        "position of each old option (docs/loading.md), or load the changed item under a "
+        "new id."
+    )
+
+
+def _check_mapping(
+    pk: int,
+    kind: str,
+    lists: dict[str, list[Any]],
+    spec: Any,
+    given: dict[str, list[int | None]],
+    collector: Collector,
+) -> dict[str, list[int | None]] | None:
+    """The remap of one item, checked against its old and new option lists; a list the
+    remap leaves out must be unchanged in size (it is kept as it is)."""
+    ext, ok = spec.external_id, True
+    mapping: dict[str, list[int | None]] = {}
+
+    def problem(key: str | None, message: str) -> None:
+        nonlocal ok
+        ok = False
+        collector.add(spec.line, f"remap.{ext}" + (f".{key}" if key else ""), message)
+
+    for key in given:
+        if key not in lists:
+            problem(key, f"is not an option list of item {ext!r} ({', '.join(lists)})")
+    chosen = _chosen(pk, kind)
+    for key, old in lists.items():
+        new_size = spec.shape.get(key)
+        if new_size is None:
+            problem(key, "this option list is not in the file's version of the item")
+            continue
+        positions = given.get(key)
+        if positions is None:
+            if new_size != len(old):
+                problem(key, f"the list changes size ({len(old)} to {new_size}): remap it")
+            positions = list(range(len(old)))
+        if len(positions) != len(old):
+            problem(key, f"gives {len(positions)} positions for {len(old)} old options")
+            continue
+        kept = [p for p in positions if p is not None]
+        if any(p < 0 or p >= new_size for p in kept) or len(set(kept)) != len(kept):
+            problem(key, f"each new position must be a different number from 0 to {new_size - 1}")
+            continue
+        for old_index, p in enumerate(positions):
+            if p is None and chosen[(key, old_index)]:
+                n = chosen[(key, old_index)]
+                problem(key, f"drops old option {old_index}, which {n} stored answer(s) chose")
+        mapping[key] = positions
+    return mapping if ok else None
+
+
+def _chosen(pk: int, kind: str) -> Counter[tuple[str, int]]:
+    """(option list, option) -> how many stored answers to item ``pk`` chose it."""
+    counts: Counter[tuple[str, int]] = Counter()
+    rows = (
+        Item.objects.filter(pk=pk, responses__value__isnull=False)
+        .values_list("responses__field", "responses__value")
+        .annotate(n=Count("responses"))
+    )
+    for field, value, n in rows:
+        key = KINDS[kind].options_key(field)
+        if key is not None:
+            counts[(key, int(value))] += n
+    return counts
+
+
+def _sizes(lists: Mapping[str, int]) -> str:
+    if set(lists) == {ANSWER}:
+        return str(lists[ANSWER])
     return ", ".join(f"{key}: {n}" for key, n in lists.items()) or "none"

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy
 
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
@@ -26,7 +27,7 @@ from studies.values import parse_text
 
 STUDY_FIELDS = ("title", "description", "consent", "status")
 
-DRAFT_NOTE = (
+DRAFT_NOTE = gettext_lazy(
     "The study is a draft: volunteers cannot open it and the home page does not list it "
     'until a researcher opens it (the admin\'s action "Open", or load_study --open).'
 )
@@ -207,7 +208,7 @@ def study_write(
     with transaction.atomic():
         study = apply_study(spec, summary)
         if study.status == Study.Status.DRAFT:
-            summary.notes.append(Note("study_draft", DRAFT_NOTE))
+            summary.notes.append(Note("study_draft", str(DRAFT_NOTE)))
         load_finish(
             kind=ImportLog.Kind.STUDY, study=study, source=source, summary=summary, user=user
         )

@@ -34,7 +34,7 @@ LINK = '=HYPERLINK("http://evil.example","click")'
         ("-x", "'-x"),
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\t=x", "'\t=x"),
-        ("\r=x", "'\r=x"),
+        ("\r=x", "'\r'=x"),  # and the line after the break (test_csv_rows.py)
         ("'=x", "''=x"),
         ("'plain", "'plain"),
         ("plain", "plain"),

@@ -1,9 +1,9 @@
 """Reloading an item with another number of options never maps an answer through the
 shuffle drawn for the old options (clicked 浣溪沙, stored 南乡子).
 
-A reload that changes an answered item's number of options is refused with its line and
-field; otherwise the item's open claims are released with their shuffles, and whoever
-held one gets a fresh question. Whatever the path, an answer whose order does not fit
+A reload that changes the options of an item with answers or open claims is refused
+with its line and field, unless a remap says where each option went; then the item's
+open claims are released with their shuffles, and whoever held one gets a fresh question. Whatever the path, an answer whose order does not fit
 the item as it is now is refused, and the claim gets an order that fits."""
 
 from __future__ import annotations
@@ -67,22 +67,30 @@ def test_a_reload_changing_an_answered_items_options_is_refused() -> None:
     [problem] = err.value.problems
     assert (problem.file, problem.line, problem.field) == ("pool.jsonl", 1, "options")
     assert "already has answers" in problem.message and "(4 now, 3 in this file)" in problem.message
+    assert "1 rater answered it" in problem.message and "--remap" in problem.message
     assert snapshot() == before
     assert Response.objects.get().value == 0  # canonical 浣溪沙, as clicked
 
 
-def test_a_reload_keeping_the_number_of_options_is_allowed_with_answers() -> None:
+def test_a_text_fix_on_an_answered_item_needs_a_remap() -> None:
     study, p, a = _study_with_a_claim()
     services.response_submit(participant=p, assignment_id=a.pk, answer=1)
-    pool_load(_pool(study, options={"t0-choice-0000": ["浣溪沙 ", *NAMES[1:]]}), study=study)
+    fixed = _pool(study, options={"t0-choice-0000": ["浣溪沙 ", *NAMES[1:]]})
+    with pytest.raises(LoadError, match="1 rater answered it"):
+        pool_load(fixed, study=study)
+    pool_load(fixed, study=study, remap={"t0-choice-0000": [0, 1, 2, 3]})
     assert Item.objects.get().options[0]["text"] == "浣溪沙 "
+    assert Response.objects.get().value == 0
 
 
 def test_a_reload_changing_a_claimed_items_options_releases_the_claim() -> None:
     study, p, a = _study_with_a_claim()
-    summary = pool_load(_pool(study, options={"t0-choice-0000": NAMES[:3]}), study=study)
+    three = _pool(study, options={"t0-choice-0000": NAMES[:3]})
+    with pytest.raises(LoadError, match="1 open claim on it"):
+        pool_load(three, study=study)
+    summary = pool_load(three, study=study, remap={"t0-choice-0000": [0, 1, 2, None]})
     assert not Assignment.objects.filter(pk=a.pk).exists()
-    assert [n.code for n in summary.notes] == ["claims_released"]
+    assert [n.code for n in summary.notes] == ["answers_remapped", "claims_released"]
     # The answer the volunteer clicks on the page they still have is refused, not mapped.
     with pytest.raises(ValidationError) as refused:
         services.response_submit(participant=p, assignment_id=a.pk, answer=1)
@@ -102,7 +110,8 @@ def test_through_the_api_the_held_question_is_refused_then_served_afresh() -> No
     client.credentials(HTTP_AUTHORIZATION=f"Participant {me['token']}")
     held = client.get("/api/v1/volunteer/next/").json()["item"]
     assert len(held["fields"][0]["options"]) == 4
-    pool_load(_pool(study, options={"t0-choice-0000": NAMES[:3]}), study=study)
+    remap = {"t0-choice-0000": [0, 1, 2, None]}
+    pool_load(_pool(study, options={"t0-choice-0000": NAMES[:3]}), study=study, remap=remap)
     reply = client.post(ANSWERS, {"assignment": held["assignment"], "answer": 0}, format="json")
     assert reply.status_code == 400 and not Response.objects.exists()
     fresh = client.get("/api/v1/volunteer/next/").json()["item"]

@@ -1,0 +1,56 @@
+"""Refusals stay short: a refused answer names a short excerpt of what was sent (2 MB in,
+not 2 MB out), and a 403 is logged as one line, without the traceback of the
+``PermissionDenied`` that refused it."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.test import APIClient
+
+from tests.volunteer.conftest import build_study
+
+pytestmark = pytest.mark.django_db
+ANSWERS = "/api/v1/volunteer/answers/"
+HUGE = "x" * 1_500_000  # under the request size limit (2.5 MB)
+
+
+def _volunteer(kinds: tuple[str, ...] = ("choice",)) -> tuple[APIClient, int]:
+    build_study(kinds=kinds, n_items=1, per_participant=1)
+    client = APIClient()
+    me = client.post(
+        "/api/v1/volunteer/studies/s/enrol/", {"consent": True, "screening": {"bg": 0}}, "json"
+    ).json()
+    client.credentials(HTTP_AUTHORIZATION=f"Participant {me['token']}")
+    return client, client.get("/api/v1/volunteer/next/").json()["item"]["assignment"]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "body"),
+    [
+        (("choice",), {"answer": HUGE}),
+        (("choice",), {"answer": "9" * 100_000}),
+        (("multi",), {"answer": {HUGE: 1}}),
+        (("rating",), {"ratings": {"beauty": HUGE, "form": 2}}),
+        (("rating",), {"ratings": {HUGE: 1}}),
+    ],
+)
+def test_a_refused_answer_echoes_a_short_excerpt(kinds: tuple[str, ...], body: dict) -> None:  # type: ignore[type-arg]
+    client, assignment = _volunteer(kinds)
+    reply = client.post(ANSWERS, {"assignment": assignment, **body}, format="json")
+    assert reply.status_code == 400
+    assert len(reply.content) < 2000, reply.content[:300]
+
+
+def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    user = get_user_model().objects.create_user("staff", password="pw", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        assert client.get("/admin/studies/study/").status_code == 403
+    records = [r for r in caplog.records if r.name == "django.request"]
+    assert records and all(r.exc_info is None for r in records)
+    assert "Forbidden" in records[0].getMessage()
