@@ -26,7 +26,7 @@ from studies.kinds import kind_of, parse_answer
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
-from studies.loading.readers import Source, read_records
+from studies.loading.readers import CELL_FORMATS, Source, read_records
 from studies.loading.values import is_count, parse_id
 from studies.models import Group, ImportLog, Item, Study, Task
 from studies.recruitment import recruitment_params
@@ -43,14 +43,14 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     shape (every CSV row, and JSONL lines with a ``field``) gathered per participant ×
     item into one answer, at the line of its first row. Model and rule rows of an export
     are not human responses and are passed over."""
-    csv = source.format == "csv"
+    csv = source.format in CELL_FORMATS  # CSV and XLSX: the export's rows, text cells
     gathered: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
     for record in read_records(source, collector):
         if not csv and not _is_export_row(record.data):
             yield record.line, record.data
             continue
         row: dict[str, Any] = {k: v for k, v in record.data.items() if v != "" and v is not None}
-        if csv:  # the export's cells made safe for spreadsheets ('=x) are read as written (=x)
+        if source.format == "csv":  # cells made safe for spreadsheets ('=x) read as written (=x)
             row = {k: csv_restore(v) if isinstance(v, str) else v for k, v in row.items()}
         if row.get("rater_kind", "human") != "human":
             continue

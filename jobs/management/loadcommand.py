@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs.services import command_submit, rule_scores_follow
 from scoring.loads import file_load
+from studies.loading.encodings import known_encoding
 from studies.loading.problems import LoadError, Summary
 from studies.loading.readers import Source
 from studies.models import Study
@@ -30,6 +31,13 @@ class LoadCommand(BaseCommand):
             parser.add_argument("--study", required=True, help="the study's slug")
         parser.add_argument("--format", choices=self.formats, help="default: from the file name")
         parser.add_argument(
+            "--encoding",
+            help="the text's encoding (utf-8, gb18030, big5, utf-16, ...); "
+            "default: detected (docs/loading.md, Encodings)",
+        )
+        if "xlsx" in self.formats:
+            parser.add_argument("--sheet", help="an XLSX workbook's sheet; default: the first")
+        parser.add_argument(
             "--dry-run", action="store_true", help="validate and count, write nothing"
         )
         parser.add_argument(
@@ -39,8 +47,15 @@ class LoadCommand(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        encoding = opts.get("encoding")
+        if encoding and known_encoding(encoding) is None:
+            raise CommandError(
+                f"unknown encoding {encoding!r}: try utf-8, gb18030 (also GBK), big5 or utf-16"
+            )
         try:
-            source = Source.from_path(opts["file"], opts.get("format"))
+            source = Source.from_path(
+                opts["file"], opts.get("format"), encoding=encoding, sheet=opts.get("sheet")
+            )
         except OSError as exc:
             raise CommandError(f"{opts['file']}: cannot read the file: {exc.strerror}") from exc
         kwargs: dict[str, Any] = {"dry_run": opts["dry_run"]}
@@ -73,7 +88,12 @@ class LoadCommand(BaseCommand):
             study=study,
             content=source.content,
             name=source.name,
-            params={"dry_run": opts["dry_run"], "format": opts.get("format")},
+            params={
+                "dry_run": opts["dry_run"],
+                "format": opts.get("format"),
+                "encoding": source.encoding,
+                "sheet": source.sheet,
+            },
         )
         if job["status"] == "failed":
             raise CommandError(job["message"])

@@ -23,7 +23,7 @@ from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
-from studies.loading.readers import Record, Source, read_records
+from studies.loading.readers import CELL_FORMATS, Record, Source, read_records
 from studies.loading.reshape import check_reshaped, shape
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
@@ -203,7 +203,7 @@ def _validate_record(
 ) -> ItemSpec | None:
     report = collector.at(record.line)
     data = record.data
-    if source.format == "csv":
+    if source.format in CELL_FORMATS:  # CSV and XLSX rows: text cells
         data = csv_to_item(record.data, report)
         for path, message in impurities(data):  # JSON cells (meta, parts, answer)
             report.error(path or None, message)
