@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outputs
 from annotation.loading.responses import responses_write, validate_responses
@@ -104,8 +105,11 @@ def derived_update(*, study: Study, summary: Summary) -> None:
         summary.notes.append(
             Note(
                 "claims_released",
-                f"{released} open claim(s) on items whose number of options changed were "
-                "released; those volunteers are given a fresh question.",
+                gettext(
+                    "%(n)d open claim(s) on items whose number of options changed were "
+                    "released; those volunteers are given a fresh question."
+                )
+                % {"n": released},
             )
         )
     note = rule_scores_after_load(study=study, item_ids=summary.items.changed)

@@ -30,7 +30,7 @@ def new_token() -> str:
 def validate_completion_url(value: str) -> None:
     problem = completion_problem(value) if value else None
     if problem:
-        raise ValidationError(problem)
+        raise ValidationError(str(problem))
 
 
 RULE_RATERS = ("classical", "modern", "ccv")

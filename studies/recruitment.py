@@ -13,6 +13,10 @@ import re
 from collections.abc import Mapping
 from urllib.parse import quote
 
+from django.utils.translation import gettext_lazy as _
+
+from studies.values import Text, with_params
+
 # The query parameters kept, in this order; anything else in the link is ignored.
 PARAMETERS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
 MAX_VALUE = 100  # platform ids are short; longer values are cut
@@ -31,16 +35,20 @@ def recruitment_params(query: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def completion_problem(url: str) -> str | None:
+def completion_problem(url: str) -> Text | None:
     """What is wrong with a completion URL template, or None."""
     if not re.match(r"^https?://[^\s/?#]+", url):
-        return "must be an http:// or https:// address"
+        return _("must be an http:// or https:// address")
     if any(ch.isspace() for ch in url):
-        return "must not contain spaces"
+        return _("must not contain spaces")
     unknown = sorted({m for m in PLACEHOLDER.findall(url) if m not in PLACEHOLDERS})
     if unknown:
         known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
-        return f"unknown placeholder {{{unknown[0]}}} (known: {known})"
+        return with_params(
+            _("unknown placeholder %(name)s (known: %(known)s)"),
+            name="{" + unknown[0] + "}",
+            known=known,
+        )
     return None
 
 

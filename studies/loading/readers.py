@@ -25,6 +25,7 @@ from studies.loading.encodings import (
 from studies.loading.plain import impurities, loads, text_problem
 from studies.loading.problems import Collector
 from studies.loading.workbook import read_workbook, workbook_rows
+from studies.values import with_params
 
 TABULAR_FORMATS = ("jsonl", "csv", "xlsx")
 CELL_FORMATS = ("csv", "xlsx")  # every value a text cell, read by the same column rules
@@ -184,7 +185,11 @@ def read_records(source: Source, problems: Collector) -> Iterator[Record]:
         problems.add(None, None, OLD_EXCEL)
         return
     if source.format != "csv":
-        problems.add(None, None, f"unsupported format {source.format!r}: use JSONL or CSV")
+        problems.add(
+            None,
+            None,
+            with_params(_("unsupported format %(format)r: use JSONL or CSV"), format=source.format),
+        )
         return
     text = decode(source, problems)
     if text is not None:
@@ -243,12 +248,16 @@ def _delimiter(text: str) -> str:
 def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     if not reader.fieldnames:
-        problems.add(1, None, "the CSV file has no header row")
+        problems.add(1, None, _("the CSV file has no header row"))
         return
     header = [h.strip() for h in reader.fieldnames]
     if len(set(header)) != len(header):
         dupes = sorted({h for h in header if header.count(h) > 1})
-        problems.add(1, None, f"duplicate column(s) in header: {', '.join(dupes)}")
+        problems.add(
+            1,
+            None,
+            with_params(_("duplicate column(s) in header: %(names)s"), names=", ".join(dupes)),
+        )
         return
     reader.fieldnames = header
     start = reader.line_num + 1
@@ -256,7 +265,13 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
         for row in reader:
             extra = row.pop(None, None)  # type: ignore[call-overload,unused-ignore]
             if extra:
-                problems.add(start, None, f"row has {len(extra)} more cell(s) than the header")
+                problems.add(
+                    start,
+                    None,
+                    with_params(
+                        _("row has %(count)s more cell(s) than the header"), count=len(extra)
+                    ),
+                )
             cleaned = {k: (v if v is not None else "") for k, v in row.items()}
             bad = [(k, m) for k, v in cleaned.items() for m in [text_problem(v)] if m]
             for column, message in bad:
@@ -265,7 +280,7 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
                 yield Record(start, cleaned)
             start = reader.line_num + 1
     except csv.Error as exc:
-        problems.add(reader.line_num, None, f"CSV syntax error: {exc}")
+        problems.add(reader.line_num, None, with_params(_("CSV syntax error: %(exc)s"), exc=exc))
 
 
 def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, int]]:

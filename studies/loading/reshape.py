@@ -22,9 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.kinds import KINDS
 from studies.loading.problems import Collector
 from studies.models import Item, Study, Task
+from studies.values import with_params
 
 BATCH = 500
 
@@ -69,9 +72,14 @@ def check_reshaped(study: Study, specs: Sequence[Any], collector: Collector) -> 
             collector.add(
                 spec.line,
                 field,
-                f"item {spec.external_id!r} already has answers, so the number of its options "
-                f"cannot change ({_sizes(before)} now, {_sizes(after)} in this file): answers "
-                "are stored as option positions. Load the changed item under a new id.",
+                with_params(
+                    _(
+                        "item %(external_id)r already has answers, so the number of its options cannot change (%(before)s now, %(after)s in this file): answers are stored as option positions. Load the changed item under a new id."
+                    ),
+                    external_id=spec.external_id,
+                    before=_sizes(before),
+                    after=_sizes(after),
+                ),
             )
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
 from studies.models import RULE_RATERS
 from studies.recruitment import completion_problem
+from studies.values import with_params
 
 
 class _Bad(ValueError):
@@ -18,19 +21,19 @@ class _Bad(ValueError):
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _Bad("must be true or false")
+        raise _Bad(_("must be true or false"))
     return value
 
 
 def _flag_or_null(value: Any) -> bool | None:
     if value is not None and not isinstance(value, bool):
-        raise _Bad("must be true, false or null")
+        raise _Bad(_("must be true, false or null"))
     return value
 
 
 def _count(value: Any) -> int:
     if not is_count(value):
-        raise _Bad("must be a whole number ≥ 0")
+        raise _Bad(_("must be a whole number ≥ 0"))
     return int(value)
 
 
@@ -38,13 +41,13 @@ def _minutes(value: Any) -> int | None:
     if value is None:
         return None
     if not (is_count(value) and value >= 1):
-        raise _Bad("must be a whole number ≥ 1, or null")
+        raise _Bad(_("must be a whole number ≥ 1, or null"))
     return int(value)
 
 
 def _code(value: Any) -> str:
     if not (isinstance(value, str) and len(value) <= 64):
-        raise _Bad("must be text of at most 64 characters")
+        raise _Bad(_("must be text of at most 64 characters"))
     return value
 
 
@@ -52,7 +55,7 @@ def _completion_url(value: Any) -> str:
     if value in (None, ""):
         return ""
     if not isinstance(value, str) or len(value) > 500:
-        raise _Bad("must be text of at most 500 characters")
+        raise _Bad(_("must be text of at most 500 characters"))
     problem = completion_problem(value)
     if problem:
         raise _Bad(problem)
@@ -61,17 +64,28 @@ def _completion_url(value: Any) -> str:
 
 def _rule_raters(value: Any) -> list[str]:
     if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
-        raise _Bad(f"must be a non-empty list of rule raters (known: {', '.join(RULE_RATERS)})")
+        raise _Bad(
+            with_params(
+                _("must be a non-empty list of rule raters (known: %(names)s)"),
+                names=", ".join(RULE_RATERS),
+            )
+        )
     unknown = [v for v in value if v not in RULE_RATERS]
     if unknown:
         raise _Bad(
-            f"unknown rule rater {unknown[0]!r} (known: {', '.join(RULE_RATERS)}; "
-            "the first is the study's default tone system)"
+            with_params(
+                _(
+                    "unknown rule rater %(name)r (known: %(names)s; the first is the study's "
+                    "default tone system)"
+                ),
+                name=unknown[0],
+                names=", ".join(RULE_RATERS),
+            )
         )
     if len(set(value)) != len(value):
-        raise _Bad("lists a rule rater twice")
+        raise _Bad(_("lists a rule rater twice"))
     if value[0] == "ccv":
-        raise _Bad("the first rule rater is the study's default and must be classical or modern")
+        raise _Bad(_("the first rule rater is the study's default and must be classical or modern"))
     return list(value)
 
 
@@ -95,7 +109,7 @@ def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
     are), from ``settings`` or the top level."""
     nested = data.get("settings") or {}
     if not isinstance(nested, dict):
-        lines.at("settings").error(None, "must be an object of settings")
+        lines.at("settings").error(None, _("must be an object of settings"))
         nested = {}
     given = {**{k: data[k] for k in SETTINGS if k in data}, **nested}
     out: dict[str, Any] = {}
@@ -103,10 +117,13 @@ def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
         reader = SETTINGS.get(key)
         path = f"settings.{key}" if key in nested else key
         if reader is None:
-            lines.at(path).error(None, f"unknown setting (known: {', '.join(SETTINGS)})")
+            lines.at(path).error(
+                None,
+                with_params(_("unknown setting (known: %(names)s)"), names=", ".join(SETTINGS)),
+            )
             continue
         try:
             out[key] = reader(value)
         except _Bad as exc:
-            lines.at(path).error(None, str(exc))
+            lines.at(path).error(None, exc.args[0])
     return out
