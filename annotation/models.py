@@ -107,6 +107,14 @@ class Participant(models.Model):
     flagged = models.BooleanField(
         default=False, help_text=_("Failed too many attention checks."), verbose_name=_("flagged")
     )
+    # Staff trying the study as a volunteer (preview and test mode): their answers are kept
+    # apart, never in the report, the exports or the balance (docs/running-a-study.md).
+    is_test = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_("Staff trying the study out: never counted."),
+        verbose_name=_("test participant"),
+    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 

@@ -40,6 +40,8 @@ from annotation.services.participants import (
     participant_finish,
     participant_screen,
     participants_place,
+    preview_group,
+    tests_clear,
 )
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "participant_finish",
     "participant_screen",
     "participants_place",
+    "preview_group",
     "response_submit",
     "tallies_refresh",
+    "tests_clear",
 ]

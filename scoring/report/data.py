@@ -20,7 +20,7 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Rater, Response
-from annotation.selectors import flagged_rater_ids
+from annotation.selectors import flagged_rater_ids, test_rater_ids
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -248,6 +248,19 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
     task_info, items, raters = _tasks(study, tasks), _items(study), _raters(study)
     frame = _read_responses(study, chunk_size, list(task_info))
     exclusions: list[dict[str, Any]] = []
+    # Staff's preview (test mode) never counts: its answers leave before anything else.
+    tests = np.asarray(test_rater_ids(study), dtype=np.int64)
+    if tests.size:
+        trial = np.isin(frame["rater"].to_numpy(), tests)
+        exclusions.append(
+            {
+                "reason": gettext_noop("test participants (preview and test mode)"),
+                "n_participants": int(tests.size),
+                "n_responses": int(trial.sum()),
+                "applies_to": "every table",
+            }
+        )
+        frame = frame.loc[~trial].reset_index(drop=True)
     flagged = flagged_rater_ids(study)
     excluded = flagged if study.exclude_flagged else []
     drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
