@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods
 from annotation import selectors, services
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant, Response
-from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
+from annotation.ratelimit import answer_wait, device_digest, remember_browser, wait_seconds
 from studies.access import visible_studies
 from studies.kinds import kind_of
 from studies.models import Study
@@ -99,6 +99,7 @@ def _enter(
                 # The form posts to its own address: the entry link's query string.
                 recruitment=request.GET,
                 test=test,
+                device=device_digest(request),
             )
         except ValidationError as exc:
             form.add_error(None, exc)

@@ -36,6 +36,7 @@ from annotation.services.claims import (
     tallies_refresh,
 )
 from annotation.services.participants import (
+    participant_decide,
     participant_enrol,
     participant_finish,
     participant_screen,
@@ -55,6 +56,7 @@ __all__ = [
     "is_db_id",
     "next_item",
     "next_item_by_public_id",
+    "participant_decide",
     "participant_enrol",
     "participant_finish",
     "participant_screen",

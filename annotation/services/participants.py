@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -18,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
 from annotation import selectors
-from annotation.models import Participant, Rater, new_resume_code
+from annotation.models import Participant, QualityDecision, Rater, new_resume_code
 from annotation.services._common import require_open, rng
 from studies.models import PREVIEW_GROUP, Group, Study
 from studies.recruitment import recruitment_params
@@ -34,6 +35,7 @@ def participant_enrol(
     language: str = "",
     recruitment: Mapping[str, str] | None = None,
     test: bool = False,
+    device: str = "",
 ) -> Participant:
     """A new participant who accepted the study's consent text (recorded with the time).
 
@@ -72,6 +74,7 @@ def participant_enrol(
         recruitment=recruitment_params(recruitment or {}),
         task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
         is_test=test,
+        device=device[:32],
     )
     participant.rater = Rater.objects.create(
         study=study, kind=Rater.Kind.HUMAN, name=participant.public_id
@@ -140,6 +143,19 @@ def tests_clear(*, study: Study) -> int:
     raters.delete()  # cascades: participant, responses, assignments, task counts
     Group.every.filter(study=study, is_test=True).delete()  # cascades: tallies, cover
     return n
+
+
+@transaction.atomic
+def participant_decide(
+    *, participant: Participant, decision: str, reason: str, note: str = "", user: Any = None
+) -> QualityDecision:
+    """Record (or change) a researcher's keep/exclude decision on ``participant`` after
+    the quality checks (``annotation.quality``): one row per participant."""
+    row, _made = QualityDecision.objects.update_or_create(
+        participant=participant,
+        defaults={"decision": decision, "reason": reason, "note": note[:2000], "decided_by": user},
+    )
+    return row
 
 
 def participants_place(*, participants: Sequence[Participant], group: Group | None) -> None:
