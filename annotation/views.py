@@ -25,6 +25,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
+from annotation.context import PREVIEW_COOKIE
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant, Response
 from annotation.ratelimit import answer_wait, device_digest, remember_browser, wait_seconds
@@ -145,9 +146,6 @@ def preview(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect_to_login(request.get_full_path())
         raise Http404("No such study")
     return _enter(request, slug, None, study=study)
-
-
-PREVIEW_COOKIE = "shiping_preview"
 
 
 def _mark_preview(response: HttpResponse, study: Study, *, on: bool) -> None:
