@@ -20,6 +20,7 @@ from typing import IO, Any
 from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
+from annotation import selectors
 from annotation.models import Rater, Response
 from annotation.spreadsheet import CsvWriter, csv_row, xlsx_row
 from studies.kinds import KINDS
@@ -151,6 +152,7 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
     (``item_facts``, ``rater_facts``), so the database does no join per response and the
     ORM converts one timestamp per row (the answer's time, else the row's creation)."""
     items, raters = item_facts(study), rater_facts(study)
+    tests = set(selectors.test_rater_ids(study))  # staff's preview: never exported
     query = (
         Response.objects.filter(study=study)
         .order_by("pk")  # storage order: no sort, so memory stays flat
@@ -161,6 +163,8 @@ def export_rows(study: Study, *, chunk_size: int = 5000) -> Iterator[tuple[Any, 
     for item_id, rater_id, fld, value, correct, time_ms, sample, at in query.iterator(
         chunk_size=chunk_size
     ):
+        if rater_id in tests:
+            continue
         task, item, source, condition, item_sample, form, category, options = items[item_id]
         if rater_id not in raters:  # a rater of another study that answered in this one
             raters.update(_rater_facts(Rater.objects.filter(pk=rater_id)))

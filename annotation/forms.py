@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.upload_rights import may_load_study_definition, upload_kinds, upload_studies
 from studies.kinds import Kind
+from studies.loading.encodings import NAMED
 from studies.loading.problems import LoadError
 from studies.loading.readers import Source
 from studies.loading.study import validate_study
@@ -28,7 +29,25 @@ class UploadForm(forms.Form):
         required=False,
         help_text=_("Not needed for a study definition."),
     )
-    file = forms.FileField(label=_("File"), help_text=_("JSON, YAML, JSONL or CSV, UTF-8."))
+    file = forms.FileField(
+        label=_("File"),
+        help_text=_(
+            "JSON, YAML, JSONL, CSV or an Excel workbook (.xlsx); text in UTF-8, GB18030 "
+            "(GBK), Big5 or UTF-16."
+        ),
+    )
+    encoding = forms.ChoiceField(
+        label=_("Encoding"),
+        required=False,
+        choices=[("", _("Detect")), *NAMED],
+        help_text=_("Leave on “Detect” unless the file's Chinese text comes out garbled."),
+    )
+    sheet = forms.CharField(
+        label=_("Sheet"),
+        required=False,
+        max_length=100,
+        help_text=_("For a workbook: the sheet to read (default: the first)."),
+    )
     dry_run = forms.BooleanField(
         label=_("Dry run"), required=False, help_text=_("Validate and count; write nothing.")
     )
@@ -55,7 +74,7 @@ class UploadForm(forms.Form):
         """Refuse a definition of a study the user may not change (or add)."""
         if upload is None:
             return
-        source = Source.from_upload(upload.name, upload)
+        source = Source.from_upload(upload.name, upload, encoding=self.data.get("encoding"))
         upload.seek(0)
         try:
             slug = validate_study(source).slug

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -106,6 +107,17 @@ class Participant(models.Model):
     )
     flagged = models.BooleanField(
         default=False, help_text=_("Failed too many attention checks."), verbose_name=_("flagged")
+    )
+    # A digest of the browser's first-party cookie when they consented (never the cookie,
+    # never shown to anyone): the quality check of enrolments from one device.
+    device = models.CharField(max_length=32, blank=True, editable=False, verbose_name=_("device"))
+    # Staff trying the study as a volunteer (preview and test mode): their answers are kept
+    # apart, never in the report, the exports or the balance (docs/running-a-study.md).
+    is_test = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text=_("Staff trying the study out: never counted."),
+        verbose_name=_("test participant"),
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
@@ -334,3 +346,48 @@ class AggregateResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} {self.task} {self.metric}={self.value}"
+
+
+class QualityDecision(models.Model):
+    """A researcher's decision on a participant after reading the quality checks
+    (``annotation.quality``): keep or exclude, with a reason; the report's exclusions
+    apply every "exclude" and count them by reason (docs/running-a-study.md)."""
+
+    class Decision(models.TextChoices):
+        KEEP = "keep", _("Keep")
+        EXCLUDE = "exclude", _("Exclude")
+
+    class Reason(models.TextChoices):
+        SPEEDER = "speeder", _("answers far faster than others")
+        STRAIGHT_LINING = "straight_lining", _("same point on every scale")
+        ATTENTION = "attention", _("failed attention checks")
+        DUPLICATE = "duplicate", _("enrolled more than once")
+        INCOMPLETE = "incomplete", _("incomplete session")
+        OTHER = "other", _("other")
+
+    participant = models.OneToOneField(
+        Participant,
+        on_delete=models.CASCADE,
+        related_name="quality_decision",
+        verbose_name=_("participant"),
+    )
+    decision = models.CharField(max_length=10, choices=Decision.choices, verbose_name=_("decision"))
+    reason = models.CharField(
+        max_length=20, choices=Reason.choices, default=Reason.OTHER, verbose_name=_("reason")
+    )
+    note = models.TextField(blank=True, verbose_name=_("note"))
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(auto_now=True, verbose_name=_("decided at"))
+
+    class Meta:
+        verbose_name = _("quality decision")
+        verbose_name_plural = _("quality decisions")
+
+    def __str__(self) -> str:
+        return f"{self.participant_id}: {self.decision} ({self.reason})"

@@ -29,6 +29,7 @@ up to twice the count in a short burst: the limits are set with that in mind.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
 import secrets
@@ -104,6 +105,15 @@ def login_throttle_address(request: Any) -> str:
 def browser_id(request: Any) -> str | None:
     value = request.get_signed_cookie(BROWSER_COOKIE, default=None, salt=BROWSER_SALT)
     return value if isinstance(value, str) and value else None
+
+
+def device_digest(request: HttpRequest) -> str:
+    """A digest of the browser's cookie (empty without one): what the quality check of
+    duplicate enrolments compares; the cookie itself is stored nowhere."""
+    found = browser_id(request)
+    if not found:
+        return ""
+    return hashlib.sha256(f"{BROWSER_SALT}:{found}".encode()).hexdigest()[:32]
 
 
 def remember_browser(request: HttpRequest, response: HttpResponse) -> None:

@@ -255,7 +255,14 @@ def task_started(participant: Participant, task_id: int) -> bool:
 def flagged_participants(study: Study) -> QuerySet[Participant]:
     """The study's flagged participants (too many failed attention checks, or flagged by
     hand): the one definition the report, its cache key and the dashboard use."""
-    return Participant.objects.filter(study=study, flagged=True)
+    return Participant.objects.filter(study=study, flagged=True, is_test=False)
+
+
+def test_rater_ids(study: Study) -> list[int]:
+    """The raters of the study's test participants (staff's preview, never counted), in
+    id order: the report, the exports and the dashboard leave their answers out."""
+    query = Participant.objects.filter(study=study, is_test=True).order_by("rater_id")
+    return list(query.values_list("rater_id", flat=True))
 
 
 def flagged_rater_ids(study: Study) -> list[int]:

@@ -9,6 +9,7 @@ app_name = "volunteer"
 urlpatterns = [
     path("s/<str:slug>/", views.welcome, name="welcome"),
     path("s/<str:slug>/i/<str:token>/", views.invite, name="invite"),
+    path("s/<str:slug>/preview/", views.preview, name="preview"),
     path("s/<str:slug>/start/", views.start, name="start"),
     path("s/<str:slug>/screening/", views.screening, name="screening"),
     path("s/<str:slug>/q/", views.question, name="question"),

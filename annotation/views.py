@@ -13,18 +13,21 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotation import selectors, services
+from annotation.context import PREVIEW_COOKIE
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant
-from annotation.ratelimit import answer_wait, remember_browser, wait_seconds
+from annotation.ratelimit import answer_wait, device_digest, remember_browser, wait_seconds
+from studies.access import visible_studies
 from studies.kinds import kind_of
 from studies.models import Study
 from studies.recruitment import completion_link, completion_problem
@@ -69,15 +72,21 @@ def _too_many(request: HttpRequest, study: Study, wait: int) -> HttpResponse:
     return response
 
 
-def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
-    study = selectors.study_for_volunteers(slug)
+def _enter(
+    request: HttpRequest, slug: str, token: str | None, *, study: Study | None = None
+) -> HttpResponse:
+    """The welcome page and its consent; ``study`` given: staff's preview of it, any
+    status (the participant is then a test participant, :func:`preview`)."""
+    test = study is not None
+    study = study or selectors.study_for_volunteers(slug)
     group = selectors.group_by_invite(study, token) if token else None
-    if not study.is_open:
+    if not study.is_open and not test:
         return _closed(request, study)
-    if _participant(request, study) is not None:
+    me = _participant(request, study)
+    if me is not None and (me.is_test or not test):
         return redirect("volunteer:question", slug=slug)
     form = ConsentForm(request.POST if request.method == "POST" else None)
-    if request.method == "POST" and (wait := wait_seconds(request, "enrol", study)):
+    if request.method == "POST" and not test and (wait := wait_seconds(request, "enrol", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():
         try:
@@ -88,14 +97,18 @@ def _enter(request: HttpRequest, slug: str, token: str | None) -> HttpResponse:
                 language=get_language() or "",
                 # The form posts to its own address: the entry link's query string.
                 recruitment=request.GET,
+                test=test,
+                device=device_digest(request),
             )
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
             response = redirect("volunteer:start", slug=slug)
             _remember(response, request, study, p)
+            _mark_preview(response, study, on=test)
             return response
     context = {
+        "preview": test,
         "study": study,
         "outline": selectors.study_outline(study),
         "form": form,
@@ -117,6 +130,32 @@ def welcome(request: HttpRequest, slug: str) -> HttpResponse:
     response = _enter(request, slug, None)
     remember_browser(request, response)  # tells classmates behind one address apart
     return response
+
+
+@require_http_methods(["GET", "POST"])
+def preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """Staff open any study they may see (a draft too) as a volunteer would, in test
+    mode: the consent, the screening and the questions, as a test participant whose
+    answers never count (docs/running-a-study.md, "Preview and test mode")."""
+    study = Study.objects.filter(slug=slug).first()
+    user = request.user
+    if study is None or not visible_studies(user).filter(pk=study.pk).exists():
+        if not user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        raise Http404("No such study")
+    return _enter(request, slug, None, study=study)
+
+
+def _mark_preview(response: HttpResponse, study: Study, *, on: bool) -> None:
+    """The preview banner's cookie (base.html, ``annotation.context.preview``): set for a
+    test participant, removed for a volunteer, on the study's pages only."""
+    where = f"/s/{study.slug}/"
+    if on:
+        response.set_cookie(
+            PREVIEW_COOKIE, "1", max_age=COOKIE_AGE, path=where, samesite="Lax", httponly=True
+        )
+    else:
+        response.delete_cookie(PREVIEW_COOKIE, path=where)
 
 
 @require_http_methods(["GET", "POST"])
@@ -164,7 +203,7 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:welcome", slug=slug)
     if p.group_id is not None:
         return redirect("volunteer:question", slug=slug)
-    if not study.is_open:
+    if not study.is_open and not p.is_test:
         return _closed(request, study)
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
@@ -204,7 +243,7 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:welcome", slug=slug)
     if p.status == Participant.Status.FINISHED:
         return redirect("volunteer:finish", slug=slug)
-    if not study.is_open:
+    if not study.is_open and not p.is_test:
         return _closed(request, study)
     if p.group_id is None:
         return redirect("volunteer:screening", slug=slug)

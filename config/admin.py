@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 from django.urls import URLPattern, URLResolver, path
 
 
@@ -10,6 +13,16 @@ class ShipingAdminSite(admin.AdminSite):
     site_header = "诗评 Shiping"
     site_title = "Shiping admin"
     index_template = "admin/shiping_index.html"
+
+    def each_context(self, request: HttpRequest) -> dict[str, Any]:
+        """Django's context, and whether the user may load a file: the upload page's links
+        show only then (a researcher without that right would get a 403)."""
+        from annotation.upload_rights import upload_kinds
+
+        context = super().each_context(request)
+        user = getattr(request, "user", None)
+        context["may_upload"] = bool(user and user.is_authenticated and upload_kinds(user))
+        return context
 
     def get_urls(self) -> list[URLResolver | URLPattern]:
         # The upload page lives in ``jobs`` (it can run a load as a job); config sits

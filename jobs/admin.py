@@ -15,11 +15,19 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext_lazy as _
 
 from jobs.models import Job
-from jobs.presenting import is_load_summary, outcome_text, stage_label, stage_labels, summary_table
+from jobs.presenting import (
+    is_load_summary,
+    outcome_text,
+    parameter_rows,
+    stage_label,
+    stage_labels,
+    summary_table,
+)
 from jobs.progress import last_sign_of_life, live_progress
 from jobs.services import RUNNER_LOST, job_fail_if_runner_gone
 from studies.admin_display import pretty_json
 from studies.admin_scope import StudyScoped, scoped_filters
+from studies.loading.problems import problem_shown
 
 FIELDS = (
     "kind",
@@ -140,7 +148,11 @@ class JobAdmin(StudyScoped, admin.ModelAdmin):
 
     @admin.display(description=_("parameters"))
     def params_block(self, job: Job) -> SafeString | str:
-        return pretty_json(job.params)
+        rows = parameter_rows(job.params or {})
+        if not rows:
+            return "—"
+        body = format_html_join("", '<tr><th scope="row">{}</th><td>{}</td></tr>', rows)
+        return format_html('<table id="parameters">{}</table>', body)
 
     @admin.display(description=_("problems"))
     def problems_table(self, job: Job) -> SafeString | str:
@@ -151,7 +163,7 @@ class JobAdmin(StudyScoped, admin.ModelAdmin):
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
-                (p.get("file"), p.get("line") or "", p.get("field") or "", p.get("message"))
+                (p.get("file"), p.get("line") or "", p.get("field") or "", problem_shown(p))
                 for p in problems
             ),
         )

@@ -113,3 +113,38 @@ def outcome_text(job: Job) -> str:
     if job.kind in LoadKind.values:
         return gettext("File loaded.")
     return gettext("Done.")
+
+
+# A job's parameters (Job.params) as the admin shows them: each known one named and its
+# value read out; an unknown one under its key, its value as JSON.
+PARAMETERS: dict[str, Promise] = {
+    "name": _("file"),
+    "path": _("stored as"),
+    "format": _("format"),
+    "encoding": _("encoding"),
+    "sheet": _("sheet"),
+    "dry_run": _("dry run"),
+    "item_ids": _("poems to score"),
+    "settings": _("report settings"),
+}
+
+
+def parameter_value(key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if value in (None, ""):
+        return gettext("default") if key in ("format", "encoding", "sheet") else "—"
+    if key == "item_ids" and isinstance(value, list):
+        return gettext("%(n)d poem(s)") % {"n": len(value)}
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {parameter_value(k, v)}" for k, v in value.items()) or "—"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def parameter_rows(params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) for each of a job's parameters, the known ones first."""
+    known = [k for k in PARAMETERS if k in params]
+    rest = sorted(k for k in params if k not in PARAMETERS)
+    return [(str(PARAMETERS.get(k, k)), parameter_value(k, params[k])) for k in known + rest]

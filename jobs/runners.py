@@ -49,7 +49,13 @@ def job_source(job: Job) -> Source:
     path = Path(settings.DATA_DIR) / job.params["path"]
     name = job.params.get("name") or path.name
     content = path.read_bytes()
-    return Source(name=name, content=content, format=job.params.get("format") or guess_format(name))
+    return Source(
+        name=name,
+        content=content,
+        format=job.params.get("format") or guess_format(name),
+        encoding=job.params.get("encoding"),
+        sheet=job.params.get("sheet"),
+    )
 
 
 def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:

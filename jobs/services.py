@@ -104,6 +104,8 @@ def load_submit(
     study: Study | None,
     dry_run: bool = False,
     fmt: str | None = None,
+    encoding: str | None = None,
+    sheet: str | None = None,
     user: Any = None,
 ) -> Job:
     """A load (study, pool, LLM outputs, responses) as a job: save the file, then submit."""
@@ -113,6 +115,7 @@ def load_submit(
         "format": fmt,
         "dry_run": dry_run,
     }
+    params.update({k: v for k, v in (("encoding", encoding), ("sheet", sheet)) if v})
     return job_submit(kind=kind, study=study, params=params, user=user)
 
 
@@ -247,6 +250,8 @@ def command_submit(
             user=user,
             dry_run=bool(params.get("dry_run")),
             fmt=params.get("format"),
+            encoding=params.get("encoding"),
+            sheet=params.get("sheet"),
         )
     else:
         job = job_submit(kind=kind, study=study, params=params, user=user)

@@ -55,7 +55,9 @@ def upload_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         upload = data["file"]
-        source = Source.from_upload(upload.name, upload)
+        source = Source.from_upload(
+            upload.name, upload, encoding=data.get("encoding"), sheet=data.get("sheet")
+        )
         large = source.line_count > settings.UPLOAD_BACKGROUND_LINES
         if data["background"] or large:
             job = load_submit(
@@ -64,6 +66,8 @@ def upload_view(request: HttpRequest) -> HttpResponse:
                 content=source.content,
                 study=data.get("study"),
                 dry_run=data["dry_run"],
+                encoding=source.encoding,
+                sheet=source.sheet,
                 user=request.user,
             )
             messages.info(request, _("Job %(id)d created.") % {"id": job.pk})

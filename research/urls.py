@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from research import docs, poems, recruit
+from research import docs, poems, quality, recruit
 from research.dashboard import views as dashboard
 
 app_name = "research"
@@ -19,6 +19,7 @@ urlpatterns = [
         dashboard.download_responses,
         name="download-responses",
     ),
+    path("studies/<int:study_id>/quality/", quality.quality, name="quality"),
     path("poems/<int:item_id>/", poems.poem_detail, name="poem"),
     path("docs/", docs.doc_index, name="docs"),
     path("docs/<slug:name>/", docs.doc, name="doc"),

@@ -66,7 +66,7 @@ class StudyAdmin(StudyScoped, admin.ModelAdmin):
     actions = ("open_studies",)
     search_fields = ("slug", "title", "description")
     filter_horizontal = ("researchers",)
-    readonly_fields = ("public_token", "created_at", "updated_at")
+    readonly_fields = ("preview_link", "public_token", "created_at", "updated_at")
     inlines = (GroupInline, ScreeningInline, TaskInline)
     secret_fields = ("public_token",)
     public_token_hidden = secret_display("public_token", _("public token"))
@@ -87,6 +87,17 @@ class StudyAdmin(StudyScoped, admin.ModelAdmin):
             return fieldsets
         (name, options), *rest = fieldsets
         return [(name, {**options, "description": file_note(STUDY_NOTE)}), *rest]
+
+    @admin.display(description=_("preview"))
+    def preview_link(self, obj: Study) -> Any:
+        """Open the study as a volunteer, in test mode (any status; never counted)."""
+        if obj.pk is None:
+            return "—"
+        return format_html(
+            '<a href="/s/{}/preview/" id="preview-link">{}</a>',
+            obj.slug,
+            _("Try it as a volunteer (test mode: answers never counted)"),
+        )
 
     @admin.action(description=_("Open the selected studies to volunteers"), permissions=["change"])
     def open_studies(self, request: HttpRequest, queryset: Any) -> None:

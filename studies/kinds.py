@@ -192,7 +192,7 @@ class _Question(Kind):
         if options and data.get("answer") not in (None, ""):
             answer = self._parse_key(data["answer"], len(options), report)
         if not has_text:
-            report.error("stem", "a question needs a stem or a poem")
+            report.error("stem", _("a question needs a stem or a poem"))
         return Content(options=options or [], answer=answer)
 
     def option_lists(self, *, n_options: int, parts: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -253,7 +253,7 @@ class BestWorst(_Question):
 
     def _parse_key(self, raw: Any, n_options: int, report: Report) -> dict[str, int] | None:
         if not isinstance(raw, dict) or set(raw) != set(self.distinct):
-            report.error(ANSWER, 'must be {"best": i, "worst": j} for a best/worst question')
+            report.error(ANSWER, _('must be {"best": i, "worst": j} for a best/worst question'))
             return None
         best = parse_index(raw["best"], n_options, report, "answer.best")
         worst = parse_index(raw["worst"], n_options, report, "answer.worst")
@@ -306,7 +306,7 @@ class Multi(_Question):
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         parts, answer = _parse_parts(data.get("parts"), report)
         if not has_text:
-            report.error("stem", "a question needs a stem or a poem")
+            report.error("stem", _("a question needs a stem or a poem"))
         return Content(parts=parts, answer=answer)
 
     def check(self, item: Item, task: Task, given: Any, out: Parsed) -> None:
@@ -328,24 +328,24 @@ class Multi(_Question):
 
 def _parse_parts(raw: Any, report: Report) -> tuple[list[dict[str, Any]], dict[str, int] | None]:
     if not isinstance(raw, list) or not raw:
-        report.error("parts", "a multi-part question needs a list of parts")
+        report.error("parts", _("a multi-part question needs a list of parts"))
         return [], None
     parts: list[dict[str, Any]] = []
     key: dict[str, int] = {}
     for i, p in enumerate(raw):
         sub = report.child(f"parts[{i}]")
         if not isinstance(p, dict):
-            sub.error(None, "must be an object with key, prompt, options")
+            sub.error(None, _("must be an object with key, prompt, options"))
             continue
         name = p.get("key")
         if not isinstance(name, str) or not name.strip():
-            sub.error("key", "is required")
+            sub.error("key", _("is required"))
             continue
         if len(name) > 64:  # a part's key names the answer's field (Response.field)
-            sub.error("key", "is longer than 64 characters")
+            sub.error("key", _("is longer than 64 characters"))
             continue
         if name in {q["key"] for q in parts}:
-            sub.error("key", f"part {name!r} appears twice")
+            sub.error("key", with_params(_("part %(name)r appears twice"), name=name))
         options = parse_options(p.get("options"), sub, "options") or []
         prompt = parse_text(p.get("prompt"), sub, "prompt", required=False) or name
         parts.append({"key": name, "prompt": prompt, "options": options})
@@ -354,7 +354,7 @@ def _parse_parts(raw: Any, report: Report) -> tuple[list[dict[str, Any]], dict[s
             if index is not None:
                 key[name] = index
     if key and len(key) != len(parts):
-        report.error("parts", "either every part has an answer or none has")
+        report.error("parts", _("either every part has an answer or none has"))
     return parts, (key or None)
 
 
@@ -386,10 +386,11 @@ class Rating(Kind):
     def parse_content(self, data: Mapping[str, Any], report: Report, *, has_text: bool) -> Content:
         if data.get("options") or data.get("parts"):
             report.error(
-                "options", "rating items have no options (they are rated on the task's dimensions)"
+                "options",
+                _("rating items have no options (they are rated on the task's dimensions)"),
             )
         if not has_text:
-            report.error("poem", "a rating item needs a poem (or a stem to rate)")
+            report.error("poem", _("a rating item needs a poem (or a stem to rate)"))
         return Content()
 
     def check(self, item: Item, task: Task, given: Any, out: Parsed) -> None:

@@ -32,7 +32,7 @@ def new_token() -> str:
 def validate_completion_url(value: str) -> None:
     problem = completion_problem(value) if value else None
     if problem:
-        raise ValidationError(problem)
+        raise ValidationError(str(problem))
 
 
 def default_rule_raters() -> list[str]:
@@ -205,6 +205,18 @@ class Study(models.Model):
         return self.status == self.Status.OPEN
 
 
+PREVIEW_GROUP = "~preview"  # a slug no study file can give (slug_validator refuses "~")
+
+
+class VolunteerGroups(models.Manager["Group"]):
+    """A study's groups of volunteers: the preview group of staff's test participants
+    (``Group.is_test``) is none of them, so every list of groups (report, dashboard,
+    exports, screening, the admin) leaves it out; ``Group.every`` includes it."""
+
+    def get_queryset(self) -> models.QuerySet[Group]:
+        return super().get_queryset().filter(is_test=False)
+
+
 class Group(models.Model):
     study = models.ForeignKey(
         Study, on_delete=models.CASCADE, related_name="groups", verbose_name=_("study")
@@ -224,6 +236,13 @@ class Group(models.Model):
         verbose_name=_("invitation token"),
     )
     position = models.PositiveIntegerField(default=0, verbose_name=_("position"))
+    # The study's preview group (docs/running-a-study.md, "Preview and test mode"): staff's
+    # test participants are placed in it, so their claims take its tallies, never the
+    # balance of the real groups.
+    is_test = models.BooleanField(default=False, editable=False, verbose_name=_("test group"))
+
+    objects = VolunteerGroups()
+    every: models.Manager[Group] = models.Manager()
 
     class Meta:
         # Not "group", whose translation names Django's groups of users in the admin too.

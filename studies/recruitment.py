@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from urllib.parse import quote, urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from studies.values import Text, with_params
 
 # The query parameters kept, in this order; anything else in the link is ignored.
 PARAMETERS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "pid")
@@ -44,35 +47,43 @@ def host_allowed(host: str, allowed: list[str] | None = None) -> bool:
     return False
 
 
-def completion_problem(url: str) -> str | None:
+def completion_problem(url: str) -> Text | None:
     """What is wrong with a completion URL template, or None. Placeholders may stand in
     the path and the query only: the scheme and host are fixed when the study is loaded,
     and the host must be one of ``settings.COMPLETION_HOSTS``."""
     if not re.match(r"^https?://[^\s/?#]+", url):
-        return "must be an http:// or https:// address"
+        return _("must be an http:// or https:// address")
     if any(ch.isspace() for ch in url):
-        return "must not contain spaces"
+        return _("must not contain spaces")
     unknown = sorted({m for m in PLACEHOLDER.findall(url) if m not in PLACEHOLDERS})
     if unknown:
         known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
-        return f"unknown placeholder {{{unknown[0]}}} (known: {known})"
+        return with_params(
+            _("unknown placeholder %(name)s (known: %(known)s)"),
+            name="{" + unknown[0] + "}",
+            known=known,
+        )
     try:
         parts = urlsplit(url)
     except ValueError:
-        return "is not a valid address"
+        return _("is not a valid address")
     if "{" in parts.netloc or "}" in parts.netloc or "{" in parts.fragment:
-        return "may have placeholders in its path and query only, never in the host"
+        return _("may have placeholders in its path and query only, never in the host")
     try:
         host = parts.hostname or ""
         parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
     except ValueError:
-        return "is not a valid address"
+        return _("is not a valid address")
     if "@" in parts.netloc:
-        return "must not name a user or password before the host"
+        return _("must not name a user or password before the host")
     if not host_allowed(host):
-        return (
-            f"sends volunteers to {host!r}, which is not a recruiting host this site allows "
-            f"(COMPLETION_HOSTS: {', '.join(settings.COMPLETION_HOSTS)})"
+        return with_params(
+            _(
+                "sends volunteers to %(host)r, which is not a recruiting host this site "
+                "allows (COMPLETION_HOSTS: %(hosts)s)"
+            ),
+            host=host,
+            hosts=", ".join(settings.COMPLETION_HOSTS),
         )
     return None
 

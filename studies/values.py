@@ -125,10 +125,18 @@ def parse_options(
     value: Any, report: Problems, field: str, *, minimum: int = 2
 ) -> list[dict[str, str]] | None:
     if not isinstance(value, list):
-        report.error(field, "must be a list of options")
+        report.error(field, _("must be a list of options"))
         return None
     if not minimum <= len(value) <= MAX_OPTIONS:
-        report.error(field, f"has {len(value)} options; {minimum} to {MAX_OPTIONS} are allowed")
+        report.error(
+            field,
+            with_params(
+                _("has %(count)s options; %(minimum)s to %(MAX_OPTIONS)s are allowed"),
+                count=len(value),
+                minimum=minimum,
+                MAX_OPTIONS=MAX_OPTIONS,
+            ),
+        )
         return None
     options: list[dict[str, str]] = []
     for i, option in enumerate(value):
@@ -139,12 +147,12 @@ def parse_options(
             text = option["text"]
             explanation = option.get("explanation") or ""
             if not isinstance(explanation, str):
-                report.error(f"{field}[{i}].explanation", "must be text")
+                report.error(f"{field}[{i}].explanation", _("must be text"))
         else:
-            report.error(f"{field}[{i}]", "must be text or an object with a 'text' key")
+            report.error(f"{field}[{i}]", _("must be text or an object with a 'text' key"))
             continue
         if not text.strip():
-            report.error(f"{field}[{i}]", "is empty")
+            report.error(f"{field}[{i}]", _("is empty"))
         entry = {"text": text}
         if explanation:
             entry["explanation"] = str(explanation)
@@ -157,14 +165,16 @@ def parse_text(
 ) -> str:
     if value is None or value == "":
         if required:
-            report.error(field, "is required")
+            report.error(field, _("is required"))
         return ""
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        report.error(field, "must be text")
+        report.error(field, _("must be text"))
         return ""
     if max_length is not None and len(value) > max_length:
-        report.error(field, f"is longer than {max_length} characters")
+        report.error(
+            field, with_params(_("is longer than %(max_length)s characters"), max_length=max_length)
+        )
         return value[:max_length]
     return value

@@ -221,7 +221,7 @@ _STATE_BY_PUBLIC_ID = _STATE.replace(
     "WHERE participant_id = %s", f"WHERE participant_id = {_ME}"
 ).replace(
     "WHERE p.id = %s",
-    "WHERE p.public_id = %s AND p.study_id = %s AND s.slug = %s AND s.status <> %s",
+    "WHERE p.public_id = %s AND p.study_id = %s AND s.slug = %s AND (s.status <> %s OR p.is_test)",
 )
 assert _STATE_BY_PUBLIC_ID.count(_ME) == 1 and "p.id = %s" not in _STATE_BY_PUBLIC_ID
 

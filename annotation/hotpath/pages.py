@@ -16,7 +16,7 @@ _P, _S = Rows(Participant, "p"), Rows(Study, "s")
 _SELECT = f"""
 SELECT {_P.sql}, {_S.sql}
 FROM {Participant._meta.db_table} p JOIN {Study._meta.db_table} s ON s.id = p.study_id
-WHERE p.public_id = %s AND p.study_id = %s AND s.slug = %s AND s.status <> %s
+WHERE p.public_id = %s AND p.study_id = %s AND s.slug = %s AND (s.status <> %s OR p.is_test)
 """
 
 
@@ -39,7 +39,7 @@ FROM {Participant._meta.db_table} p JOIN {Study._meta.db_table} ps ON ps.id = p.
 LEFT JOIN (
   {answer.JOINED}
 ) ON a.id = %s AND a.participant_id = p.id
-WHERE p.public_id = %s AND p.study_id = %s AND ps.slug = %s AND ps.status <> %s
+WHERE p.public_id = %s AND p.study_id = %s AND ps.slug = %s AND (ps.status <> %s OR p.is_test)
 """
 
 

@@ -183,5 +183,6 @@ def recount(task_ids: Iterable[int]) -> None:
     caller's transaction."""
     for task in Task.objects.filter(pk__in=list(task_ids)):
         Tally.objects.filter(task=task).delete()
-        for group_id in Group.objects.filter(study_id=task.study_id).values_list("id", flat=True):
+        groups = Group.every.filter(study_id=task.study_id)  # the preview group's too
+        for group_id in groups.values_list("id", flat=True):
             cover(group_id, [task.pk])

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from annotation.models import AggregateResult
 from studies.loading.problems import Reporter, Summary
 from studies.loading.values import is_count, is_number
 from studies.models import Study
+from studies.values import with_params
 
 
 def aggregate_parse(
@@ -16,19 +19,22 @@ def aggregate_parse(
 ) -> dict[str, Any] | None:
     task = data.get("task")
     if not isinstance(task, str) or not task.strip() or len(task.strip()) > 100:
-        report.error("task", "is required (text of at most 100 characters)")
+        report.error("task", _("is required (text of at most 100 characters)"))
         return None
     metric = data.get("metric", "accuracy") if "accuracy" not in data else "accuracy"
     if not isinstance(metric, str) or not metric or len(metric) > 50:
-        report.error("metric", "must be text of at most 50 characters")
+        report.error("metric", _("must be text of at most 50 characters"))
         return None
     value = data.get("accuracy", data.get("value"))
     if not is_number(value):
-        report.error("accuracy" if "accuracy" in data else "value", f"{value!r} is not a number")
+        report.error(
+            "accuracy" if "accuracy" in data else "value",
+            with_params(_("%(value)r is not a number"), value=value),
+        )
         return None
     n = data.get("n")
     if n is not None and not is_count(n):
-        report.error("n", "must be a whole number ≥ 0")
+        report.error("n", _("must be a whole number ≥ 0"))
         return None
     source = data.get("source", "")
     assert value is not None  # checked above

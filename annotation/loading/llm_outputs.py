@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from annotation.loading.aggregates import aggregate_parse, aggregate_upsert
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
@@ -24,6 +25,7 @@ from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
 from studies.loading.values import is_count, parse_id
 from studies.models import ImportLog, Item, Study, Task
+from studies.values import with_params
 
 COMMON = {"model", "run", "sample", "raw"}
 SHAPES = {
@@ -59,22 +61,22 @@ class Parsed:
 def _common(data: dict[str, Any], report: Reporter) -> tuple[str, str, int, str] | None:
     model = data.get("model")
     if not isinstance(model, str) or not model.strip():
-        report.error("model", "is required (the model's name)")
+        report.error("model", _("is required (the model's name)"))
         return None
     if len(model.strip()) > 200:
-        report.error("model", "is longer than 200 characters")
+        report.error("model", _("is longer than 200 characters"))
         return None
     run = data.get("run", "")
     if run is None:
         run = ""
     if not isinstance(run, str) or len(run) > 100:
-        report.error("run", "must be text of at most 100 characters")
+        report.error("run", _("must be text of at most 100 characters"))
         run = ""
     sample = data.get("sample", 0)
     if sample is None:
         sample = 0
     if not is_count(sample):
-        report.error("sample", "must be a whole number ≥ 0")
+        report.error("sample", _("must be a whole number ≥ 0"))
         sample = 0
     raw = data.get("raw", "")
     if not isinstance(raw, str):
@@ -90,12 +92,13 @@ def _shape(data: dict[str, Any], report: Reporter) -> str | None:
             return "ratings"
         if "answer" in data:
             return "answer"
-        report.error("answer", "a line about an item needs 'answer' or 'ratings'")
+        report.error("answer", _("a line about an item needs 'answer' or 'ratings'"))
         return None
     if "task" in data and ("accuracy" in data or "value" in data):
         return "aggregate"
     report.error(
-        None, "not a known line: expected item+answer, item+ratings, generation, or task+accuracy"
+        None,
+        _("not a known line: expected item+answer, item+ratings, generation, or task+accuracy"),
     )
     return None
 
@@ -110,18 +113,25 @@ def _generation(
 ) -> ItemSpec | None:
     gen = data["generation"]
     if not isinstance(gen, dict):
-        report.error("generation", "must be an object with id, task, prompt and text")
+        report.error("generation", _("must be an object with id, task, prompt and text"))
         return None
     sub = report.child("generation")
     gen_id = parse_id(gen.get("id"), sub)
     prompt = gen.get("prompt") or {}
     if not isinstance(prompt, dict):
-        sub.error("prompt", "must be an object")
+        sub.error("prompt", _("must be an object"))
         prompt = {}
     task_slug = gen.get("task")
     task = tasks.get(task_slug) if isinstance(task_slug, str) else None
     if task is not None and not kind_of(task).scale:
-        sub.error("task", f"generations become rating items; task {task.slug!r} is {task.kind!r}")
+        sub.error(
+            "task",
+            with_params(
+                _("generations become rating items; task %(slug)r is %(kind)r"),
+                slug=task.slug,
+                kind=task.kind,
+            ),
+        )
     form = prompt.get("form") or (f"ci:{prompt['cipai']}" if prompt.get("cipai") else "")
     item = {
         "id": gen_id,
@@ -172,7 +182,11 @@ def validate_llm_outputs(
                 if spec.external_id in seen_gen:
                     report.error(
                         "generation.id",
-                        f"id {spec.external_id!r} already used on line {seen_gen[spec.external_id]}",
+                        with_params(
+                            _("id %(external_id)r already used on line %(line)s"),
+                            external_id=spec.external_id,
+                            line=seen_gen[spec.external_id],
+                        ),
                     )
                     continue
                 seen_gen[spec.external_id] = record.line
@@ -184,8 +198,15 @@ def validate_llm_outputs(
                 if agg_key in seen_aggregate:
                     report.error(
                         "task",
-                        f"{model} already has {agg['metric']!r} for task {agg['task']!r} "
-                        f"on line {seen_aggregate[agg_key]}",
+                        with_params(
+                            _(
+                                "%(model)s already has %(metric)r for task %(task)r on line %(line)s"
+                            ),
+                            model=model,
+                            metric=agg["metric"],
+                            task=agg["task"],
+                            line=seen_aggregate[agg_key],
+                        ),
                     )
                     continue
                 seen_aggregate[agg_key] = record.line
@@ -198,7 +219,14 @@ def validate_llm_outputs(
             if key in seen_answer:
                 report.error(
                     "item",
-                    f"{model} already answered {item_id!r} on line {seen_answer[key]} (use 'sample' for repeats)",
+                    with_params(
+                        _(
+                            "%(model)s already answered %(item_id)r on line %(line)s (use 'sample' for repeats)"
+                        ),
+                        model=model,
+                        item_id=item_id,
+                        line=seen_answer[key],
+                    ),
                 )
                 continue
             seen_answer[key] = record.line
@@ -209,7 +237,7 @@ def validate_llm_outputs(
     check_task_moves(study, parsed.generations, collector, "generation.id")
     _check_generation_owners(study, parsed.generations, collector)
     if not collector.problems and not (parsed.generations or parsed.answers or parsed.aggregates):
-        collector.add(None, None, "the file holds no LLM outputs")
+        collector.add(None, None, _("the file holds no LLM outputs"))
     _check_answers(parsed, study, tasks, collector)
     collector.raise_if_any()
     return parsed
@@ -225,12 +253,18 @@ def _check_generation_owners(study: Study, specs: list[ItemSpec], collector: Col
         for ext, source in stored.values_list("external_id", "poem_source"):
             spec = wanted[ext]
             if source != spec.values["poem_source"]:
-                owner = source or "the pool (no poem source)"
+                owner = source or _("the pool (no poem source)")
                 collector.add(
                     spec.line,
                     "generation.id",
-                    f"item {ext!r} already exists, from {owner}: a generation of "
-                    f"{spec.values['poem_source']!r} cannot replace it (use a new id)",
+                    with_params(
+                        _(
+                            "item %(ext)r already exists, from %(owner)s: a generation of %(source)r cannot replace it (use a new id)"
+                        ),
+                        ext=ext,
+                        owner=owner,
+                        source=spec.values["poem_source"],
+                    ),
                 )
 
 
@@ -255,7 +289,12 @@ def _check_answers(
         report = collector.at(line)
         item = items.get(item_id)
         if item is None:
-            report.error("item", f"no item {item_id!r} in study {study.slug!r}")
+            report.error(
+                "item",
+                with_params(
+                    _("no item %(item_id)r in study %(slug)r"), item_id=item_id, slug=study.slug
+                ),
+            )
             continue
         task = by_pk[item.task_id]
         result = parse_answer(item, task, **{shape: payload})

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_lazy as _
 
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Participant, Response
@@ -26,11 +27,11 @@ from studies.loading.finish import load_finish
 from studies.loading.plain import loads
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
-from studies.loading.readers import Source, read_records
+from studies.loading.readers import CELL_FORMATS, Source, read_records
 from studies.loading.values import is_count, parse_id
 from studies.models import Group, ImportLog, Item, Study, Task
 from studies.recruitment import recruitment_params
-from studies.values import is_digits
+from studies.values import is_digits, with_params
 
 
 def _is_export_row(data: dict[str, Any]) -> bool:
@@ -43,14 +44,14 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     shape (every CSV row, and JSONL lines with a ``field``) gathered per participant ×
     item into one answer, at the line of its first row. Model and rule rows of an export
     are not human responses and are passed over."""
-    csv = source.format == "csv"
+    csv = source.format in CELL_FORMATS  # CSV and XLSX: the export's rows, text cells
     gathered: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
     for record in read_records(source, collector):
         if not csv and not _is_export_row(record.data):
             yield record.line, record.data
             continue
         row: dict[str, Any] = {k: v for k, v in record.data.items() if v != "" and v is not None}
-        if csv:  # the export's cells made safe for spreadsheets ('=x) are read as written (=x)
+        if source.format == "csv":  # cells made safe for spreadsheets ('=x) read as written (=x)
             row = {k: csv_restore(v) if isinstance(v, str) else v for k, v in row.items()}
         if row.get("rater_kind", "human") != "human":
             continue
@@ -84,7 +85,7 @@ def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime 
     if isinstance(time_ms, str) and is_digits(time_ms.strip()):
         time_ms = int(time_ms)
     if time_ms is not None and not is_count(time_ms):
-        report.error("time_ms", "must be a whole number of milliseconds ≥ 0")
+        report.error("time_ms", _("must be a whole number of milliseconds ≥ 0"))
         time_ms = None
     at = data.get("answered_at")
     when = None
@@ -94,9 +95,11 @@ def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime 
         except ValueError:  # well formed but impossible, e.g. month 13
             when = None
         if when is None:
-            report.error("answered_at", f"{at!r} is not an ISO 8601 date-time")
+            report.error(
+                "answered_at", with_params(_("%(at)r is not an ISO 8601 date-time"), at=at)
+            )
         elif when.tzinfo is None:
-            report.error("answered_at", "needs a time zone (e.g. 2026-11-20T10:15:00Z)")
+            report.error("answered_at", _("needs a time zone (e.g. 2026-11-20T10:15:00Z)"))
             when = None
     return (int(time_ms) if time_ms is not None else None), when
 
@@ -109,7 +112,7 @@ def _correct_flag(data: dict[str, Any], report: Reporter) -> bool | None:
         return raw
     if isinstance(raw, str) and raw.strip().lower() in {"true", "false", "1", "0"}:
         return raw.strip().lower() in {"true", "1"}
-    report.error("correct", "must be true or false")
+    report.error("correct", _("must be true or false"))
     return None
 
 
@@ -146,18 +149,34 @@ def validate_responses(
         group = groups.get(group_slug) if isinstance(group_slug, str) else None
         if group is None:
             report.error(
-                "group", f"{group_slug!r} is not a group of this study ({', '.join(groups)})"
+                "group",
+                with_params(
+                    _("%(group_slug)r is not a group of this study (%(names)s)"),
+                    group_slug=group_slug,
+                    names=", ".join(groups),
+                ),
             )
         elif pid is not None:
             prior = first_group.setdefault(pid, (group.slug, line))
             if prior[0] != group.slug:
                 report.error(
-                    "group", f"participant {pid!r} is in group {prior[0]!r} on line {prior[1]}"
+                    "group",
+                    with_params(
+                        _("participant %(pid)r is in group %(group)r on line %(line)s"),
+                        pid=pid,
+                        group=prior[0],
+                        line=prior[1],
+                    ),
                 )
         item_id = parse_id(data.get("item"), report, "item")
         item = items.get(item_id or "")
         if item_id is not None and item is None:
-            report.error("item", f"no item {item_id!r} in study {study.slug!r}")
+            report.error(
+                "item",
+                with_params(
+                    _("no item %(item_id)r in study %(slug)r"), item_id=item_id, slug=study.slug
+                ),
+            )
         time_ms, when = _time(data, report)
         given = _correct_flag(data, report)
         if pid is None or item is None or group is None:
@@ -176,7 +195,16 @@ def validate_responses(
             dup = seen.setdefault((pid, item_id or "", fld), line)
             if dup != line:
                 report.error(
-                    fld, f"participant {pid!r} already answered {item_id!r} ({fld}) on line {dup}"
+                    fld,
+                    with_params(
+                        _(
+                            "participant %(pid)r already answered %(item_id)r (%(fld)s) on line %(dup)s"
+                        ),
+                        pid=pid,
+                        item_id=item_id,
+                        fld=fld,
+                        dup=dup,
+                    ),
                 )
             if given is not None and correct is not None and fld == "answer" and given != correct:
                 disagreements += 1
@@ -193,7 +221,7 @@ def validate_responses(
                 )
             )
     if not rows and not collector.problems:
-        collector.add(None, None, "the file holds no responses")
+        collector.add(None, None, _("the file holds no responses"))
     _check_stored_groups(study, first_group, collector)
     _check_in_app_answers(study, rows, items, seen, collector)
     collector.raise_if_any()
@@ -218,7 +246,14 @@ def _check_stored_groups(
                 collector.add(
                     line,
                     "group",
-                    f"participant {name!r} is already stored in group {slug!r}, not {given!r}",
+                    with_params(
+                        _(
+                            "participant %(name)r is already stored in group %(slug)r, not %(given)r"
+                        ),
+                        name=name,
+                        slug=slug,
+                        given=given,
+                    ),
                 )
 
 
@@ -258,8 +293,14 @@ def _check_in_app_answers(
                 collector.add(
                     lines[(name, item, fld)],
                     fld,
-                    f"participant {name!r} answered {item!r} ({fld}) in the app; "
-                    "an import never overwrites an answer given in the app",
+                    with_params(
+                        _(
+                            "participant %(name)r answered %(item)r (%(fld)s) in the app; an import never overwrites an answer given in the app"
+                        ),
+                        name=name,
+                        item=item,
+                        fld=fld,
+                    ),
                 )
 
 

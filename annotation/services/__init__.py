@@ -36,10 +36,13 @@ from annotation.services.claims import (
     tallies_refresh,
 )
 from annotation.services.participants import (
+    participant_decide,
     participant_enrol,
     participant_finish,
     participant_screen,
     participants_place,
+    preview_group,
+    tests_clear,
 )
 
 __all__ = [
@@ -53,10 +56,13 @@ __all__ = [
     "is_db_id",
     "next_item",
     "next_item_by_public_id",
+    "participant_decide",
     "participant_enrol",
     "participant_finish",
     "participant_screen",
     "participants_place",
+    "preview_group",
     "response_submit",
     "tallies_refresh",
+    "tests_clear",
 ]

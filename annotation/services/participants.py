@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -18,9 +19,9 @@ from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
 from annotation import selectors
-from annotation.models import Participant, Rater, new_resume_code
+from annotation.models import Participant, QualityDecision, Rater, new_resume_code
 from annotation.services._common import require_open, rng
-from studies.models import Group, Study
+from studies.models import PREVIEW_GROUP, Group, Study
 from studies.recruitment import recruitment_params
 
 
@@ -33,6 +34,8 @@ def participant_enrol(
     entry: str = Participant.Entry.PUBLIC,
     language: str = "",
     recruitment: Mapping[str, str] | None = None,
+    test: bool = False,
+    device: str = "",
 ) -> Participant:
     """A new participant who accepted the study's consent text (recorded with the time).
 
@@ -40,12 +43,20 @@ def participant_enrol(
     screening; a study without screening questions places everyone in its first group.
     ``recruitment``: a recruitment platform's parameters from the entry link (only the
     known ones are kept: ``studies.recruitment.recruitment_params``).
+
+    ``test``: staff trying the study out (preview and test mode, any status of the study):
+    the participant is marked a test and placed in the study's preview group
+    (:func:`preview_group`) once screened, so nothing they do counts anywhere.
     """
-    require_open(study)
+    if not test:
+        require_open(study)
     if not consent:
         raise ValidationError({"consent": [_("Please accept the consent to take part.")]})
     group: Group | None = None
-    if invite_token:
+    if test:
+        invite_token = None
+        group = None if study.screening.exists() else preview_group(study)
+    elif invite_token:
         group = Group.objects.filter(study=study, invite_token=invite_token).first()
         if group is None:
             raise ValidationError(_("This invitation link is not valid."), "invite")
@@ -62,6 +73,8 @@ def participant_enrol(
         language=language[:10],
         recruitment=recruitment_params(recruitment or {}),
         task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
+        is_test=test,
+        device=device[:32],
     )
     participant.rater = Rater.objects.create(
         study=study, kind=Rater.Kind.HUMAN, name=participant.public_id
@@ -76,7 +89,8 @@ def participant_enrol(
 def participant_screen(*, participant: Participant, answers: Mapping[str, object]) -> Participant:
     """Record screening answers (question key -> option index) and place the participant."""
     study = participant.study
-    require_open(study)
+    if not participant.is_test:
+        require_open(study)
     if participant.group_id is not None:
         return participant  # already placed (invitation, or screened before): no change
     questions = list(study.screening.order_by("position"))
@@ -99,11 +113,49 @@ def participant_screen(*, participant: Participant, answers: Mapping[str, object
         raise ValidationError(errors)
     groups = study.groups.order_by("position", "slug")
     group = (groups.filter(slug=group_slug).first() if group_slug else None) or groups.first()
+    if participant.is_test:
+        group = preview_group(study)
     participant.screening_answers = recorded
     participant.status = Participant.Status.SCREENED
     participant.save(update_fields=["screening_answers", "status"])
     participants_place(participants=[participant], group=group)
     return participant
+
+
+def preview_group(study: Study) -> Group:
+    """The study's preview group, made on first use: its tallies are the test
+    participants' own, so their claims never change the real groups' balance."""
+    group, _made = Group.every.get_or_create(
+        study=study,
+        slug=PREVIEW_GROUP,
+        defaults={"name": "预览（测试）", "is_test": True, "position": 10**6},
+    )
+    return group
+
+
+@transaction.atomic
+def tests_clear(*, study: Study) -> int:
+    """Delete the study's test participants with everything they did (their raters,
+    responses, claims and counts) and its preview group with its tallies; the number of
+    test participants deleted. The real data are not touched."""
+    raters = Rater.objects.filter(participant__study=study, participant__is_test=True)
+    n = Participant.objects.filter(study=study, is_test=True).count()
+    raters.delete()  # cascades: participant, responses, assignments, task counts
+    Group.every.filter(study=study, is_test=True).delete()  # cascades: tallies, cover
+    return n
+
+
+@transaction.atomic
+def participant_decide(
+    *, participant: Participant, decision: str, reason: str, note: str = "", user: Any = None
+) -> QualityDecision:
+    """Record (or change) a researcher's keep/exclude decision on ``participant`` after
+    the quality checks (``annotation.quality``): one row per participant."""
+    row, _made = QualityDecision.objects.update_or_create(
+        participant=participant,
+        defaults={"decision": decision, "reason": reason, "note": note[:2000], "decided_by": user},
+    )
+    return row
 
 
 def participants_place(*, participants: Sequence[Participant], group: Group | None) -> None:

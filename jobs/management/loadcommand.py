@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs.services import command_submit, rule_scores_follow
 from scoring.loads import file_load
+from studies.loading.encodings import known_encoding
 from studies.loading.plain import loads
 from studies.loading.problems import LoadError, Summary
 from studies.loading.readers import Source
@@ -31,6 +32,13 @@ class LoadCommand(BaseCommand):
         if self.needs_study:
             parser.add_argument("--study", required=True, help="the study's slug")
         parser.add_argument("--format", choices=self.formats, help="default: from the file name")
+        parser.add_argument(
+            "--encoding",
+            help="the text's encoding (utf-8, gb18030, big5, utf-16, ...); "
+            "default: detected (docs/loading.md, Encodings)",
+        )
+        if "xlsx" in self.formats:
+            parser.add_argument("--sheet", help="an XLSX workbook's sheet; default: the first")
         parser.add_argument(
             "--dry-run", action="store_true", help="validate and count, write nothing"
         )
@@ -51,8 +59,15 @@ class LoadCommand(BaseCommand):
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        encoding = opts.get("encoding")
+        if encoding and known_encoding(encoding) is None:
+            raise CommandError(
+                f"unknown encoding {encoding!r}: try utf-8, gb18030 (also GBK), big5 or utf-16"
+            )
         try:
-            source = Source.from_path(opts["file"], opts.get("format"))
+            source = Source.from_path(
+                opts["file"], opts.get("format"), encoding=encoding, sheet=opts.get("sheet")
+            )
         except OSError as exc:
             raise CommandError(f"{opts['file']}: cannot read the file: {exc.strerror}") from exc
         kwargs: dict[str, Any] = {"dry_run": opts["dry_run"]}
@@ -91,6 +106,8 @@ class LoadCommand(BaseCommand):
                 "dry_run": opts["dry_run"],
                 "format": opts.get("format"),
                 **({"remap": read_remap(opts["remap"])} if opts.get("remap") else {}),
+                "encoding": source.encoding,
+                "sheet": source.sheet,
             },
         )
         if job["status"] == "failed":

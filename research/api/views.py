@@ -116,8 +116,8 @@ class StudyDetail(APIView):
             "groups": out.GroupOut(study.groups.all(), many=True).data,
             "tasks": out.TaskOut(study.tasks.all(), many=True).data,
             "n_items": study.items.count(),
-            "n_participants": study.participants.count(),
-            "n_responses": study.responses.count(),
+            "n_participants": study.participants.filter(is_test=False).count(),
+            "n_responses": study.responses.exclude(rater__participant__is_test=True).count(),
         }
         return Response(data)
 
@@ -155,7 +155,11 @@ class ResponseList(generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Any]:
         study = study_for(self.request.user, self.kwargs["study_id"])
-        query = ResponseRow.objects.filter(study=study).order_by("pk")
+        query = (
+            ResponseRow.objects.filter(study=study)
+            .exclude(rater__participant__is_test=True)  # staff's preview: never counted
+            .order_by("pk")
+        )
         if task := self.request.query_params.get("task"):
             query = query.filter(task__slug=task)
         if kind := self.request.query_params.get("rater_kind"):

@@ -35,7 +35,7 @@ class Funnel:
 
 def funnel(study: Study) -> list[Funnel]:
     counts: dict[Any, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    rows = Participant.objects.filter(study=study).values("group_id", "status")
+    rows = Participant.objects.filter(study=study, is_test=False).values("group_id", "status")
     for row in rows.annotate(n=Count("pk")).order_by():
         counts[row["group_id"]][row["status"]] += row["n"]
     flagged = flagged_participants(study).values("group_id")
@@ -69,6 +69,7 @@ def answers_per_task(study: Study) -> list[dict[str, Any]]:
     counts: dict[int, Any] = {
         row["task_id"]: row
         for row in Response.objects.filter(study=study, rater__kind="human")
+        .exclude(rater__participant__is_test=True)
         .values("task_id")
         .annotate(
             responses=Count("pk"),
@@ -98,6 +99,7 @@ def below_target(study: Study) -> list[dict[str, Any]]:
     got: dict[tuple[int, int], int] = {}
     rows = (
         Response.objects.filter(study=study, rater__kind="human", item__is_attention_check=False)
+        .exclude(rater__participant__is_test=True)
         .values("item_id", "rater__participant__group_id")
         .annotate(n=Count("rater_id", distinct=True))
         .order_by()

@@ -21,7 +21,8 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Rater, Response
-from annotation.selectors import flagged_rater_ids
+from annotation.quality import EXCLUSION_REASONS, excluded_by_decision, kept_by_decision
+from annotation.selectors import flagged_rater_ids, test_rater_ids
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -268,7 +269,22 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
     task_info, items, raters = _tasks(study, tasks), _items(study), _raters(study)
     frame = _read_responses(study, chunk_size, list(task_info))
     exclusions: list[dict[str, Any]] = []
-    flagged = flagged_rater_ids(study)
+    # Staff's preview (test mode) never counts: its answers leave before anything else.
+    tests = np.asarray(test_rater_ids(study), dtype=np.int64)
+    if tests.size:
+        trial = np.isin(frame["rater"].to_numpy(), tests)
+        exclusions.append(
+            {
+                "reason": gettext_noop("test participants (preview and test mode)"),
+                "n_participants": int(tests.size),
+                "n_responses": int(trial.sum()),
+                "applies_to": "every table",
+            }
+        )
+        frame = frame.loc[~trial].reset_index(drop=True)
+    # A researcher's decision on a participant (annotation.quality) wins over the flag.
+    kept = set(kept_by_decision(study))
+    flagged = [r for r in flagged_rater_ids(study) if r not in kept]
     excluded = flagged if study.exclude_flagged else []
     drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
     exclusions.append(
@@ -282,6 +298,19 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             "applies_to": "every table",
         }
     )
+    for reason, decided_ids in sorted(excluded_by_decision(study).items()):
+        decided = (
+            np.isin(frame["rater"].to_numpy(), np.asarray(decided_ids, dtype=np.int64)) & ~drop
+        )
+        exclusions.append(
+            {
+                "reason": EXCLUSION_REASONS.get(reason, f"excluded by a researcher: {reason}"),
+                "n_participants": len(decided_ids),
+                "n_responses": int(decided.sum()),
+                "applies_to": "every table",
+            }
+        )
+        drop |= decided
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
     exclusions.append(

@@ -17,7 +17,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from annotation.models import AggregateResult, Response
+from annotation.models import AggregateResult, QualityDecision, Response
 from annotation.selectors import flagged_rater_ids
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
@@ -38,6 +38,10 @@ def fingerprint(study: Study) -> str:
         study.exclude_flagged,
         study.groups.count(),
         study.raters.aggregate(n=Count("pk"), m=Max("pk")),
+        # researchers' keep/exclude decisions (annotation.quality) change the exclusions
+        QualityDecision.objects.filter(participant__study=study).aggregate(
+            n=Count("pk"), at=Max("decided_at")
+        ),
     ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 

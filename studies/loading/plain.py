@@ -16,6 +16,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
+from studies.values import Text, with_params
+
 MAX_DEPTH = 64
 MAX_VALUES = 1_000_000  # YAML aliases can expand a small file into a huge tree
 
@@ -75,30 +79,36 @@ def loads(text: str) -> Any:
         raise NotPlainJSON("nested too deeply") from exc
 
 
-def text_problem(text: str) -> str | None:
+def text_problem(text: str) -> Text | None:
     if "\x00" in text:
-        return "contains a NUL character (\\u0000)"
+        return _("contains a NUL character (\\u0000)")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        return f"contains {text[exc.start]!r}, an unpaired surrogate: not valid Unicode text"
+        return with_params(
+            _("contains %(character)r, an unpaired surrogate: not valid Unicode text"),
+            character=text[exc.start],
+        )
     return None
 
 
-def impurities(data: Any) -> Iterator[tuple[str, str]]:
+def impurities(data: Any) -> Iterator[tuple[str, Text]]:
     """``(field path, message)`` for every value that cannot be stored as it is."""
     return _walk(data, "", 0, [MAX_VALUES])
 
 
-def _walk(data: Any, path: str, depth: int, budget: list[int]) -> Iterator[tuple[str, str]]:
+def _walk(data: Any, path: str, depth: int, budget: list[int]) -> Iterator[tuple[str, Text]]:
     budget[0] -= 1
     if budget[0] < 0:
         if budget[0] == -1:
-            yield path, f"holds more than {MAX_VALUES} values"
+            yield path, with_params(_("holds more than %(n)d values"), n=MAX_VALUES)
         return
     if depth > MAX_DEPTH:  # named by its top-level field: the full path is unreadable
         top = re.split(r"[.\[]", path, maxsplit=1)[0]
-        yield top, f"nested more than {MAX_DEPTH} levels deep (or contains itself)"
+        yield (
+            top,
+            with_params(_("nested more than %(n)d levels deep (or contains itself)"), n=MAX_DEPTH),
+        )
         return
     if isinstance(data, str):
         problem = text_problem(data)
@@ -108,19 +118,25 @@ def _walk(data: Any, path: str, depth: int, budget: list[int]) -> Iterator[tuple
         return
     elif isinstance(data, float):
         if not math.isfinite(data):
-            yield path, f"{data} is not a number JSON allows"
+            yield path, with_params(_("%(value)s is not a number JSON allows"), value=data)
     elif isinstance(data, dict):
         for key, value in data.items():
             if not isinstance(key, str):
-                yield path, f"key {key!r} is not text"
+                yield path, with_params(_("key %(key)r is not text"), key=key)
                 continue
             problem = text_problem(key)
             if problem:
-                yield path, f"a key {problem}"
+                yield path, with_params(_("a key %(problem)s"), problem=problem)
                 continue
             yield from _walk(value, f"{path}.{key}" if path else key, depth + 1, budget)
     elif isinstance(data, list):
         for index, value in enumerate(data):
             yield from _walk(value, f"{path}[{index}]", depth + 1, budget)
     else:
-        yield path, f"a {type(data).__name__} is not a plain value (text, number, list, object)"
+        yield (
+            path,
+            with_params(
+                _("a %(type)s is not a plain value (text, number, list, object)"),
+                type=type(data).__name__,
+            ),
+        )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import kind_of
 from studies.loading.finish import load_finish
@@ -24,7 +25,7 @@ from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
-from studies.loading.readers import Record, Source, read_records
+from studies.loading.readers import CELL_FORMATS, Record, Source, read_records
 from studies.loading.reshape import (
     Remap,
     RemapByItem,
@@ -36,7 +37,7 @@ from studies.loading.reshape import (
 from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
-from studies.values import parse_text
+from studies.values import parse_text, with_params
 
 ITEM_KEYS = {"id", "task", "stem", "options", "parts", "answer", "poem", "meta", "attention_check"}
 CSV_POEM = ("title", "author", "form", "text", "source", "condition")
@@ -90,7 +91,14 @@ def parse_item(
     task = tasks.get(task_slug) if isinstance(task_slug, str) else None
     if task is None:
         known = ", ".join(sorted(tasks)) or "none"
-        report.error("task", f"{task_slug!r} is not a task of this study (tasks: {known})")
+        report.error(
+            "task",
+            with_params(
+                _("%(task_slug)r is not a task of this study (tasks: %(known)s)"),
+                task_slug=task_slug,
+                known=known,
+            ),
+        )
         return None
     poem = parse_poem(data.get("poem"), report)
     stem = parse_text(data.get("stem"), report, "stem", required=False)
@@ -107,7 +115,7 @@ def parse_item(
         values[f"poem_{key}"] = poem.get(key, "")
     meta = data.get("meta") or {}
     if not isinstance(meta, dict):
-        report.error("meta", "must be a JSON object")
+        report.error("meta", _("must be a JSON object"))
         meta = {}
     extra = {k: v for k, v in data.items() if k not in ITEM_KEYS}
     if isinstance(data.get("poem"), dict):
@@ -118,10 +126,10 @@ def parse_item(
     values.update(item_provenance(values["poem_source"], values["meta"]))
     check = data.get("attention_check", False)
     if not isinstance(check, bool):
-        report.error("attention_check", "must be true or false")
+        report.error("attention_check", _("must be true or false"))
         check = False
     if check and not values["answer"]:
-        report.error("attention_check", "an attention check needs an answer key")
+        report.error("attention_check", _("an attention check needs an answer key"))
     values["is_attention_check"] = check
     return values
 
@@ -155,7 +163,11 @@ def validate_pool(
             collector.add(
                 record.line,
                 "id",
-                f"id {spec.external_id!r} already used on line {first_line[spec.external_id]}",
+                with_params(
+                    _("id %(external_id)r already used on line %(line)s"),
+                    external_id=spec.external_id,
+                    line=first_line[spec.external_id],
+                ),
             )
             continue
         first_line[spec.external_id] = record.line
@@ -171,7 +183,7 @@ def validate_pool(
             )
         )
     if not planned and not collector.problems:
-        collector.add(None, None, "the file holds no items")
+        collector.add(None, None, _("the file holds no items"))
     check_task_moves(study, planned, collector)
     checked = check_reshaped(study, planned, collector, remaps)
     collector.raise_if_any()
@@ -207,8 +219,13 @@ def check_task_moves(
             collector.add(
                 moved[pk].line,
                 field,
-                f"item {ext!r} already has responses in task {slug!r}; "
-                "it cannot move to another task",
+                with_params(
+                    _(
+                        "item %(ext)r already has responses in task %(slug)r; it cannot move to another task"
+                    ),
+                    ext=ext,
+                    slug=slug,
+                ),
             )
 
 
@@ -217,7 +234,7 @@ def _validate_record(
 ) -> ItemSpec | None:
     report = collector.at(record.line)
     data = record.data
-    if source.format == "csv":
+    if source.format in CELL_FORMATS:  # CSV and XLSX rows: text cells
         data = csv_to_item(record.data, report)
         for path, message in impurities(data):  # JSON cells (meta, parts, answer)
             report.error(path or None, message)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.loading.plain import loads
 from studies.loading.problems import Reporter
 from studies.loading.values import POEM_KEYS
-from studies.values import LETTERS
+from studies.values import LETTERS, with_params
 
 CSV_POEM = POEM_KEYS
 
@@ -30,7 +32,11 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
             blank = blank or f"option_{letter}"
         elif blank:
             report.error(
-                blank, f"is empty but option_{letter} is not: leave no gaps between options"
+                blank,
+                with_params(
+                    _("is empty but option_%(letter)s is not: leave no gaps between options"),
+                    letter=letter,
+                ),
             )
             break
         else:
@@ -45,7 +51,7 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
             try:
                 item[key] = loads(cell)
             except ValueError:
-                report.error(key, "looks like JSON but cannot be read")
+                report.error(key, _("looks like JSON but cannot be read"))
         elif cell:
             item[key] = cell
     for key in ("meta", "parts"):
@@ -54,7 +60,10 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
             try:
                 item[key] = loads(cell)
             except ValueError as exc:
-                report.error(key, f"must be JSON: {getattr(exc, 'msg', exc)}")
+                report.error(
+                    key,
+                    with_params(_("must be JSON: %(reason)s"), reason=getattr(exc, "msg", exc)),
+                )
     if data.get("explanation", "").strip():
         item.setdefault("meta", {})
         if isinstance(item["meta"], dict):

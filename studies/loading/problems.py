@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from django.conf import settings
+from django.utils import translation
+
 from studies.values import Text, in_english
+
+
+def renderings(message: Text) -> dict[str, str]:
+    """A translatable message in each of the site's languages but English (which is
+    ``Problem.message``), rendered now: a job stores them, and its page, read later in
+    any language, shows the reader's."""
+    if isinstance(message, str):
+        return {}
+    out = {}
+    for code, _name in settings.LANGUAGES:
+        if code != "en":
+            with translation.override(code):
+                out[code] = str(message)
+    return out
 
 
 @dataclass(frozen=True)
@@ -13,7 +31,14 @@ class Problem:
     file: str
     line: int | None
     field: str | None
-    message: str
+    message: str  # in English: the command line's, the API's and the tests' text
+    translations: dict[str, str] = dataclasses.field(
+        default_factory=dict, compare=False, hash=False
+    )
+
+    def shown(self) -> str:
+        """The message in the active language (the admin's pages)."""
+        return problem_shown(asdict(self))
 
     def __str__(self) -> str:
         where = self.file
@@ -22,6 +47,13 @@ class Problem:
         if self.field:
             where += f", field {self.field!r}"
         return f"{where}: {self.message}"
+
+
+def problem_shown(problem: dict[str, Any]) -> str:
+    """A stored problem's message (``asdict(Problem)``, as a job keeps it) in the active
+    language, English when it has no rendering in that language."""
+    language = translation.get_language() or ""
+    return str((problem.get("translations") or {}).get(language) or problem.get("message", ""))
 
 
 class LoadError(Exception):
@@ -48,9 +80,11 @@ class Collector:
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, line: int | None, field_name: str | None, message: Text) -> None:
-        # A file's problems are listed in English, including the answer rule's
-        # translatable messages (which a volunteer sees in their own language).
-        self.problems.append(Problem(self.file, line, field_name, in_english(message)))
+        # A file's problems are listed in English on the command line and in the API;
+        # the admin's pages show them in the reader's language (Problem.shown).
+        self.problems.append(
+            Problem(self.file, line, field_name, in_english(message), renderings(message))
+        )
 
     def at(self, line: int | None, prefix: str = "") -> Reporter:
         return Reporter(self, line, prefix)

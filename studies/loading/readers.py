@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import yaml
+from django.utils.translation import gettext_lazy as _
 
+from studies.loading.encodings import (
+    decode_text,
+    is_old_workbook,
+    is_workbook,
+    mostly_utf8,
+    plain_utf8,
+)
 from studies.loading.plain import (
     DuplicateKey,
     duplicate_key_message,
@@ -22,8 +30,11 @@ from studies.loading.plain import (
     text_problem,
 )
 from studies.loading.problems import Collector
+from studies.loading.workbook import read_workbook, workbook_rows
+from studies.values import with_params
 
-TABULAR_FORMATS = ("jsonl", "csv")
+TABULAR_FORMATS = ("jsonl", "csv", "xlsx")
+CELL_FORMATS = ("csv", "xlsx")  # every value a text cell, read by the same column rules
 
 
 @dataclass(frozen=True)
@@ -39,23 +50,55 @@ class Source:
     name: str
     content: bytes
     format: str
+    encoding: str | None = None  # None: detected (studies.loading.encodings)
+    sheet: str | None = None  # an XLSX workbook's sheet; None: the first
 
     def __post_init__(self) -> None:
         if len(self.name) > 500:  # ImportLog.filename holds 500 characters
             self.name = "…" + self.name[-499:]
 
     @classmethod
-    def from_path(cls, path: str | Path, fmt: str | None = None) -> Source:
+    def from_path(
+        cls,
+        path: str | Path,
+        fmt: str | None = None,
+        *,
+        encoding: str | None = None,
+        sheet: str | None = None,
+    ) -> Source:
         p = Path(path)
-        return cls(name=str(path), content=p.read_bytes(), format=fmt or guess_format(p.name))
+        return cls(
+            name=str(path),
+            content=p.read_bytes(),
+            format=fmt or guess_format(p.name),
+            encoding=encoding or None,
+            sheet=sheet or None,
+        )
 
     @classmethod
-    def from_upload(cls, name: str, stream: IO[bytes], fmt: str | None = None) -> Source:
-        return cls(name=name, content=stream.read(), format=fmt or guess_format(name))
+    def from_upload(
+        cls,
+        name: str,
+        stream: IO[bytes],
+        fmt: str | None = None,
+        *,
+        encoding: str | None = None,
+        sheet: str | None = None,
+    ) -> Source:
+        return cls(
+            name=name,
+            content=stream.read(),
+            format=fmt or guess_format(name),
+            encoding=encoding or None,
+            sheet=sheet or None,
+        )
 
     @property
     def line_count(self) -> int:
-        """Lines in the file: the expected number of records, for progress reports."""
+        """Lines in the file (rows of a workbook's sheet): the expected number of records,
+        for progress reports."""
+        if self.format == "xlsx":
+            return workbook_rows(self.content, self.sheet)
         return self.content.count(b"\n") + (0 if self.content.endswith(b"\n") else 1)
 
     @property
@@ -69,6 +112,10 @@ def guess_format(name: str) -> str:
         (".jsonl", "jsonl"),
         (".ndjson", "jsonl"),
         (".csv", "csv"),
+        (".tsv", "csv"),
+        (".xlsx", "xlsx"),
+        (".xlsm", "xlsx"),
+        (".xls", "xls"),
         (".json", "json"),
         (".yaml", "yaml"),
         (".yml", "yaml"),
@@ -78,30 +125,81 @@ def guess_format(name: str) -> str:
     return "jsonl"
 
 
+def _not_text(source: Source, problems: Collector) -> bool:
+    """A workbook where text is expected (named .csv, or a study file): say what to do."""
+    if is_workbook(source.content):
+        problems.add(
+            None,
+            None,
+            _(
+                "this file is an Excel workbook (XLSX), not text: name it .xlsx (or use "
+                "--format xlsx) to load a pool or responses from it, or save it as “CSV UTF-8”"
+            ),
+        )
+        return True
+    if is_old_workbook(source.content):
+        problems.add(None, None, OLD_EXCEL)
+        return True
+    return False
+
+
+OLD_EXCEL = _(
+    "this is an Excel 97–2003 workbook (.xls), which is not read: open it in Excel or WPS "
+    "and save it as .xlsx (Excel workbook) or as “CSV UTF-8”"
+)
+
+
 def decode(source: Source, problems: Collector) -> str | None:
-    try:
-        return source.content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = source.content[: exc.start].count(b"\n") + 1
-        problems.add(line, None, f"not valid UTF-8 (byte {exc.start}): save the file as UTF-8")
+    """The file's text, in the encoding named or detected (studies.loading.encodings)."""
+    if _not_text(source, problems):
         return None
+    decoded = decode_text(source.content, source.encoding)
+    if decoded.text is None:
+        problems.add(decoded.line, None, decoded.problem)
+    return decoded.text
+
+
+def _jsonl_bytes(source: Source, problems: Collector) -> bytes | None:
+    """A JSONL file's bytes as UTF-8: as they are when they are (or are meant to be)
+    UTF-8, so a broken byte is reported on its line; otherwise decoded and re-encoded."""
+    if _not_text(source, problems):
+        return None
+    named = (source.encoding or "").lower().replace("_", "-")
+    if named in ("utf-8", "utf8"):
+        return source.content
+    if not named and (plain_utf8(source.content) or mostly_utf8(source.content)):
+        return source.content
+    text = decode(source, problems)
+    return None if text is None else text.encode("utf-8")
 
 
 def read_records(source: Source, problems: Collector) -> Iterator[Record]:
-    """Yield one record per JSONL line or CSV row; problems go to ``problems``.
+    """Yield one record per JSONL line, CSV row or XLSX row; problems go to ``problems``.
 
     JSONL is read a line at a time from the bytes, so memory does not grow with the file
     beyond the bytes themselves (a 150,000-line pool is read as it is validated)."""
     if source.format == "jsonl":
-        yield from _read_jsonl(source.content, problems)
+        content = _jsonl_bytes(source, problems)
+        if content is not None:
+            yield from _read_jsonl(content, problems)
+        return
+    if source.format == "xlsx":
+        for line, data in read_workbook(source.content, source.sheet, problems):
+            yield Record(line, data)
+        return
+    if source.format == "xls":
+        problems.add(None, None, OLD_EXCEL)
+        return
+    if source.format != "csv":
+        problems.add(
+            None,
+            None,
+            with_params(_("unsupported format %(format)r: use JSONL or CSV"), format=source.format),
+        )
         return
     text = decode(source, problems)
-    if text is None:
-        return
-    if source.format == "csv":
+    if text is not None:
         yield from _read_csv(text, problems)
-    else:
-        problems.add(None, None, f"unsupported format {source.format!r}: use JSONL or CSV")
 
 
 def _jsonl_lines(content: bytes, problems: Collector) -> Iterator[tuple[int, str]]:
@@ -149,15 +247,26 @@ def _read_jsonl(content: bytes, problems: Collector) -> Iterator[Record]:
             yield Record(number, data)
 
 
+def _delimiter(text: str) -> str:
+    """A comma, or a tab for a file whose header has tabs and no comma (Excel's "Unicode
+    text" and .tsv files)."""
+    header = text.split("\n", 1)[0]
+    return "\t" if "\t" in header and "," not in header else ","
+
+
 def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     if not reader.fieldnames:
-        problems.add(1, None, "the CSV file has no header row")
+        problems.add(1, None, _("the CSV file has no header row"))
         return
     header = [h.strip() for h in reader.fieldnames]
     if len(set(header)) != len(header):
         dupes = sorted({h for h in header if header.count(h) > 1})
-        problems.add(1, None, f"duplicate column(s) in header: {', '.join(dupes)}")
+        problems.add(
+            1,
+            None,
+            with_params(_("duplicate column(s) in header: %(names)s"), names=", ".join(dupes)),
+        )
         return
     reader.fieldnames = header
     start = reader.line_num + 1
@@ -165,7 +274,13 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
         for row in reader:
             extra = row.pop(None, None)  # type: ignore[call-overload,unused-ignore]
             if extra:
-                problems.add(start, None, f"row has {len(extra)} more cell(s) than the header")
+                problems.add(
+                    start,
+                    None,
+                    with_params(
+                        _("row has %(count)s more cell(s) than the header"), count=len(extra)
+                    ),
+                )
             cleaned = {k: (v if v is not None else "") for k, v in row.items()}
             bad = [(k, m) for k, v in cleaned.items() for m in [text_problem(v)] if m]
             for column, message in bad:
@@ -174,7 +289,7 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
                 yield Record(start, cleaned)
             start = reader.line_num + 1
     except csv.Error as exc:
-        problems.add(reader.line_num, None, f"CSV syntax error: {exc}")
+        problems.add(reader.line_num, None, with_params(_("CSV syntax error: %(exc)s"), exc=exc))
 
 
 def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, int]]:

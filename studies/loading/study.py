@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
@@ -23,7 +24,7 @@ from studies.loading.study_parts import (
 from studies.loading.study_settings import SETTINGS, parse_settings
 from studies.loading.values import is_count
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
-from studies.values import parse_text
+from studies.values import parse_text, with_params
 
 STUDY_FIELDS = ("title", "description", "consent", "status")
 
@@ -56,7 +57,7 @@ class StudySpec:
 def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     top = lines.at("")
     if not isinstance(data, dict):
-        top.error(None, "a study definition must be an object")
+        top.error(None, _("a study definition must be an object"))
         return None
     slug = parse_slug(data.get("slug"), lines.at("slug"), None, max_length=100)
     fields: dict[str, Any] = {}
@@ -70,7 +71,9 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     if "status" in data:
         status = data["status"]
         if not isinstance(status, str) or status not in Study.Status.values:
-            lines.at("status").error(None, f"{status!r} is not one of draft, open, closed")
+            lines.at("status").error(
+                None, with_params(_("%(status)r is not one of draft, open, closed"), status=status)
+            )
         fields["status"] = status
     fields.update(parse_settings(data, lines))
     fields["rate_limits"] = parse_rate_limits(data.get("rate_limits"), lines)
@@ -87,7 +90,7 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
 def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
     raw = data.get("groups")
     if not isinstance(raw, list) or not raw:
-        lines.at("groups").error(None, "at least one group is required")
+        lines.at("groups").error(None, _("at least one group is required"))
         return []
     targets = data.get("target_per_item", 1)
     groups: list[dict[str, Any]] = []
@@ -95,7 +98,7 @@ def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
     for i, g in enumerate(raw):
         path = f"groups[{i}]"
         if not isinstance(g, dict):
-            lines.at(path).error(None, "must be an object with slug and name")
+            lines.at(path).error(None, _("must be an object with slug and name"))
             continue
         slug = parse_slug(g.get("slug"), lines.at(f"{path}.slug"), None)
         name = (
@@ -103,22 +106,28 @@ def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
             or slug
         )
         if slug in seen:
-            lines.at(f"{path}.slug").error(None, f"group {slug!r} is defined twice")
+            lines.at(f"{path}.slug").error(
+                None, with_params(_("group %(slug)r is defined twice"), slug=slug)
+            )
         if slug:
             seen.add(slug)
         target = g.get("target_per_item")
         if target is None:
             target = targets.get(slug, 1) if isinstance(targets, dict) else targets
         if not is_count(target):
-            lines.at("target_per_item").error(None, f"target for group {slug!r} must be ≥ 0")
+            lines.at("target_per_item").error(
+                None, with_params(_("target for group %(slug)r must be ≥ 0"), slug=slug)
+            )
             target = 0
         groups.append({"slug": slug, "name": name, "target_per_item": int(target), "position": i})
     if isinstance(targets, dict):
         for key in targets:
             if key not in seen:
-                lines.at(f"target_per_item.{key}").error(None, f"no group {key!r} is defined")
+                lines.at(f"target_per_item.{key}").error(
+                    None, with_params(_("no group %(key)r is defined"), key=key)
+                )
     elif not is_count(targets):
-        lines.at("target_per_item").error(None, "must be a number or a map of group → number")
+        lines.at("target_per_item").error(None, _("must be a number or a map of group → number"))
     return groups
 
 
@@ -176,17 +185,17 @@ def apply_study(spec: StudySpec, summary: Summary) -> Study:
     for t in spec.tasks:
         existing = Task.objects.filter(study=study, slug=t["slug"]).first()
         if existing and existing.kind != t["kind"] and existing.items.exists():
-            raise LoadError(
-                [
-                    Problem(
-                        summary.file,
-                        None,
-                        f"tasks.{t['slug']}.kind",
-                        f"task {t['slug']!r} already has items of kind {existing.kind!r}; "
-                        "its kind cannot change",
-                    )
-                ]
+            collector = Collector(summary.file)
+            collector.add(
+                None,
+                f"tasks.{t['slug']}.kind",
+                with_params(
+                    _("task %(slug)r already has items of kind %(kind)r; its kind cannot change"),
+                    slug=t["slug"],
+                    kind=existing.kind,
+                ),
             )
+            collector.raise_if_any()
         _upsert(Task, {"study": study, "slug": t["slug"]}, _without(t, "slug"), summary, "task")
     return study
 

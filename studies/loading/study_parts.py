@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.kinds import KINDS
 from studies.loading.problems import Collector, Reporter
 from studies.loading.values import is_count
 from studies.models import slug_validator
 from studies.ratelimits import STUDY_SCOPES, parse_rate
-from studies.values import is_int, parse_text
+from studies.values import is_int, parse_text, with_params
 
 TASK_KEYS = {"slug", "title", "kind", "per_participant", "instructions", "dimensions", "guide"}
 MAX_SCALE = 10**6  # rating scales are small; this keeps every rating a safe number
@@ -36,15 +38,23 @@ def parse_slug(
     value: Any, report: Reporter, field_name: str | None, max_length: int = 50
 ) -> str | None:
     if not isinstance(value, str) or not value:
-        report.error(field_name, "is required (letters, digits, '-', '_', '.')")
+        report.error(field_name, _("is required (letters, digits, '-', '_', '.')"))
         return None
     if len(value) > max_length:
-        report.error(field_name, f"is longer than {max_length} characters")
+        report.error(
+            field_name,
+            with_params(_("is longer than %(max_length)s characters"), max_length=max_length),
+        )
         return None
     try:
         slug_validator(value)
     except Exception:
-        report.error(field_name, f"{value!r} is not a valid slug (letters, digits, '-', '_', '.')")
+        report.error(
+            field_name,
+            with_params(
+                _("%(value)r is not a valid slug (letters, digits, '-', '_', '.')"), value=value
+            ),
+        )
         return None
     return value
 
@@ -53,35 +63,39 @@ def parse_screening(raw: Any, lines: Lines, groups: set[str]) -> list[dict[str, 
     if raw is None:
         return []
     if not isinstance(raw, list):
-        lines.at("screening").error(None, "must be a list of questions")
+        lines.at("screening").error(None, _("must be a list of questions"))
         return []
     out: list[dict[str, Any]] = []
     keys: set[str] = set()
     for i, q in enumerate(raw):
         path = f"screening[{i}]"
         if not isinstance(q, dict):
-            lines.at(path).error(None, "must be an object with key, prompt and options")
+            lines.at(path).error(None, _("must be an object with key, prompt and options"))
             continue
         key = parse_slug(q.get("key"), lines.at(f"{path}.key"), None)
         if key in keys:
-            lines.at(f"{path}.key").error(None, f"question {key!r} is defined twice")
+            lines.at(f"{path}.key").error(
+                None, with_params(_("question %(key)r is defined twice"), key=key)
+            )
         keys.add(key or "")
         prompt = parse_text(q.get("prompt"), lines.at(f"{path}.prompt"), "", required=True)
         options = q.get("options")
         parsed: list[dict[str, Any]] = []
         if not isinstance(options, list) or len(options) < 2:
-            lines.at(f"{path}.options").error(None, "needs at least two options")
+            lines.at(f"{path}.options").error(None, _("needs at least two options"))
             options = []
         for j, o in enumerate(options):
             opath = f"{path}.options[{j}]"
             if isinstance(o, str):
                 o = {"label": o}
             if not isinstance(o, dict) or not isinstance(o.get("label"), str):
-                lines.at(opath).error(None, "must have a 'label'")
+                lines.at(opath).error(None, _("must have a 'label'"))
                 continue
             group = o.get("group")
             if group is not None and (not isinstance(group, str) or group not in groups):
-                lines.at(f"{opath}.group").error(None, f"no group {group!r} is defined")
+                lines.at(f"{opath}.group").error(
+                    None, with_params(_("no group %(group)r is defined"), group=group)
+                )
             parsed.append({"label": o["label"], "group": group})
         out.append({"key": key, "prompt": prompt, "options": parsed, "position": i})
     return out
@@ -89,27 +103,32 @@ def parse_screening(raw: Any, lines: Lines, groups: set[str]) -> list[dict[str, 
 
 def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
     if not isinstance(raw, list) or not raw:
-        lines.at("tasks").error(None, "at least one task is required")
+        lines.at("tasks").error(None, _("at least one task is required"))
         return []
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for i, t in enumerate(raw):
         path = f"tasks[{i}]"
         if not isinstance(t, dict):
-            lines.at(path).error(None, "must be an object")
+            lines.at(path).error(None, _("must be an object"))
             continue
         slug = parse_slug(t.get("slug"), lines.at(f"{path}.slug"), None)
         if slug in seen:
-            lines.at(f"{path}.slug").error(None, f"task {slug!r} is defined twice")
+            lines.at(f"{path}.slug").error(
+                None, with_params(_("task %(slug)r is defined twice"), slug=slug)
+            )
         seen.add(slug or "")
         kind = t.get("kind")
         if not isinstance(kind, str) or kind not in KINDS:
             lines.at(f"{path}.kind").error(
-                None, f"{kind!r} is not one of {', '.join(sorted(KINDS))}"
+                None,
+                with_params(
+                    _("%(kind)r is not one of %(names)s"), kind=kind, names=", ".join(sorted(KINDS))
+                ),
             )
         per = t.get("per_participant", 10)
         if not is_count(per):
-            lines.at(f"{path}.per_participant").error(None, "must be a whole number ≥ 0")
+            lines.at(f"{path}.per_participant").error(None, _("must be a whole number ≥ 0"))
             per = 0
         task = {
             "slug": slug,
@@ -134,26 +153,32 @@ def parse_dimensions(raw: Any, kind: Any, lines: Lines, path: str) -> list[dict[
     declared = KINDS.get(kind) if isinstance(kind, str) else None
     if declared is None or not declared.scale:
         if raw:
-            lines.at(f"{path}.dimensions").error(None, "only rating tasks have dimensions")
+            lines.at(f"{path}.dimensions").error(None, _("only rating tasks have dimensions"))
         return []
     if not isinstance(raw, list) or not raw:
-        lines.at(f"{path}.dimensions").error(None, "a rating task needs at least one dimension")
+        lines.at(f"{path}.dimensions").error(None, _("a rating task needs at least one dimension"))
         return []
     out: list[dict[str, Any]] = []
     keys: set[str] = set()
     for j, d in enumerate(raw):
         dpath = f"{path}.dimensions[{j}]"
         if not isinstance(d, dict):
-            lines.at(dpath).error(None, "must be an object with key, label, min, max")
+            lines.at(dpath).error(None, _("must be an object with key, label, min, max"))
             continue
         key = parse_slug(d.get("key"), lines.at(f"{dpath}.key"), None)
         if key in keys:
-            lines.at(f"{dpath}.key").error(None, f"dimension {key!r} is defined twice")
+            lines.at(f"{dpath}.key").error(
+                None, with_params(_("dimension %(key)r is defined twice"), key=key)
+            )
         keys.add(key or "")
         lo, hi = d.get("min", 1), d.get("max", 5)
         if not (is_int(lo) and is_int(hi) and -MAX_SCALE <= lo < hi <= MAX_SCALE):
             lines.at(dpath).error(
-                "min", f"min and max must be whole numbers with min < max, within ±{MAX_SCALE}"
+                "min",
+                with_params(
+                    _("min and max must be whole numbers with min < max, within ±%(MAX_SCALE)s"),
+                    MAX_SCALE=MAX_SCALE,
+                ),
             )
             lo, hi = 1, 5
         dim: dict[str, Any] = {
@@ -192,8 +217,15 @@ def parse_scale_labels(raw: Any, lo: int, hi: int, lines: Lines, path: str) -> d
         if len(raw) != hi - lo + 1:
             lines.at(path).error(
                 None,
-                f"has {len(raw)} labels; give one per point of {lo}–{hi} ({hi - lo + 1}), "
-                "or an object naming some points",
+                with_params(
+                    _(
+                        "has %(count)s labels; give one per point of %(lo)s–%(hi)s (%(points)s), or an object naming some points"
+                    ),
+                    count=len(raw),
+                    lo=lo,
+                    hi=hi,
+                    points=hi - lo + 1,
+                ),
             )
             return {}
         pairs = [(str(lo + i), label, f"{path}[{i}]") for i, label in enumerate(raw)]
@@ -202,20 +234,27 @@ def parse_scale_labels(raw: Any, lo: int, hi: int, lines: Lines, path: str) -> d
         for point, label in raw.items():
             value = _point(point)
             if value is None or not lo <= value <= hi:
-                lines.at(f"{path}.{point}").error(None, f"{point!r} is not a point of {lo}–{hi}")
+                lines.at(f"{path}.{point}").error(
+                    None,
+                    with_params(
+                        _("%(point)r is not a point of %(lo)s–%(hi)s"), point=point, lo=lo, hi=hi
+                    ),
+                )
                 continue
             pairs.append((str(value), label, f"{path}.{point}"))
     else:
         lines.at(path).error(
-            None, "must be a list of one label per point, or an object {point: label}"
+            None, _("must be a list of one label per point, or an object {point: label}")
         )
         return {}
     out: dict[str, str] = {}
     for point, label, where in pairs:
         if not isinstance(label, str) or not label.strip():
-            lines.at(where).error(None, "must be a non-empty text")
+            lines.at(where).error(None, _("must be a non-empty text"))
         elif len(label) > MAX_LABEL:
-            lines.at(where).error(None, f"is longer than {MAX_LABEL} characters")
+            lines.at(where).error(
+                None, with_params(_("is longer than %(MAX_LABEL)s characters"), MAX_LABEL=MAX_LABEL)
+            )
         else:
             out[point] = label.strip()
     return out
@@ -225,12 +264,14 @@ def parse_guide(raw: Any, lines: Lines, path: str) -> list[dict[str, str]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        lines.at(f"{path}.guide").error(None, "must be a list of {label, description}")
+        lines.at(f"{path}.guide").error(None, _("must be a list of {label, description}"))
         return []
     out = []
     for j, g in enumerate(raw):
         if not isinstance(g, dict) or not isinstance(g.get("label"), str):
-            lines.at(f"{path}.guide[{j}]").error(None, "must have a 'label' (and a 'description')")
+            lines.at(f"{path}.guide[{j}]").error(
+                None, _("must have a 'label' (and a 'description')")
+            )
             continue
         out.append({"label": g["label"], "description": str(g.get("description", ""))})
     return out
@@ -243,19 +284,34 @@ def parse_rate_limits(raw: Any, lines: Lines) -> dict[str, str]:
     if not isinstance(raw, dict):
         lines.at("rate_limits").error(
             None,
-            f'must be an object of limits, e.g. {{"enrol": "20/min"}} ({", ".join(STUDY_SCOPES)})',
+            with_params(
+                _('must be an object of limits, e.g. {"enrol": "20/min"} (%(names)s)'),
+                names=", ".join(STUDY_SCOPES),
+            ),
         )
         return {}
     out: dict[str, str] = {}
     for scope, value in raw.items():
         report = lines.at(f"rate_limits.{scope}")
         if scope not in STUDY_SCOPES:
-            report.error(None, f"unknown limit (known: {', '.join(STUDY_SCOPES)})")
+            report.error(
+                None,
+                with_params(_("unknown limit (known: %(names)s)"), names=", ".join(STUDY_SCOPES)),
+            )
             continue
         try:
             parse_rate(value)
-        except ValueError as exc:
-            report.error(None, str(exc))
+        except ValueError:  # (parse_rate's own message is English: settings read it too)
+            report.error(
+                None,
+                with_params(
+                    _(
+                        "%(value)r is not a rate: write <count>/<period>, e.g. 30/min or "
+                        "500/hour (count ≥ 1; period second, minute, hour or day), or off"
+                    ),
+                    value=value,
+                ),
+            )
             continue
         out[scope] = value.strip().lower() if isinstance(value, str) else "off"
     return out

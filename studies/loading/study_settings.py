@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from scoring.prosody.families import BY_NAME as RULE_FAMILIES
 from scoring.prosody.families import TONE_FAMILIES
 from studies.loading.study_parts import Lines
 from studies.loading.values import is_count
 from studies.models import reading_overrides_problem
 from studies.recruitment import completion_problem
+from studies.values import with_params
 
 
 class _Bad(ValueError):
@@ -20,19 +23,19 @@ class _Bad(ValueError):
 
 def _flag(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _Bad("must be true or false")
+        raise _Bad(_("must be true or false"))
     return value
 
 
 def _flag_or_null(value: Any) -> bool | None:
     if value is not None and not isinstance(value, bool):
-        raise _Bad("must be true, false or null")
+        raise _Bad(_("must be true, false or null"))
     return value
 
 
 def _count(value: Any) -> int:
     if not is_count(value):
-        raise _Bad("must be a whole number ≥ 0")
+        raise _Bad(_("must be a whole number ≥ 0"))
     return int(value)
 
 
@@ -40,13 +43,13 @@ def _minutes(value: Any) -> int | None:
     if value is None:
         return None
     if not (is_count(value) and value >= 1):
-        raise _Bad("must be a whole number ≥ 1, or null")
+        raise _Bad(_("must be a whole number ≥ 1, or null"))
     return int(value)
 
 
 def _code(value: Any) -> str:
     if not (isinstance(value, str) and len(value) <= 64):
-        raise _Bad("must be text of at most 64 characters")
+        raise _Bad(_("must be text of at most 64 characters"))
     return value
 
 
@@ -54,7 +57,7 @@ def _completion_url(value: Any) -> str:
     if value in (None, ""):
         return ""
     if not isinstance(value, str) or len(value) > 500:
-        raise _Bad("must be text of at most 500 characters")
+        raise _Bad(_("must be text of at most 500 characters"))
     problem = completion_problem(value)
     if problem:
         raise _Bad(problem)
@@ -65,18 +68,32 @@ def _rule_raters(value: Any) -> list[str]:
     """Rule families of the registry (scoring/prosody/families.py), the default first."""
     known = ", ".join(RULE_FAMILIES)
     if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
-        raise _Bad(f"must be a non-empty list of rule raters (known: {known})")
+        raise _Bad(
+            with_params(
+                _("must be a non-empty list of rule raters (known: %(names)s)"),
+                names=known,
+            )
+        )
     unknown = [v for v in value if v not in RULE_FAMILIES]
     if unknown:
         raise _Bad(
-            f"unknown rule rater {unknown[0]!r} (known: {known}; "
-            "the first is the study's default tone system)"
+            with_params(
+                _(
+                    "unknown rule rater %(name)r (known: %(names)s; the first is the study's "
+                    "default tone system)"
+                ),
+                name=unknown[0],
+                names=known,
+            )
         )
     if len(set(value)) != len(value):
-        raise _Bad("lists a rule rater twice")
+        raise _Bad(_("lists a rule rater twice"))
     if value[0] not in TONE_FAMILIES:
         raise _Bad(
-            "the first rule rater is the study's default and must be " + " or ".join(TONE_FAMILIES)
+            with_params(
+                _("the first rule rater is the study's default and must be %(names)s"),
+                names=" or ".join(TONE_FAMILIES),
+            )
         )
     return list(value)
 
@@ -109,7 +126,7 @@ def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
     are), from ``settings`` or the top level."""
     nested = data.get("settings") or {}
     if not isinstance(nested, dict):
-        lines.at("settings").error(None, "must be an object of settings")
+        lines.at("settings").error(None, _("must be an object of settings"))
         nested = {}
     given = {**{k: data[k] for k in SETTINGS if k in data}, **nested}
     out: dict[str, Any] = {}
@@ -117,10 +134,13 @@ def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
         reader = SETTINGS.get(key)
         path = f"settings.{key}" if key in nested else key
         if reader is None:
-            lines.at(path).error(None, f"unknown setting (known: {', '.join(SETTINGS)})")
+            lines.at(path).error(
+                None,
+                with_params(_("unknown setting (known: %(names)s)"), names=", ".join(SETTINGS)),
+            )
             continue
         try:
             out[key] = reader(value)
         except _Bad as exc:
-            lines.at(path).error(None, str(exc))
+            lines.at(path).error(None, exc.args[0])
     return out

@@ -10,8 +10,10 @@ import math
 import re
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.loading.problems import Reporter
-from studies.values import is_int
+from studies.values import is_int, with_params
 
 POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7)|couplet)$")
 POEM_KEYS = ("title", "author", "form", "text", "source", "condition")
@@ -44,7 +46,7 @@ def parse_poem(value: Any, report: Reporter) -> dict[str, str] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        report.error("poem", "must be an object with at least a 'text' key")
+        report.error("poem", _("must be an object with at least a 'text' key"))
         return None
     poem: dict[str, str] = {}
     for key in POEM_KEYS:
@@ -55,17 +57,24 @@ def parse_poem(value: Any, report: Reporter) -> dict[str, str] | None:
             poem[key] = raw.strip() if key != "text" else raw.strip("\n")
             limit = POEM_LENGTHS.get(key)
             if limit is not None and len(poem[key]) > limit:
-                report.error(f"poem.{key}", f"is longer than {limit} characters")
+                report.error(
+                    f"poem.{key}",
+                    with_params(_("is longer than %(limit)s characters"), limit=limit),
+                )
         else:
-            report.error(f"poem.{key}", "must be text")
+            report.error(f"poem.{key}", _("must be text"))
     if not poem.get("text", "").strip():
-        report.error("poem.text", "is required and must not be empty")
+        report.error("poem.text", _("is required and must not be empty"))
     form = poem.get("form", "")
     if form and not POEM_FORM.match(form):
         report.error(
             "poem.form",
-            f"{form!r} is not a form: use ci:<cipai>, shi:jueju5, shi:jueju7, shi:lushi5, "
-            "shi:lushi7 or couplet",
+            with_params(
+                _(
+                    "%(form)r is not a form: use ci:<cipai>, shi:jueju5, shi:jueju7, shi:lushi5, shi:lushi7 or couplet"
+                ),
+                form=form,
+            ),
         )
     return poem
 
@@ -74,9 +83,9 @@ def parse_id(value: Any, report: Reporter, field: str = "id") -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or not value.strip():
-        report.error(field, "is required (a non-empty text id)")
+        report.error(field, _("is required (a non-empty text id)"))
         return None
     if len(value) > 200:
-        report.error(field, "is longer than 200 characters")
+        report.error(field, _("is longer than 200 characters"))
         return None
     return value.strip()

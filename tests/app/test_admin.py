@@ -55,7 +55,7 @@ def test_upload_page_loads_a_file_and_reports_problems_without_writing(
     )
     page = staff_client.post(url, {"kind": "llm_outputs", "study": example_study.pk, "file": bad})
     html = page.content.decode()
-    assert "bad.jsonl" in html and "no item &#x27;zz&#x27;" in html and "<td>2</td>" in html
+    assert "bad.jsonl" in html and "中没有题目 &#x27;zz&#x27;" in html and "<td>2</td>" in html
     assert snapshot() == before
 
 

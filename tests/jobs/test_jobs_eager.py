@@ -64,7 +64,7 @@ def test_background_upload_of_a_bad_file_fails_with_every_problem_and_changes_no
     assert "2 problems found; nothing was loaded." in job.message
     assert snapshot() == before
     page = staff_client.get(response["Location"]).content.decode()
-    assert 'id="problems"' in page and "&#x27;zz&#x27; is not a task" in page
+    assert 'id="problems"' in page and "&#x27;zz&#x27; 不是本研究的任务" in page  # zh-Hans admin
 
 
 def test_upload_without_background_still_loads_at_once(staff_client, example_study) -> None:

@@ -104,8 +104,10 @@ def test_csv_pool_with_a_bad_row_names_its_line(example_study, tmp_path) -> None
 
 
 def test_not_utf8_is_reported_with_its_line(example_study, tmp_path) -> None:
+    # A UTF-8 file with a broken byte (b"\xb0\xa1" alone would be GB18030 text: 啊,
+    # read as such, tests/loading/test_encodings_and_workbooks.py)
     path = tmp_path / "pool.jsonl"
-    path.write_bytes(b'{"id": "a"}\n{"id": "\xb0\xa1"}\n')
+    path.write_bytes('{"id": "甲"}\n{"id": "\xb0"}\n'.encode().replace(b"\xc2\xb0", b"\xb0"))
     assert "line 2: not valid UTF-8" in run_fails("load_pool", str(path), *STUDY)
 
 

@@ -38,6 +38,7 @@ def test_a_loaded_study_is_a_draft_volunteers_cannot_open_and_the_home_page_does
     out = _load(formats_dir / "study.json")
     study = Study.objects.get(slug="poetry-understanding")
     assert (study.status, study.listed) == ("draft", False)
+    # the note speaks the site's language (LANGUAGE_CODE, zh-hans by default)
     assert ("The study is a draft" in out or "草稿" in out) and "load_study --open" in out
     assert Client().get("/s/poetry-understanding/").status_code == 404
     assert "poetry-understanding" not in Client().get("/").content.decode()
@@ -45,8 +46,11 @@ def test_a_loaded_study_is_a_draft_volunteers_cannot_open_and_the_home_page_does
 
 def test_load_study_open_opens_it_and_a_reload_keeps_it_open(formats_dir: Path) -> None:
     out = _load(formats_dir / "study.json", "--open")
-    assert "Study 'poetry-understanding' is open to volunteers." in out
-    assert "is a draft" not in out
+    assert (
+        "Study 'poetry-understanding' is open to volunteers." in out
+        or "研究 'poetry-understanding' 已向志愿者开放。" in out
+    )
+    assert "is a draft" not in out and "该研究是草稿" not in out
     assert Study.objects.get().status == "open"
     assert Client().get("/s/poetry-understanding/").status_code == 200
     assert "poetry-understanding" not in Client().get("/").content.decode()  # not listed

@@ -4,4 +4,5 @@ from studies.models import LoadKind
 
 class Command(LoadCommand):
     kind = LoadKind.POOL
-    help = "Load a question pool into a study (JSONL or CSV, formats.md §2)."
+    formats = ("jsonl", "csv", "xlsx")
+    help = "Load a question pool into a study (JSONL, CSV or XLSX, formats.md §2)."

@@ -4,4 +4,5 @@ from studies.models import LoadKind
 
 class Command(LoadCommand):
     kind = LoadKind.RESPONSES
-    help = "Load human responses collected elsewhere (JSONL, or CSV in the export's shape, formats.md §4)."
+    formats = ("jsonl", "csv", "xlsx")
+    help = "Load human responses collected elsewhere (JSONL, or CSV or XLSX in the export's shape, formats.md §4)."

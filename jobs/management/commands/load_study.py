@@ -2,6 +2,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext
 
 from jobs.management.loadcommand import LoadCommand
 from studies.loading.problems import Note, Summary
@@ -41,5 +42,7 @@ class Command(LoadCommand):
         slug = validate_study(source).slug
         studies_open(studies=Study.objects.filter(slug=slug))
         notes = [n for n in summary.notes if n.code != "study_draft"]
-        notes.append(Note("study_open", f"Study {slug!r} is open to volunteers."))
+        notes.append(
+            Note("study_open", gettext("Study %(slug)r is open to volunteers.") % {"slug": slug})
+        )
         return replace(summary, notes=notes)
