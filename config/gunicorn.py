@@ -9,7 +9,9 @@ Every value comes from the environment (docs/deploy.md):
   large uploads belong in background jobs, not in long requests);
 - ``GUNICORN_MAX_REQUESTS`` recycle a worker after this many requests (default 2000,
   with jitter, so a slow leak never takes a worker down);
-- access log on standard output (``GUNICORN_ACCESS_LOG=-``, or a path; empty turns it off).
+- access log on standard output (``GUNICORN_ACCESS_LOG=-``, or a path; empty turns it off);
+- ``GUNICORN_PRELOAD`` (default 1): the master imports the application and every view
+  (config/wsgi.py) once and forks warm workers; no database connection is open then.
 
 Workers hold no state (sessions, cache and jobs live in PostgreSQL and Redis), so any
 worker serves any request and a killed worker loses nothing but its own request.
@@ -43,3 +45,4 @@ loglevel = _env("GUNICORN_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = _env("FORWARDED_ALLOW_IPS", "127.0.0.1")
 proc_name = "shiping"
+preload_app = _env("GUNICORN_PRELOAD", "1") == "1"

@@ -88,3 +88,18 @@ def test_gunicorn_config_takes_workers_threads_and_timeout_from_the_environment(
     assert conf["timeout"] == 45 and conf["accesslog"] == "-"
     monkeypatch.setenv("GUNICORN_THREADS", "1")
     assert runpy.run_path(str(ROOT / "config" / "gunicorn.py"))["worker_class"] == "sync"
+    assert conf["preload_app"] is True  # workers fork warm (config/wsgi.py)
+
+
+def test_the_wsgi_module_imports_every_view_before_the_first_request() -> None:
+    code = (
+        "import sys, config.wsgi; "
+        "print(all(m in sys.modules for m in "
+        "('research.dashboard.views', 'research.api.views', 'scoring.report.build', 'pandas')))"
+    )
+    env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.stdout.strip() == "True", done.stderr[-2000:]
