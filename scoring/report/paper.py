@@ -159,6 +159,7 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         cols=("task",),
         value="value",
         filters=(("judge", "model:*"), ("reference", "key"), ("scope", "pooled|without")),
+        best="none",  # rows are different metrics: no best across them
         caption="Fùxì Table 6: the evaluator against the experts' key, with and without a category",
     ),
     PaperLayout(
@@ -246,9 +247,16 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     return frame
 
 
+def key_order(frame: pd.DataFrame, keys: Sequence[str]) -> list[tuple[str, ...]]:
+    """The combinations of ``keys`` present, each key's labels in first-seen order,
+    the first key outermost (so a paper's column groups stay together)."""
+    rank = {k: {v: i for i, v in enumerate(dict.fromkeys(frame[k]))} for k in keys}
+    present = set(map(tuple, frame[list(keys)].to_numpy().tolist()))
+    return sorted(present, key=lambda t: tuple(rank[k][v] for k, v in zip(keys, t, strict=True)))
+
+
 def _grid(frame: pd.DataFrame, p: Pivot, column: str) -> pd.DataFrame:
-    index = list(dict.fromkeys(map(tuple, frame[list(p.rows)].to_numpy().tolist())))
-    cols = list(dict.fromkeys(map(tuple, frame[list(p.cols)].to_numpy().tolist())))
+    index, cols = key_order(frame, p.rows), key_order(frame, p.cols)
     table = frame.pivot_table(
         index=list(p.rows), columns=list(p.cols), values=column, aggfunc="first", dropna=False
     )

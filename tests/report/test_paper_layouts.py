@@ -160,12 +160,13 @@ def check_layout(slug: str, name: str, expected: pd.DataFrame, digits: int) -> N
     check_markdown(md, len(expected), n_keys + len(expected.columns))
     rounded = expected.round(digits)
     table = [line for line in md.splitlines() if line.startswith("| ")][1:]
+    best_of = LAYOUT_BY_NAME[name].best
     for j, column in enumerate(expected.columns):
-        best = rounded[column].max()
+        best = rounded[column].max() if best_of == "max" else rounded[column].min()
         for i, line in enumerate(table):
             cell = line.split(" | ")[n_keys + j].strip(" |")
             value = rounded[column].iloc[i]
-            marked = rounded[column].notna().sum() > 1 and value == best
+            marked = best_of != "none" and rounded[column].notna().sum() > 1 and value == best
             assert cell.startswith("**") == bool(marked), (column, i, cell)
     check_latex(command(slug, name, "latex"), len(expected), n_keys + len(expected.columns))
 
@@ -179,16 +180,14 @@ def flat(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def ordered(rows: pd.DataFrame, index: list[str], columns: list[str], value: str) -> pd.DataFrame:
-    """pandas' pivot, rows and columns in first-seen order (as the paper layouts keep)."""
-    rows = rows.fillna({k: "—" for k in [*index, *columns]})
+    """pandas' pivot, each key's labels in first-seen order (as the paper layouts keep)."""
+    rows = rows.fillna({k: "—" for k in [*index, *columns]}).copy()
+    for k in [*index, *columns]:
+        rows[k] = pd.Categorical(rows[k], categories=list(dict.fromkeys(rows[k])), ordered=True)
     table = rows.pivot(index=index, columns=columns, values=value)
-    order_r = list(dict.fromkeys(rows[index].itertuples(index=False, name=None)))
-    order_c = list(dict.fromkeys(rows[columns].itertuples(index=False, name=None)))
-    if len(index) == 1:
-        order_r = [k[0] for k in order_r]
-    if len(columns) == 1:
-        order_c = [k[0] for k in order_c]
-    return flat(table.reindex(index=order_r, columns=order_c))
+    table = table.sort_index(axis=0).sort_index(axis=1)
+    table.index = [tuple(map(str, k)) if isinstance(k, tuple) else str(k) for k in table.index]
+    return flat(table)
 
 
 @pytest.mark.slow
