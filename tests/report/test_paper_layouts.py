@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 # --- a fast pivot on hand-made rows -------------------------------------------------
 
-HAND = [
+HAND: list[dict[str, Any]] = [
     {"model": "gpt_4o", "cond": "direct", "value": 0.5, "ci_low": 0.25, "ci_high": 0.75,
      "ci_method": "wilson", "n": 12},
     {"model": "gpt_4o", "cond": "form&aware", "value": 0.625, "ci_low": 0.4, "ci_high": 0.8,
@@ -163,8 +163,8 @@ def check_layout(slug: str, name: str, expected: pd.DataFrame, digits: int) -> N
     best_of = LAYOUT_BY_NAME[name].best
     for j, column in enumerate(expected.columns):
         best = rounded[column].max() if best_of == "max" else rounded[column].min()
-        for i, line in enumerate(table):
-            cell = line.split(" | ")[n_keys + j].strip(" |")
+        for i, shown in enumerate(table):
+            cell = shown.split(" | ")[n_keys + j].strip(" |")
             value = rounded[column].iloc[i]
             marked = best_of != "none" and rounded[column].notna().sum() > 1 and value == best
             assert cell.startswith("**") == bool(marked), (column, i, cell)
