@@ -75,7 +75,7 @@ class Pivot:
 class PaperLayout:
     """One published table: which report table, how it is widened, its caption.
 
-    ``by``: the report's ``--by`` split it needs (applied when the command has none).
+    ``by``: the report's ``--by`` split it needs (the command adds it to any asked for).
     """
 
     name: str
@@ -206,6 +206,9 @@ def number(v: Any) -> float | None:
 
 def select(rows: Rows, filters: Sequence[tuple[str, str]]) -> Rows:
     """The rows every filter accepts (``|``-separated globs against the cell's text)."""
+    absent = [col for col, _ in filters if rows and all(col not in r for r in rows)]
+    if absent:
+        raise PivotError(f"no column {', '.join(absent)} to filter on in these rows")
 
     def keep(row: dict[str, Any]) -> bool:
         return all(

@@ -70,6 +70,10 @@ def test_pivot_names_the_cell_given_twice_and_the_missing_column() -> None:
         pivot(HAND, Pivot(rows=("cond",), cols=("ci_method",)))
     with pytest.raises(PivotError, match="no column nope"):
         pivot(HAND, Pivot(rows=("nope",), cols=("cond",)))
+    with pytest.raises(PivotError, match="no column judge to filter on"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("judge", "model:*"),)))
+    with pytest.raises(PivotError, match="no rows left"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("model", "nobody"),)))
 
 
 def test_paper_list_names_every_layout() -> None:

@@ -95,8 +95,9 @@ class Command(BaseCommand):
             return
         wide = bool(opts.get("paper") or opts.get("rows") or opts.get("cols"))
         layout = self.layout(opts) if wide else None
-        if layout is not None and not opts.get("by") and layout.by:
-            opts["by"] = ",".join(layout.by)
+        if layout is not None and layout.by:  # the layout's split beside any asked for
+            asked = _keys(opts.get("by"))
+            opts["by"] = ",".join([*asked, *(k for k in layout.by if k not in asked)])
         study = self.study(opts.get("study"))
         try:
             settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci")})
