@@ -110,12 +110,27 @@ def check_latex(tex: str, n_rows: int, n_cols: int) -> None:
     compile_if_possible(tex)
 
 
+def cjk_font() -> str:
+    """A CJK font fontconfig knows (Noto Serif/Sans CJK SC first), or ''."""
+    if shutil.which("fc-list") is None:
+        return ""
+    found = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True)
+    families = {f.strip() for line in found.stdout.splitlines() for f in line.split(",")}
+    for name in ("Noto Serif CJK SC", "Noto Sans CJK SC"):
+        if name in families:
+            return name
+    return sorted(families)[0] if families else ""
+
+
 def compile_if_possible(tex: str) -> None:
     engine = shutil.which("xelatex") or shutil.which("lualatex")
     if engine is None:
         return
-    doc = "\\documentclass{article}\\usepackage{booktabs,xeCJK}\\begin{document}\n"
-    doc += tex + "\\end{document}\n"
+    doc = "\\documentclass{article}\\usepackage{booktabs,xeCJK}\n"
+    font = cjk_font()
+    if font:
+        doc += f"\\setCJKmainfont{{{font}}}\n"
+    doc += "\\begin{document}\n" + tex + "\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "t.tex").write_text(doc, encoding="utf-8")
         done = subprocess.run(
@@ -125,6 +140,9 @@ def compile_if_possible(tex: str) -> None:
             timeout=120,
         )
         assert done.returncode == 0, done.stdout[-2000:]
+        assert (Path(tmp) / "t.pdf").stat().st_size > 0
+        log = (Path(tmp) / "t.log").read_text(encoding="utf-8", errors="replace")
+        assert not font or "Missing character" not in log
 
 
 def check_markdown(md: str, n_rows: int, n_cols: int) -> None:
