@@ -182,6 +182,29 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         caption="Tang: the experts' mean rating per generator and dimension",
         by=("source",),
     ),
+    PaperLayout(
+        "tang-correlations",
+        "validation",
+        rows=("judge", "generator"),
+        cols=("field", "metric"),
+        value="value",
+        filters=(
+            ("judge", "model:*"),
+            ("reference", "group:* mean"),
+            ("metric", "pearson|spearman|kendall"),
+        ),
+        digits=2,  # coefficients in [-1, 1]
+        caption="Tang: each LLM judge against the experts' mean rating, per generator",
+    ),
+    PaperLayout(
+        "ccpm-accuracy",
+        "accuracy",
+        rows=("rater_set",),
+        cols=("task",),
+        value="value",
+        filters=(("rater_set", "model:*"), ("field", "answer")),
+        caption="CCPM: accuracy of each model per multiple-choice task",
+    ),
 )
 LAYOUT_BY_NAME: dict[str, PaperLayout] = {layout.name: layout for layout in LAYOUTS}
 

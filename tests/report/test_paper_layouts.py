@@ -262,6 +262,10 @@ def test_cpdue_group_by_task_accuracy(db) -> None:  # type: ignore[no-untyped-de
     expected = ordered(rows, ["rater_set"], ["task", "field"], "value")
     assert {"group:A", "group:B", "group:C"} <= set(expected.index)
     check_layout(study.slug, "cpdue-accuracy", expected, 2)
+    models = rows[rows["rater_set"].str.startswith("model:") & (rows["field"] == "answer")]
+    expected = ordered(models, ["rater_set"], ["task"], "value")
+    assert expected.shape == (3, 1)  # three models on the one single-answer task
+    check_layout(study.slug, "ccpm-accuracy", expected, 2)
     assert "wilson" in command(study.slug, "cpdue-accuracy", "markdown", "--ci")
 
 
@@ -287,6 +291,18 @@ def test_tang_mean_rating_per_generator(tang) -> None:  # type: ignore[no-untype
     check_markdown(md, len(means), 1 + len(means.columns))
     assert "t over item means" in md and "n = " in md
     check_latex(command(b.study.slug, "tang-ratings", "latex"), len(means), 1 + len(means.columns))
+
+
+@pytest.mark.slow
+def test_tang_judges_correlations_with_the_experts(tang) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = tang
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
+    rows = rows[rows["judge"].str.startswith("model:")]
+    rows = rows[rows["reference"].str.match(r"^group:.* mean$")]
+    rows = rows[rows["metric"].isin(["pearson", "spearman", "kendall"])]
+    expected = ordered(rows, ["judge", "generator"], ["field", "metric"], "value")
+    assert expected.shape[1] == 2 * 3  # two dimensions × three coefficients
+    check_layout(b.study.slug, "tang-correlations", expected, 2)
 
 
 @pytest.mark.slow
