@@ -1,4 +1,9 @@
-"""``manage.py report STUDY --format json|csv|xlsx --out PATH``: the statistics report."""
+"""``manage.py report STUDY --format json|csv|xlsx --out PATH``: the statistics report.
+
+With ``--paper NAME`` (``--paper list``) or ``--rows/--cols`` it writes one table in
+paper layout instead (``scoring.report.paper``; docs/report.md §4c), as LaTeX, Markdown
+or CSV, to ``--out`` or stdout.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,10 @@ from scoring.report import (
     SEED,
     SettingsError,
     build_report,
+    paper,
     settings_from,
 )
+from scoring.report.registry import TABLES
 from scoring.report.settings import CLUSTER, CLUSTERS, MIN_SIDE, PASS_THRESHOLD, RATINGS_CI
 from scoring.report.writers import FORMATS, write, write_json
 from studies.models import Study
@@ -31,8 +38,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("study", help="study slug (or numeric id)")
-        parser.add_argument("--format", choices=FORMATS, default="json")
+        parser.add_argument("study", nargs="?", help="study slug (or numeric id)")
+        parser.add_argument(
+            "--format",
+            choices=(*FORMATS, "latex", "markdown"),
+            default=None,
+            help="json|csv|xlsx for the report (default json); latex|markdown|csv for "
+            "--paper/--rows (default latex)",
+        )
         parser.add_argument("--out", help="output path ('-' or absent: JSON to stdout)")
         parser.add_argument("--n-boot", help=f"bootstrap resamples (default {N_BOOT})")
         parser.add_argument("--seed", help=f"random seed (default {SEED})")
@@ -60,22 +73,54 @@ class Command(BaseCommand):
                 f"{', '.join(CLUSTERS)} (default {CLUSTER}; none: answers independent)"
             ),
         )
+        self.add_paper_arguments(parser)
+
+    def add_paper_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--paper", help="a named paper layout ('list' lists them): one table, wide"
+        )
+        parser.add_argument("--table", help=f"the table to pivot: {', '.join(TABLES)}")
+        parser.add_argument("--rows", help="pivot: the row keys, comma-separated")
+        parser.add_argument("--cols", help="pivot: the column keys, comma-separated")
+        parser.add_argument("--value", help="pivot: the value column (default value)")
+        parser.add_argument(
+            "--ci", action="store_true", help="pivot: the interval in the cell, value [lo, hi]"
+        )
+        parser.add_argument("--digits", help="pivot: decimals (default 2 for [0, 1], else 3)")
+        parser.add_argument("--best", choices=paper.BEST, help="pivot: bold the best (max)")
+        parser.add_argument(
+            "--where",
+            action="append",
+            default=[],
+            help="pivot: keep rows whose COLUMN matches a glob, COLUMN=PAT[|PAT] (repeatable)",
+        )
+        parser.add_argument("--caption", help="pivot: the table's caption")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        key = opts["study"]
-        study = Study.objects.filter(slug=key).first()
-        if study is None and is_digits(key):
-            study = Study.objects.filter(pk=int(key)).first()
-        if study is None:
-            raise CommandError(f"no study {key!r}")
+        if opts.get("paper") == "list":
+            self.stdout.write(paper.listing())
+            return
+        wide = bool(opts.get("paper") or opts.get("rows") or opts.get("cols"))
+        layout = self.layout(opts) if wide else None
+        if layout is not None and layout.by:  # the layout's split beside any asked for
+            asked = _keys(opts.get("by"))
+            opts["by"] = ",".join([*asked, *(k for k in layout.by if k not in asked)])
+        study = self.study(opts.get("study"))
         try:
             settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci", "cluster")})
         except SettingsError as exc:
             raise CommandError(f"--{exc.name.replace('_', '-')}: {exc.message}") from exc
         try:
-            report = build_report(study, settings)
+            only = (layout.table,) if layout is not None else ()
+            report = build_report(study, settings, only=only)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        if layout is not None:
+            self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts)
+            return
+        opts["format"] = opts["format"] or "json"
+        if opts["format"] not in FORMATS:
+            raise CommandError("--format latex|markdown needs --paper or --rows/--cols")
         out = opts.get("out")
         if not out or out == "-":
             if opts["format"] != "json":
@@ -87,3 +132,79 @@ class Command(BaseCommand):
         paths = write(report, opts["format"], Path(out))
         counts = ", ".join(f"{k}: {len(v)}" for k, v in report.tables.items())
         self.stderr.write(f"Wrote {', '.join(map(str, paths))} ({counts})")
+
+    def study(self, key: str | None) -> Study:
+        if not key:
+            raise CommandError("give a study slug (or numeric id)")
+        study = Study.objects.filter(slug=key).first()
+        if study is None and is_digits(key):
+            study = Study.objects.filter(pk=int(key)).first()
+        if study is None:
+            raise CommandError(f"no study {key!r}")
+        return study
+
+    def layout(self, opts: dict[str, Any]) -> paper.PaperLayout:
+        """The named layout, or one made of --table/--rows/--cols (each may override)."""
+        name = opts.get("paper")
+        if name:
+            if name not in paper.LAYOUT_BY_NAME:
+                known = ", ".join(paper.LAYOUT_BY_NAME)
+                raise CommandError(f"--paper: no layout {name!r}; known: {known}, list")
+            base = paper.LAYOUT_BY_NAME[name]
+        else:
+            table = opts.get("table")
+            if table not in TABLES:
+                raise CommandError(f"--table: one of {', '.join(TABLES)}")
+            if not opts.get("rows") or not opts.get("cols"):
+                raise CommandError("--rows and --cols are both needed for a pivot")
+            base = paper.PaperLayout("pivot", table, (), (), "value", caption="")
+        return paper.PaperLayout(
+            base.name,
+            opts.get("table") or base.table,
+            rows=_keys(opts.get("rows")) or base.rows,
+            cols=_keys(opts.get("cols")) or base.cols,
+            value=opts.get("value") or base.value,
+            caption=opts.get("caption") or base.caption,
+            filters=base.filters + tuple(_where(w) for w in opts.get("where") or ()),
+            digits=_digits(opts.get("digits"), base.digits),
+            best=opts.get("best") or base.best,
+            ci=bool(opts.get("ci")) or base.ci,
+            by=base.by,
+        )
+
+    def write_paper(
+        self, rows: list[dict[str, Any]], layout: paper.PaperLayout, settings: Any, opts: Any
+    ) -> None:
+        fmt = opts.get("format") or "latex"
+        if fmt not in paper.FORMATS:
+            raise CommandError(f"--format: one of {', '.join(paper.FORMATS)} with a paper layout")
+        try:
+            wide = paper.pivot(rows, layout.pivot(), table=layout.table, settings=settings)
+        except paper.PivotError as exc:
+            raise CommandError(f"{layout.table}: {exc}") from exc
+        text = paper.render(wide, fmt, layout.caption, layout.name)
+        out = opts.get("out")
+        if not out or out == "-":
+            self.stdout.write(text, ending="")
+            return
+        Path(out).write_text(text, encoding="utf-8")
+        self.stderr.write(f"Wrote {out} ({len(wide.row_labels)} rows × {len(wide.col_labels)})")
+
+
+def _keys(text: str | None) -> tuple[str, ...]:
+    return tuple(k.strip() for k in (text or "").split(",") if k.strip())
+
+
+def _where(text: str) -> tuple[str, str]:
+    column, sep, patterns = text.partition("=")
+    if not sep or not column.strip():
+        raise CommandError(f"--where {text!r}: write COLUMN=PATTERN")
+    return column.strip(), patterns
+
+
+def _digits(text: str | None, default: int | None) -> int | None:
+    if text is None:
+        return default
+    if not is_digits(text) or int(text) > 12:
+        raise CommandError(f"--digits {text!r}: a whole number 0-12")
+    return int(text)

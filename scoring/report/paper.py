@@ -1,0 +1,480 @@
+"""Paper layouts: a report table pivoted wide, rounded, the best marked, with a footnote.
+
+The report's tables are tidy (one row per estimate); papers print them wide (model ×
+condition, metric × subset, group × task). ``pivot`` turns a table's rows into a
+:class:`Wide` table (pandas pivot; rows and columns in first-seen order), and the
+writers render it as LaTeX (booktabs; CJK under xeCJK), Markdown or CSV. Numbers are
+rounded to ``digits`` (auto: 2 when every value lies in [0, 1], else 3), the best per
+column is bold, an optional interval goes in the cell as ``value [lo, hi]``, and the
+footnote gives n and the interval method from the rows' own ``ci_method`` and the report
+settings. ``LAYOUTS`` holds the seed papers' named layouts (docs/report.md §4c).
+
+Pure layout code: no Django import; the ``report`` command feeds it the report's rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+import pandas as pd
+
+Rows = list[dict[str, Any]]
+FORMATS = ("latex", "markdown", "csv")
+BEST = ("max", "min", "none")
+#: The label of a missing key (a human poem's condition, an unsplit table's source).
+MISSING = "—"
+#: The columns counted for the footnote's n, first found wins.
+N_COLUMNS = ("n", "n_responses", "n_ratings", "n_items")
+#: The interval method of tables whose rows have no ``ci_method`` (docs/report.md §4).
+CI_METHOD_OF = {"accuracy": "wilson"}
+TEX_PREAMBLE = "% needs \\usepackage{booktabs,xeCJK} (compile with xelatex or lualatex)"
+_TEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+class PivotError(ValueError):
+    """The rows do not make a wide table (a column missing, a cell given twice…)."""
+
+
+@dataclass(frozen=True)
+class Pivot:
+    """How to widen a table: row keys, column keys, the value and its presentation.
+
+    ``filters``: (column, patterns) pairs, patterns ``|``-separated shell globs matched
+    against the cell's text (``MISSING`` for an absent key), e.g. ``("judge", "model:*")``.
+    ``digits``: decimals (None: 2 when every value lies in [0, 1], else 3). ``best``:
+    ``max``, ``min`` or ``none`` (the best per column is bold).
+    """
+
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    value: str = "value"
+    ci: bool = False
+    digits: int | None = None
+    best: str = "max"
+    filters: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class PaperLayout:
+    """One published table: which report table, how it is widened, its caption.
+
+    ``by``: the report's ``--by`` split it needs (the command adds it to any asked for).
+    """
+
+    name: str
+    table: str
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    value: str
+    caption: str
+    filters: tuple[tuple[str, str], ...] = ()
+    digits: int | None = None
+    best: str = "max"
+    ci: bool = False
+    by: tuple[str, ...] = ()
+
+    def pivot(self, **changes: Any) -> Pivot:
+        given = {k: v for k, v in changes.items() if v is not None}
+        base = {
+            "rows": self.rows,
+            "cols": self.cols,
+            "value": self.value,
+            "ci": self.ci,
+            "digits": self.digits,
+            "best": self.best,
+            "filters": self.filters,
+        }
+        return Pivot(**{**base, **given})
+
+
+@dataclass
+class Wide:
+    """A pivoted table: labels per row and column (tuples, one entry per key) and cells."""
+
+    row_keys: tuple[str, ...]
+    col_keys: tuple[str, ...]
+    row_labels: list[tuple[str, ...]]
+    col_labels: list[tuple[str, ...]]
+    values: list[list[float | None]]
+    lows: list[list[float | None]] = field(default_factory=list)
+    highs: list[list[float | None]] = field(default_factory=list)
+    digits: int = 2
+    best: list[list[bool]] = field(default_factory=list)
+    footnote: str = ""
+
+
+#: The seed papers' tables (docs/report.md §4c); ``--paper list`` shows them.
+LAYOUTS: tuple[PaperLayout, ...] = (
+    PaperLayout(
+        "cciv-table2",
+        "rule_rates",
+        rows=("source",),
+        cols=("condition", "field"),
+        value="value",
+        filters=(
+            ("rule", "*ccv"),
+            ("field", "structural_standard|structural_variant|tonal_standard|tonal_variant"),
+        ),
+        caption="CCiV Table 2: rule accuracy per model and prompt condition",
+    ),
+    PaperLayout(
+        "cciv-heatmap",
+        "rule_rates",
+        rows=("form",),
+        cols=("source",),
+        value="value",
+        filters=(("rule", "*ccv"), ("field", "tonal_standard"), ("condition", "direct")),
+        caption="CCiV: tonal accuracy per cipai and model (direct prompting)",
+        by=("form",),
+    ),
+    PaperLayout(
+        "fuxi-table4",
+        "published_vs_computed",
+        rows=("model",),
+        cols=("task", "metric"),
+        value="computed",
+        caption="Fùxì Table 4: the models' figures computed from the study",
+    ),
+    PaperLayout(
+        "fuxi-table6",
+        "validation",
+        rows=("metric",),
+        cols=("task",),
+        value="value",
+        filters=(("judge", "model:*"), ("reference", "key"), ("scope", "pooled|without")),
+        best="none",  # rows are different metrics: no best across them
+        caption="Fùxì Table 6: the evaluator against the experts' key, with and without a category",
+    ),
+    PaperLayout(
+        "cpdue-accuracy",
+        "accuracy",
+        rows=("rater_set",),
+        cols=("task", "field"),
+        value="value",
+        filters=(("rater_set", "group:*|model:*"),),
+        caption="CP-DUE: accuracy per group and task",
+    ),
+    PaperLayout(
+        "tang-ratings",
+        "ratings",
+        rows=("source",),
+        cols=("field",),
+        value="mean",
+        filters=(("rater_set", "group:*"),),
+        ci=True,
+        caption="Tang: the experts' mean rating per generator and dimension",
+        by=("source",),
+    ),
+    PaperLayout(
+        "tang-correlations",
+        "validation",
+        rows=("judge", "generator"),
+        cols=("field", "metric"),
+        value="value",
+        filters=(
+            ("judge", "model:*"),
+            ("reference", "group:* mean"),
+            ("metric", "pearson|spearman|kendall"),
+        ),
+        digits=2,  # coefficients in [-1, 1]
+        caption="Tang: each LLM judge against the experts' mean rating, per generator",
+    ),
+    PaperLayout(
+        "ccpm-accuracy",
+        "accuracy",
+        rows=("rater_set",),
+        cols=("task",),
+        value="value",
+        filters=(("rater_set", "model:*"), ("field", "answer")),
+        caption="CCPM: accuracy of each model per multiple-choice task",
+    ),
+)
+LAYOUT_BY_NAME: dict[str, PaperLayout] = {layout.name: layout for layout in LAYOUTS}
+
+
+def label(v: Any) -> str:
+    """A key's text in the table (``MISSING`` for None/NaN/empty)."""
+    if v is None or v == "" or (isinstance(v, float) and math.isnan(v)):
+        return MISSING
+    return str(v)
+
+
+def number(v: Any) -> float | None:
+    """A cell's number (None for missing, non-numeric or non-finite)."""
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def select(rows: Rows, filters: Sequence[tuple[str, str]]) -> Rows:
+    """The rows every filter accepts (``|``-separated globs against the cell's text)."""
+    absent = [col for col, _ in filters if rows and all(col not in r for r in rows)]
+    if absent:
+        raise PivotError(f"no column {', '.join(absent)} to filter on in these rows")
+
+    def keep(row: dict[str, Any]) -> bool:
+        return all(
+            any(fnmatchcase(label(row.get(col)), p) for p in patterns.split("|"))
+            for col, patterns in filters
+        )
+
+    return [r for r in rows if keep(r)]
+
+
+def auto_digits(values: Sequence[float]) -> int:
+    """2 decimals when every value is a share or coefficient in [0, 1], else 3."""
+    return 2 if all(0.0 <= v <= 1.0 for v in values) else 3
+
+
+def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
+    keys = [*p.rows, *p.cols]
+    if not rows:
+        raise PivotError("no rows left after the filters")
+    wanted = [*keys, p.value] + (["ci_low", "ci_high"] if p.ci else [])
+    missing = [c for c in wanted if all(c not in r for r in rows)]
+    if missing:
+        raise PivotError(f"no column {', '.join(missing)} in these rows")
+    frame = pd.DataFrame(
+        {
+            **{k: [label(r.get(k)) for r in rows] for k in keys},
+            **{c: [number(r.get(c)) for r in rows] for c in wanted[len(keys) :]},
+        }
+    )
+    twice = frame[frame.duplicated(keys, keep=False)]
+    if not twice.empty:
+        first = twice.iloc[0]
+        where = ", ".join(f"{k}={first[k]}" for k in keys)
+        varying = [c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in rows}) > 1]
+        raise PivotError(
+            f"{len(twice)} rows share the cell {where}: add one of "
+            f"{', '.join(varying[:6]) or 'the other columns'} to --rows/--cols or a --where filter"
+        )
+    return frame
+
+
+def key_order(frame: pd.DataFrame, keys: Sequence[str]) -> list[tuple[str, ...]]:
+    """The combinations of ``keys`` present, each key's labels in first-seen order,
+    the first key outermost (so a paper's column groups stay together)."""
+    rank = {k: {v: i for i, v in enumerate(dict.fromkeys(frame[k]))} for k in keys}
+    present = set(map(tuple, frame[list(keys)].to_numpy().tolist()))
+    return sorted(present, key=lambda t: tuple(rank[k][v] for k, v in zip(keys, t, strict=True)))
+
+
+def _grid(frame: pd.DataFrame, p: Pivot, column: str) -> pd.DataFrame:
+    index, cols = key_order(frame, p.rows), key_order(frame, p.cols)
+    table = frame.pivot_table(
+        index=list(p.rows), columns=list(p.cols), values=column, aggfunc="first", dropna=False
+    )
+    table.index = pd.MultiIndex.from_tuples([_tuple(i) for i in table.index])
+    table.columns = pd.MultiIndex.from_tuples([_tuple(c) for c in table.columns])
+    return table.reindex(index=pd.MultiIndex.from_tuples(index)).reindex(
+        columns=pd.MultiIndex.from_tuples(cols)
+    )
+
+
+def _tuple(key: Any) -> tuple[str, ...]:
+    return tuple(key) if isinstance(key, tuple) else (key,)
+
+
+def _cells(grid: pd.DataFrame) -> list[list[float | None]]:
+    return [[number(v) for v in line] for line in grid.to_numpy().tolist()]
+
+
+def mark_best(values: list[list[float | None]], digits: int, best: str) -> list[list[bool]]:
+    """Per column, the cells whose rounded value is the highest (``max``) or lowest."""
+    marks = [[False] * len(line) for line in values]
+    if best == "none" or not values:
+        return marks
+    for j in range(len(values[0])):
+        column = [(i, line[j]) for i, line in enumerate(values)]
+        shown = [(i, round(v, digits)) for i, v in column if v is not None]
+        if len(shown) < 2:
+            continue
+        target = (max if best == "max" else min)(v for _, v in shown)
+        for i, v in shown:
+            marks[i][j] = v == target
+    return marks
+
+
+def footnote(rows: Rows, table: str, settings: dict[str, Any], p: Pivot) -> str:
+    """n per cell, the intervals' level and method (from the rows), how the best is marked."""
+    parts = []
+    n_col = next((c for c in N_COLUMNS if any(c in r for r in rows)), None)
+    counts = (
+        sorted({int(x) for r in rows if (x := number(r.get(n_col))) is not None}) if n_col else []
+    )
+    if counts:
+        span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        parts.append(f"n = {span} per cell ({n_col})")
+    methods = sorted({str(r["ci_method"]) for r in rows if r.get("ci_method")})
+    methods = methods or ([CI_METHOD_OF[table]] if table in CI_METHOD_OF else [])
+    if p.ci and methods:
+        level = float(settings.get("confidence", 0.95))
+        text = f"{level:.0%} intervals: {'; '.join(methods)}"
+        if any("bootstrap" in m for m in methods):
+            text += f" ({settings.get('n_boot')} resamples, seed {settings.get('seed')})"
+        parts.append(text)
+    elif methods:
+        parts.append(f"Intervals in the report: {'; '.join(methods)}")
+    if p.best != "none":
+        parts.append(f"Bold: the {'highest' if p.best == 'max' else 'lowest'} per column")
+    parts.append(f"Source: report table {table}")
+    return ". ".join(parts) + "."
+
+
+def pivot(rows: Rows, p: Pivot, *, table: str = "", settings: dict[str, Any] | None = None) -> Wide:
+    """``rows`` (a report table) widened as ``p`` says; raises :class:`PivotError`."""
+    if p.best not in BEST:
+        raise PivotError(f"--best must be one of {', '.join(BEST)}")
+    kept = select(rows, p.filters)
+    frame = _frame(kept, p)
+    grid = _grid(frame, p, p.value)
+    values = _cells(grid)
+    present = [v for line in values for v in line if v is not None]
+    digits = p.digits if p.digits is not None else auto_digits(present)
+    wide = Wide(
+        row_keys=p.rows,
+        col_keys=p.cols,
+        row_labels=[_tuple(i) for i in grid.index],
+        col_labels=[_tuple(c) for c in grid.columns],
+        values=values,
+        digits=digits,
+        best=mark_best(values, digits, p.best),
+        footnote=footnote(kept, table, settings or {}, p),
+    )
+    if p.ci:
+        wide.lows = _cells(_grid(frame, p, "ci_low"))
+        wide.highs = _cells(_grid(frame, p, "ci_high"))
+    return wide
+
+
+def cell_text(w: Wide, i: int, j: int) -> str:
+    """A cell as printed: the rounded value, ``value [lo, hi]`` with an interval."""
+    v = w.values[i][j]
+    if v is None:
+        return MISSING
+    text = f"{v:.{w.digits}f}"
+    if w.lows and w.lows[i][j] is not None and w.highs[i][j] is not None:
+        text += f" [{w.lows[i][j]:.{w.digits}f}, {w.highs[i][j]:.{w.digits}f}]"
+    return text
+
+
+def tex_escape(text: str) -> str:
+    """``text`` with TeX's special characters escaped (CJK passes through for xeCJK)."""
+    return "".join(_TEX_SPECIALS.get(ch, ch) for ch in text)
+
+
+def _header_groups(labels: list[tuple[str, ...]], level: int) -> list[tuple[str, int]]:
+    """Runs of equal labels (up to ``level``) on one header level: (text, span)."""
+    groups: list[tuple[str, int]] = []
+    previous: tuple[str, ...] | None = None
+    for key in labels:
+        if previous is not None and key[: level + 1] == previous:
+            groups[-1] = (groups[-1][0], groups[-1][1] + 1)
+        else:
+            groups.append((key[level], 1))
+        previous = key[: level + 1]
+    return groups
+
+
+def latex(w: Wide, caption: str = "", name: str = "") -> str:
+    """A booktabs ``table`` (needs booktabs and xeCJK: the first line says so)."""
+    n_rows = len(w.row_keys)
+    lines = [TEX_PREAMBLE, r"\begin{table}[htbp]", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{tex_escape(caption)}}}")
+    if name:
+        lines.append(rf"\label{{tab:{tex_escape(name)}}}")
+    lines += [rf"\begin{{tabular}}{{{'l' * n_rows}{'r' * len(w.col_labels)}}}", r"\toprule"]
+    for level in range(len(w.col_keys) - 1):
+        cells, rules, start = [], [], n_rows + 1
+        for text, span in _header_groups(w.col_labels, level):
+            cells.append(rf"\multicolumn{{{span}}}{{c}}{{{tex_escape(text)}}}")
+            rules.append(rf"\cmidrule(lr){{{start}-{start + span - 1}}}")
+            start += span
+        lines.append(" & ".join([""] * n_rows + cells) + r" \\")
+        lines.append(" ".join(rules))
+    last = [tex_escape(k) for k in w.row_keys] + [tex_escape(c[-1]) for c in w.col_labels]
+    lines += [" & ".join(last) + r" \\", r"\midrule"]
+    for i, key in enumerate(w.row_labels):
+        cells = [tex_escape(k) for k in key]
+        for j in range(len(w.col_labels)):
+            text = tex_escape(cell_text(w, i, j))
+            cells.append(rf"\textbf{{{text}}}" if w.best[i][j] else text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if w.footnote:
+        lines += [r"\par\smallskip", rf"{{\footnotesize {tex_escape(w.footnote)}}}"]
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", r"\|")
+
+
+def markdown(w: Wide, caption: str = "") -> str:
+    """A pipe table (column keys joined with `` / ``), the best in bold, the footnote below."""
+    head = [*w.row_keys, *(" / ".join(c) for c in w.col_labels)]
+    lines = [f"**{_md(caption)}**", ""] if caption else []
+    lines.append("| " + " | ".join(_md(h) for h in head) + " |")
+    lines.append("|" + "---|" * len(w.row_keys) + "---:|" * len(w.col_labels))
+    for i, key in enumerate(w.row_labels):
+        cells = [_md(k) for k in key]
+        for j in range(len(w.col_labels)):
+            text = _md(cell_text(w, i, j))
+            cells.append(f"**{text}**" if w.best[i][j] else text)
+        lines.append("| " + " | ".join(cells) + " |")
+    if w.footnote:
+        lines += ["", f"*{_md(w.footnote)}*"]
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(w: Wide) -> str:
+    """The wide table as CSV: the rounded cells (no marks, no footnote)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*w.row_keys, *(" / ".join(c) for c in w.col_labels)])
+    for i, key in enumerate(w.row_labels):
+        writer.writerow([*key, *(cell_text(w, i, j) for j in range(len(w.col_labels)))])
+    return out.getvalue()
+
+
+def render(w: Wide, fmt: str, caption: str = "", name: str = "") -> str:
+    """``w`` as ``latex``, ``markdown`` or ``csv``."""
+    if fmt == "latex":
+        return latex(w, caption, name)
+    if fmt == "markdown":
+        return markdown(w, caption)
+    if fmt == "csv":
+        return csv_text(w)
+    raise PivotError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def listing() -> str:
+    """The named layouts, one a line (``--paper list``)."""
+    return "\n".join(
+        f"{x.name}\t{x.table}\trows {','.join(x.rows)}\tcols {','.join(x.cols)}\t{x.caption}"
+        for x in LAYOUTS
+    )

@@ -1,0 +1,324 @@
+"""Paper layouts (``manage.py report STUDY --paper NAME`` / ``--rows --cols``; issue 24.1).
+
+Each named layout is rendered from a worked study under tests/ (synthetic data) through
+the command; the expected cells are recomputed here with pandas from the report's own
+tidy rows (``build_report``), never with ``scoring.report.paper``. LaTeX is checked
+structurally (and compiled when a TeX engine is installed), Markdown for its shape.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring.report import ReportSettings, build_report
+from scoring.report.paper import LAYOUT_BY_NAME, LAYOUTS, Pivot, PivotError, pivot, render
+from tests.report.cpdue import cpdue_study
+
+pytestmark = pytest.mark.django_db
+
+# --- a fast pivot on hand-made rows -------------------------------------------------
+
+HAND: list[dict[str, Any]] = [
+    {"model": "gpt_4o", "cond": "direct", "value": 0.5, "ci_low": 0.25, "ci_high": 0.75,
+     "ci_method": "wilson", "n": 12},
+    {"model": "gpt_4o", "cond": "form&aware", "value": 0.625, "ci_low": 0.4, "ci_high": 0.8,
+     "ci_method": "wilson", "n": 12},
+    {"model": "通义", "cond": "direct", "value": 0.75, "ci_low": 0.5, "ci_high": 0.9,
+     "ci_method": "wilson", "n": 10},
+    {"model": "通义", "cond": "form&aware", "value": 0.25, "ci_low": 0.1, "ci_high": 0.5,
+     "ci_method": "wilson", "n": 10},
+    {"model": "human", "cond": None, "value": 0.9, "ci_low": 0.7, "ci_high": 0.97,
+     "ci_method": "wilson", "n": 10},
+]  # fmt: skip
+
+
+def test_pivot_of_hand_made_rows_in_every_format() -> None:
+    p = Pivot(rows=("model",), cols=("cond",), ci=True)
+    wide = pivot(HAND, p, table="rule_rates", settings={"confidence": 0.9})
+    assert wide.row_labels == [("gpt_4o",), ("通义",), ("human",)]  # first-seen order
+    assert wide.col_labels == [("direct",), ("form&aware",), ("—",)]
+    assert wide.digits == 2  # every value in [0, 1]
+    md = render(wide, "markdown", "Table & 表")
+    assert "| gpt_4o | 0.50 [0.25, 0.75] | **0.62 [0.40, 0.80]** | — |" in md
+    assert "| 通义 | **0.75 [0.50, 0.90]** | 0.25 [0.10, 0.50] | — |" in md
+    assert "n = 10–12 per cell" in md and "90% intervals: wilson" in md
+    tex = render(wide, "latex", "Table & 表", "t")
+    check_latex(tex, n_rows=3, n_cols=1 + 3)
+    assert r"gpt\_4o & 0.50 [0.25, 0.75] & \textbf{0.62 [0.40, 0.80]} & — \\" in tex
+    assert r"form\&aware" in tex and r"\caption{Table \& 表}" in tex
+    lines = list(csv.reader(io.StringIO(render(wide, "csv"))))
+    assert lines[0] == ["model", "direct", "form&aware", "—"]
+    assert lines[3] == ["human", "—", "—", "0.90 [0.70, 0.97]"]
+    lowest = pivot(HAND, Pivot(rows=("model",), cols=("cond",), best="min", digits=3))
+    assert "**0.250**" in render(lowest, "markdown")
+    assert "**0.500**" in render(lowest, "markdown")  # ties on a column: both marked
+
+
+def test_pivot_names_the_cell_given_twice_and_the_missing_column() -> None:
+    with pytest.raises(PivotError, match="share the cell cond=direct"):
+        pivot(HAND, Pivot(rows=("cond",), cols=("ci_method",)))
+    with pytest.raises(PivotError, match="no column nope"):
+        pivot(HAND, Pivot(rows=("nope",), cols=("cond",)))
+    with pytest.raises(PivotError, match="no column judge to filter on"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("judge", "model:*"),)))
+    with pytest.raises(PivotError, match="no rows left"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("model", "nobody"),)))
+
+
+def test_paper_list_names_every_layout() -> None:
+    out = io.StringIO()
+    call_command("report", "--paper", "list", stdout=out)
+    assert [line.split("\t")[0] for line in out.getvalue().splitlines()] == [
+        x.name for x in LAYOUTS
+    ]
+    with pytest.raises(CommandError, match="no layout 'nope'"):
+        call_command("report", "x", "--paper", "nope")
+
+
+# --- structure checks --------------------------------------------------------------
+
+
+def check_latex(tex: str, n_rows: int, n_cols: int) -> None:
+    """Balanced braces, booktabs rules once each, one line per pivot row, cells per line."""
+    body = re.sub(r"\\[{}]", "", tex)
+    depth = 0
+    for ch in body:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        assert depth >= 0
+    assert depth == 0
+    assert "booktabs,xeCJK" in tex.splitlines()[0]
+    for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
+        assert tex.count(rule) == 1, rule
+    assert re.search(r"\\begin\{tabular\}\{l+r+\}", tex)
+    rows = tex.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
+    assert len(rows) == n_rows
+    for line in rows:
+        assert line.endswith(r"\\")
+        assert len(re.split(r"(?<!\\)&", line)) == n_cols
+        assert not re.search(r"(?<!\\)[_%#$]", line), line  # TeX specials escaped
+    compile_if_possible(tex)
+
+
+def cjk_font() -> str:
+    """A CJK font fontconfig knows (Noto Serif/Sans CJK SC first), or ''."""
+    if shutil.which("fc-list") is None:
+        return ""
+    found = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True)
+    families = {f.strip() for line in found.stdout.splitlines() for f in line.split(",")}
+    for name in ("Noto Serif CJK SC", "Noto Sans CJK SC"):
+        if name in families:
+            return name
+    return sorted(families)[0] if families else ""
+
+
+def compile_if_possible(tex: str) -> None:
+    engine = shutil.which("xelatex") or shutil.which("lualatex")
+    if engine is None:
+        return
+    doc = "\\documentclass{article}\\usepackage{booktabs,xeCJK}\n"
+    font = cjk_font()
+    if font:
+        doc += f"\\setCJKmainfont{{{font}}}\n"
+    doc += "\\begin{document}\n" + tex + "\\end{document}\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "t.tex").write_text(doc, encoding="utf-8")
+        done = subprocess.run(
+            [engine, "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
+            cwd=tmp,
+            capture_output=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout[-2000:]
+        assert (Path(tmp) / "t.pdf").stat().st_size > 0
+        log = (Path(tmp) / "t.log").read_text(encoding="utf-8", errors="replace")
+        assert not font or "Missing character" not in log
+
+
+def check_markdown(md: str, n_rows: int, n_cols: int) -> None:
+    table = [line for line in md.splitlines() if line.startswith("|")]
+    assert len(table) == 2 + n_rows
+    assert all(len(re.split(r"(?<!\\)\|", line)) == n_cols + 2 for line in table)
+    assert set(table[1]) <= set("|-:")
+
+
+# --- the named layouts from the worked studies --------------------------------------
+
+
+def command(slug: str, layout: str, fmt: str, *extra: str) -> str:
+    out = io.StringIO()
+    call_command("report", slug, "--paper", layout, "--format", fmt, "--n-boot", "0", *extra,
+                 stdout=out)  # fmt: skip
+    return out.getvalue()
+
+
+def text(v: Any) -> str:
+    return "—" if v is None or v == "" or (isinstance(v, float) and pd.isna(v)) else str(v)
+
+
+def check_layout(slug: str, name: str, expected: pd.DataFrame, digits: int) -> None:
+    """The CSV cells equal ``expected`` rounded; Markdown bolds each column's maximum;
+    LaTeX has one line per row. ``expected``: rows × columns, flat labels (`` / ``)."""
+    got = list(csv.reader(io.StringIO(command(slug, name, "csv"))))
+    header, body = got[0], got[1:]
+    n_keys = len(LAYOUT_BY_NAME[name].rows)
+    assert header[n_keys:] == list(expected.columns)
+    assert [tuple(r[:n_keys]) for r in body] == [
+        k if isinstance(k, tuple) else (k,) for k in expected.index
+    ]
+    for line, (_, want) in zip(body, expected.iterrows(), strict=True):
+        assert line[n_keys:] == ["—" if pd.isna(v) else f"{v:.{digits}f}" for v in want]
+    md = command(slug, name, "markdown")
+    check_markdown(md, len(expected), n_keys + len(expected.columns))
+    rounded = expected.round(digits)
+    table = [line for line in md.splitlines() if line.startswith("| ")][1:]
+    best_of = LAYOUT_BY_NAME[name].best
+    for j, column in enumerate(expected.columns):
+        best = rounded[column].max() if best_of == "max" else rounded[column].min()
+        for i, shown in enumerate(table):
+            cell = shown.split(" | ")[n_keys + j].strip(" |")
+            value = rounded[column].iloc[i]
+            marked = best_of != "none" and rounded[column].notna().sum() > 1 and value == best
+            assert cell.startswith("**") == bool(marked), (column, i, cell)
+    check_latex(command(slug, name, "latex"), len(expected), n_keys + len(expected.columns))
+
+
+def flat(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    frame.columns = [
+        " / ".join(map(text, c)) if isinstance(c, tuple) else text(c) for c in frame.columns
+    ]
+    return frame
+
+
+def ordered(rows: pd.DataFrame, index: list[str], columns: list[str], value: str) -> pd.DataFrame:
+    """pandas' pivot, each key's labels in first-seen order (as the paper layouts keep)."""
+    rows = rows.fillna({k: "—" for k in [*index, *columns]}).copy()
+    for k in [*index, *columns]:
+        rows[k] = pd.Categorical(rows[k], categories=list(dict.fromkeys(rows[k])), ordered=True)
+    table = rows.pivot(index=index, columns=columns, values=value)
+    table = table.sort_index(axis=0).sort_index(axis=1)
+    table.index = [tuple(map(str, k)) if isinstance(k, tuple) else str(k) for k in table.index]
+    return flat(table)
+
+
+@pytest.mark.slow
+def test_cciv_table_2_and_heatmap(cciv) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = cciv
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["rule_rates"])
+    rows = rows[rows["rule"].str.endswith("ccv")]
+    rows = rows[rows["field"].isin(["structural_standard", "structural_variant",
+                                    "tonal_standard", "tonal_variant"])]  # fmt: skip
+    expected = ordered(rows, ["source"], ["condition", "field"], "value")
+    assert expected.shape == (4, 12)  # 3 models + human; 2 conditions + none, × 4 metrics
+    check_layout("cciv-worked", "cciv-table2", expected, 2)
+
+    by_form = build_report(b.study, ReportSettings(n_boot=0, by=("form",)))
+    rows = pd.DataFrame(by_form.tables["rule_rates"])
+    rows = rows[rows["rule"].str.endswith("ccv") & (rows["field"] == "tonal_standard")]
+    rows = rows[rows["condition"] == "direct"]
+    expected = ordered(rows, ["form"], ["source"], "value")
+    assert expected.shape == (5, 3)
+    check_layout("cciv-worked", "cciv-heatmap", expected, 2)
+
+
+@pytest.mark.slow
+def test_fuxi_table_4_from_the_published_figures(cciv) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = cciv
+    report = build_report(b.study, ReportSettings(n_boot=0))
+    rows = pd.DataFrame(report.tables["published_vs_computed"])
+    expected = ordered(rows, ["model"], ["task", "metric"], "computed")
+    assert expected.loc["gen-a"].notna().sum() == 1 and expected.loc["gen-z"].isna().all()
+    check_layout("cciv-worked", "fuxi-table4", expected, 2)
+
+
+@pytest.mark.slow
+def test_fuxi_table_6_with_and_without_each_category(fuxi) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = fuxi
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
+    rows = rows[rows["judge"].str.startswith("model:") & (rows["reference"] == "key")]
+    rows = rows[rows["scope"].isin(["pooled", "without"])]
+    expected = ordered(rows, ["metric"], ["task"], "value")
+    assert list(expected.columns) == ["pg+cg+ap", "cg+ap", "pg+ap", "pg+cg"]
+    assert expected.shape[0] == 6
+    check_layout("fuxi-worked", "fuxi-table6", expected, 2)
+
+
+@pytest.mark.slow
+def test_cpdue_group_by_task_accuracy(db) -> None:  # type: ignore[no-untyped-def]
+    study = cpdue_study().builder.study
+    rows = pd.DataFrame(build_report(study, ReportSettings(n_boot=0)).tables["accuracy"])
+    rows = rows[rows["rater_set"].str.match(r"^(group|model):")]
+    expected = ordered(rows, ["rater_set"], ["task", "field"], "value")
+    assert {"group:A", "group:B", "group:C"} <= set(expected.index)
+    check_layout(study.slug, "cpdue-accuracy", expected, 2)
+    models = rows[rows["rater_set"].str.startswith("model:") & (rows["field"] == "answer")]
+    expected = ordered(models, ["rater_set"], ["task"], "value")
+    assert expected.shape == (3, 1)  # three models on the one single-answer task
+    check_layout(study.slug, "ccpm-accuracy", expected, 2)
+    assert "wilson" in command(study.slug, "cpdue-accuracy", "markdown", "--ci")
+
+
+@pytest.mark.slow
+def test_tang_mean_rating_per_generator(tang) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = tang
+    report = build_report(b.study, ReportSettings(n_boot=0, by=("source",)))
+    rows = pd.DataFrame(report.tables["ratings"])
+    rows = rows[rows["rater_set"].str.startswith("group:")]
+    means = ordered(rows, ["source"], ["field"], "mean")
+    lows = ordered(rows, ["source"], ["field"], "ci_low")
+    highs = ordered(rows, ["source"], ["field"], "ci_high")
+    got = list(csv.reader(io.StringIO(command(b.study.slug, "tang-ratings", "csv"))))
+    assert got[0][1:] == list(means.columns)
+    for line, source in zip(got[1:], means.index, strict=True):
+        assert line[0] == source
+        want = [
+            f"{means.at[source, c]:.3f} [{lows.at[source, c]:.3f}, {highs.at[source, c]:.3f}]"
+            for c in means.columns
+        ]
+        assert line[1:] == want
+    md = command(b.study.slug, "tang-ratings", "markdown")
+    check_markdown(md, len(means), 1 + len(means.columns))
+    assert "t over item means" in md and "n = " in md
+    check_latex(command(b.study.slug, "tang-ratings", "latex"), len(means), 1 + len(means.columns))
+
+
+@pytest.mark.slow
+def test_tang_judges_correlations_with_the_experts(tang) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = tang
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
+    rows = rows[rows["judge"].str.startswith("model:")]
+    rows = rows[rows["reference"].str.match(r"^group:.* mean$")]
+    rows = rows[rows["metric"].isin(["pearson", "spearman", "kendall"])]
+    expected = ordered(rows, ["judge", "generator"], ["field", "metric"], "value")
+    assert expected.shape[1] == 2 * 3  # two dimensions × three coefficients
+    check_layout(b.study.slug, "tang-correlations", expected, 2)
+
+
+@pytest.mark.slow
+def test_generic_pivot_from_the_command(fuxi) -> None:  # type: ignore[no-untyped-def]
+    b, _, _ = fuxi
+    out = io.StringIO()
+    call_command("report", b.study.slug, "--table", "validation", "--rows", "task",
+                 "--cols", "metric", "--where", "judge=model:*", "--where", "reference=key",
+                 "--where", "scope=task", "--format", "markdown", "--digits", "3",
+                 "--best", "min", "--n-boot", "0", stdout=out)  # fmt: skip
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
+    rows = rows[rows["judge"].str.startswith("model:") & (rows["reference"] == "key")]
+    rows = rows[rows["scope"] == "task"]
+    accuracy = rows[rows["metric"] == "accuracy"].set_index("task")["value"]
+    worst = accuracy.round(3).idxmin()
+    assert f"| {worst} | **{accuracy[worst]:.3f}** |" in out.getvalue()
+    with pytest.raises(CommandError, match="share the cell"):
+        call_command("report", b.study.slug, "--table", "validation", "--rows", "task",
+                     "--cols", "metric", "--n-boot", "0", stdout=io.StringIO())  # fmt: skip
