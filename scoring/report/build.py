@@ -12,6 +12,7 @@ import pandas as pd
 
 from scoring.report import registry
 from scoring.report.data import StudyData, study_data
+from scoring.report.provenance import provenance
 from scoring.report.registry import PAPER_TABLES, TABLES
 from scoring.report.sets import RaterSet, rater_sets
 from scoring.report.settings import N_BOOT, SEED, ReportSettings
@@ -46,6 +47,8 @@ class Report:
     generated_at: str
     settings: ReportSettings
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Where the report came from (``scoring.report.provenance``).
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         """The report as strict-JSON data: NaN and infinities become null."""
@@ -53,6 +56,7 @@ class Report:
             "study": self.study,
             "generated_at": self.generated_at,
             "settings": self.settings.as_json(),
+            "provenance": self.provenance,
         }
         for name in TABLES:
             out[name] = [{k: _clean(v) for k, v in row.items()} for row in self.tables[name]]
@@ -125,4 +129,10 @@ def build_report(
         if reuse is not None and spec.data_only:
             reuse.put(name, opts, tables[name])
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return Report(study=study.slug, generated_at=now, settings=opts, tables=tables)
+    return Report(
+        study=study.slug,
+        generated_at=now,
+        settings=opts,
+        tables=tables,
+        provenance=provenance(study),
+    )

@@ -25,6 +25,11 @@ class Command(BaseCommand):
             "--out", help="file to write (default: standard output; required for xlsx)"
         )
         parser.add_argument(
+            "--no-bom",
+            action="store_true",
+            help="CSV without the UTF-8 byte order mark (written by default for Excel)",
+        )
+        parser.add_argument(
             "--background",
             action="store_true",
             help="run as a background job writing under DATA_DIR/exports",
@@ -50,8 +55,8 @@ class Command(BaseCommand):
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             binary = fmt == "xlsx"
             with open(out, "wb" if binary else "w", **({} if binary else TEXT)) as fh:
-                n = export_write(rows, fmt, fh)
+                n = export_write(rows, fmt, fh, bom=not opts["no_bom"])
         else:
-            n = export_write(rows, fmt, sys.stdout)
+            n = export_write(rows, fmt, sys.stdout, bom=not opts["no_bom"])
         if out:
             self.stderr.write(f"{n} rows written to {out}")

@@ -53,6 +53,7 @@ class Command(BaseCommand):
             "--ratings-ci",
             help=f"the ratings table's interval: {', '.join(RATINGS_CI)} (default t)",
         )
+        add_bundle_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
         key = opts["study"]
@@ -69,6 +70,8 @@ class Command(BaseCommand):
             report = build_report(study, settings)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        if write_bundle_outputs(self, study, report, opts) and not opts.get("out"):
+            return
         out = opts.get("out")
         if not out or out == "-":
             if opts["format"] != "json":
@@ -80,3 +83,41 @@ class Command(BaseCommand):
         paths = write(report, opts["format"], Path(out))
         counts = ", ".join(f"{k}: {len(v)}" for k, v in report.tables.items())
         self.stderr.write(f"Wrote {', '.join(map(str, paths))} ({counts})")
+
+
+# --- The analysis bundle and the long table (issue 24 items 2-3): kept in one block ---
+
+
+def add_bundle_arguments(parser: CommandParser) -> None:
+    parser.add_argument(
+        "--bundle",
+        help="write the analysis bundle (export, codebook, long table, report, provenance, "
+        "recompute.py, mixed_models.R) as this zip file",
+    )
+    parser.add_argument(
+        "--long-table",
+        help="write the model-ready long table (one row per judgment) as this CSV file",
+    )
+    parser.add_argument(
+        "--no-bom",
+        action="store_true",
+        help="CSV files without the UTF-8 byte order mark (written by default for Excel)",
+    )
+
+
+def write_bundle_outputs(command: BaseCommand, study: Study, report: Any, opts: dict) -> bool:
+    """Write ``--bundle`` and ``--long-table`` when asked; True when either was."""
+    from scoring.report.bundle import write_bundle
+    from scoring.report.longtable import write_long_csv
+
+    bom = not opts.get("no_bom")
+    if bundle := opts.get("bundle"):
+        names = write_bundle(study, report, Path(bundle), bom=bom)
+        command.stderr.write(f"Wrote {bundle} ({len(names)} files)")
+    if long_table := opts.get("long_table"):
+        path = Path(long_table)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="") as fh:
+            n = write_long_csv(study, fh, bom=bom)
+        command.stderr.write(f"Wrote {long_table} ({n} rows)")
+    return bool(opts.get("bundle") or opts.get("long_table"))
