@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from openpyxl import load_workbook
 
 from scoring.prosody import RULES_VERSION
 from scoring.report import ReportSettings, build_report
@@ -161,6 +162,9 @@ def test_report_command_writes_the_bundle(known: Builder, tmp_path: Path) -> Non
     assert report["provenance"] == json.loads((folder / "provenance.json").read_text("utf-8"))
     assert json.loads((folder / "settings.json").read_text("utf-8"))["ratings_ci"] == "normal"
     assert (folder / "responses.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    about = load_workbook(folder / "report.xlsx", read_only=True)["report"]
+    shown = {row[0]: row[1] for row in about.iter_rows(values_only=True)}
+    assert shown["rules_version"] == RULES_VERSION and shown["data_fingerprint"]
     assert "rule_<rule>__<metric>" in (folder / "codebook.md").read_text("utf-8")
     _check(report, _recompute(folder))
 

@@ -43,7 +43,9 @@ class Command(BaseCommand):
         if opts["background"]:
             if out:
                 raise CommandError("--background writes under DATA_DIR/exports; drop --out")
-            job = command_submit(kind="export", study=study, params={"format": fmt})
+            job = command_submit(
+                kind="export", study=study, params={"format": fmt, "bom": not opts["no_bom"]}
+            )
             if job["status"] == "failed":
                 raise CommandError(job["message"])
             self.stdout.write(job["message"])
