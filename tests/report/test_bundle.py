@@ -182,3 +182,41 @@ def test_no_bom_and_the_raw_exports_bom(known: Builder, tmp_path: Path) -> None:
         "--no-bom",
     )  # fmt: skip
     assert (tmp_path / "b.csv").read_bytes() == (tmp_path / "a.csv").read_bytes()[3:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("worked", "ratings_ci"), [("cciv", "normal"), ("tang", "t"), ("fuxi", "t")]
+)
+def test_recompute_on_the_worked_studies(
+    worked: str, ratings_ci: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """CCiV's repeated samples (dropped after the first), Tang's generators and rule
+    scores, Fùxì's keyed tasks: the script gives the report's numbers on each."""
+    builder = request.getfixturevalue(worked)[0]
+    opts = ReportSettings(n_boot=0, ratings_ci=ratings_ci)
+    report = build_report(builder.study, opts, only=("accuracy", "ratings"))
+    assert report.tables["accuracy"] or report.tables["ratings"]
+    for name, data in bundle_files(builder.study, report).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    _check(report.as_json(), _recompute(tmp_path))
+
+
+def test_recompute_imports_nothing_of_the_platform() -> None:
+    import ast
+
+    from scoring.report.bundle import FILES
+
+    tree = ast.parse((FILES / "recompute.py").read_text(encoding="utf-8"))
+    roots = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 0
+    }
+    assert roots <= {"__future__", "json", "re", "sys", "pathlib", "statistics", "pandas"}
