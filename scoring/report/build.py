@@ -89,13 +89,16 @@ def build_report(
     only: tuple[str, ...] = (),
     reuse: TableStore | None = None,
     data: StudyData | None = None,
+    fp: str | None = None,
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
     ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
     ``reuse``: tables that read no setting but the tasks and ``by`` (``data_only``) are
     taken from it when there and put in it when built. ``data``: the study already read
     with the same ``tasks`` (``study_data(study, tasks=settings.tasks)``), so several
-    reports of one page share one read (``scoring.report.service.StudyReader``)."""
+    reports of one page share one read (``scoring.report.service.StudyReader``). ``fp``:
+    the study's data fingerprint when the caller has it (else computed for the
+    report's ``provenance``)."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
@@ -134,5 +137,5 @@ def build_report(
         generated_at=now,
         settings=opts,
         tables=tables,
-        provenance=provenance(study),
+        provenance=provenance(study, fp),
     )

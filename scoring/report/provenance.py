@@ -93,13 +93,14 @@ def loads(study: Study) -> list[dict[str, Any]]:
     ]
 
 
-def provenance(study: Study) -> dict[str, Any]:
-    """The report's ``provenance`` object (module docstring)."""
+def provenance(study: Study, fp: str | None = None) -> dict[str, Any]:
+    """The report's ``provenance`` object (module docstring); ``fp``: the study's data
+    fingerprint when the caller has just computed it."""
     from scoring.report.service import fingerprint  # service imports the report builder
 
     commit, source = platform_commit()
     return {
-        "data_fingerprint": fingerprint(study),
+        "data_fingerprint": fp or fingerprint(study),
         "commit": commit,
         "commit_source": source,
         "rules_version": RULES_VERSION,

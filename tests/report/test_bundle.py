@@ -24,6 +24,7 @@ from scoring.prosody import RULES_VERSION
 from scoring.report import ReportSettings, build_report
 from scoring.report.bundle import bundle_files
 from scoring.report.longtable import rule_column, write_long_csv
+from scoring.report.service import fingerprint, report_for
 from studies.models import ImportLog
 from tests.report.factory import Builder
 
@@ -81,6 +82,9 @@ def test_provenance_in_the_report(known: Builder) -> None:
     assert [(x["filename"], x["sha256"], x["rows"]) for x in prov["loads"]] == [
         ("pool.jsonl", "ab" * 32, 3)
     ]
+    assert prov["data_fingerprint"] == fingerprint(known.study)  # the cache's own key
+    cached = report_for(known.study, ReportSettings(n_boot=0), only=("accuracy",))
+    assert cached.provenance["data_fingerprint"] == prov["data_fingerprint"]
     known.answer("c2", "au-2", "person", 2)  # new data: a new fingerprint
     again = build_report(known.study, ReportSettings(n_boot=0), only=("accuracy",))
     assert again.provenance["data_fingerprint"] != prov["data_fingerprint"]
