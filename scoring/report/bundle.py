@@ -17,12 +17,15 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
+import os
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings as django_settings
 
@@ -106,60 +109,122 @@ def codebook() -> str:
     return base.rstrip("\n") + "\n" + LONG_CODEBOOK
 
 
-def _text(write: Any, *, bom: bool = False) -> bytes:
-    buffer = io.StringIO()
-    if bom:
-        buffer.write(BOM)
-    write(buffer)
-    return buffer.getvalue().encode("utf-8")
+Producer = Callable[[IO[bytes]], None]
+
+
+def _text(write: Callable[[IO[str]], Any], *, bom: bool = False) -> Producer:
+    """A producer writing ``write``'s text as UTF-8 (after a BOM when ``bom``)."""
+
+    def produce(raw: IO[bytes]) -> None:
+        out = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        if bom:
+            out.write(BOM)
+        write(out)
+        out.flush()
+        out.detach()  # leave ``raw`` open for its owner
+
+    return produce
+
+
+def _bytes(data: bytes) -> Producer:
+    def produce(raw: IO[bytes]) -> None:
+        raw.write(data)
+
+    return produce
+
+
+def _json(data: Any) -> Producer:
+    return _bytes((json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+
+
+def _table(report: Report, name: str, out: IO[str]) -> None:
+    table_csv(name, report.tables[name], out, report.settings.by)
+
+
+def entries(study: Study, report: Report, *, bom: bool = True) -> list[tuple[str, Producer]]:
+    """The bundle's files (but ``MANIFEST.json``) as (name, producer writing its bytes);
+    ``bom``: CSV files start with the UTF-8 byte order mark (for spreadsheets; every
+    reader here accepts it). The export and the long table are streamed from the
+    database as they are written."""
+
+    def xlsx(raw: IO[bytes]) -> None:
+        write_xlsx(report, raw)
+
+    return [
+        ("responses.csv", _text(lambda o: export_write(export_rows(study), "csv", o), bom=bom)),
+        ("codebook.md", _bytes(codebook().encode("utf-8"))),
+        ("long.csv", _text(lambda o: write_long_csv(study, o, bom=bom))),
+        ("report.json", _text(lambda o: write_json(report, o))),
+        ("report.xlsx", xlsx),
+        *(
+            (
+                f"report/{name}.csv",
+                _text(functools.partial(_table, report, name), bom=bom),
+            )
+            for name in TABLES
+        ),
+        ("settings.json", _json(report.settings.as_json())),
+        ("provenance.json", _json(report.provenance)),
+        ("design.json", _json(design(study, report))),
+        *((name, _bytes((FILES / name).read_bytes())) for name in SCRIPTS),
+    ]
+
+
+def _manifest(study: Study, report: Report, files: list[dict[str, Any]]) -> bytes:
+    about = {"study": study.slug, "generated_at": report.generated_at, "files": files}
+    return json_text(about).encode("utf-8")
 
 
 def bundle_files(study: Study, report: Report, *, bom: bool = True) -> dict[str, bytes]:
-    """The bundle's files by name (``MANIFEST.json`` last); ``bom``: CSV files start
-    with the UTF-8 byte order mark (for spreadsheets; every reader here accepts it)."""
-
-    def dumps(data: Any) -> bytes:
-        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-
-    xlsx = io.BytesIO()
-    write_xlsx(report, xlsx)
-    files: dict[str, bytes] = {
-        "responses.csv": _text(lambda out: export_write(export_rows(study), "csv", out), bom=bom),
-        "codebook.md": codebook().encode("utf-8"),
-        "long.csv": _text(lambda out: write_long_csv(study, out, bom=bom)),
-        "report.json": _text(lambda out: write_json(report, out)),
-        "report.xlsx": xlsx.getvalue(),
-        **{
-            f"report/{name}.csv": _text(
-                lambda out, n=name: table_csv(n, report.tables[n], out, report.settings.by),
-                bom=bom,
-            )
-            for name in TABLES
-        },
-        "settings.json": dumps(report.settings.as_json()),
-        "provenance.json": dumps(report.provenance),
-        "design.json": dumps(design(study, report)),
-        **{name: (FILES / name).read_bytes() for name in SCRIPTS},
-    }
-    files["MANIFEST.json"] = json_text(
-        {
-            "study": study.slug,
-            "generated_at": report.generated_at,
-            "files": [
-                {"name": n, "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
-                for n, b in files.items()
-            ],
-        }
-    ).encode("utf-8")
+    """The bundle's files by name, in memory (``MANIFEST.json`` last): for tests and
+    small studies; ``write_bundle`` streams them into the zip."""
+    files: dict[str, bytes] = {}
+    for name, produce in entries(study, report, bom=bom):
+        buffer = io.BytesIO()
+        produce(buffer)
+        files[name] = buffer.getvalue()
+    listed = [
+        {"name": n, "bytes": len(b), "sha256": hashlib.sha256(b).hexdigest()}
+        for n, b in files.items()
+    ]
+    files["MANIFEST.json"] = _manifest(study, report, listed)
     return files
+
+
+class _Hashing(io.RawIOBase):
+    """A writable stream passing bytes on to ``raw`` while hashing and counting them."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw, self.sha, self.n = raw, hashlib.sha256(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        view = bytes(data)
+        self.raw.write(view)
+        self.sha.update(view)
+        self.n += len(view)
+        return len(view)
 
 
 def write_bundle(study: Study, report: Report, path: Path, *, bom: bool = True) -> list[str]:
     """Write the bundle of ``report`` (built for ``study``) as a zip at ``path``, its
-    files in a folder named after the study; returns their names."""
-    files = bundle_files(study, report, bom=bom)
+    files in a folder named after the study, each streamed into the zip (memory stays
+    that of a chunk of rows); returns their names. The zip is written beside ``path``
+    and renamed when complete: never a half-written bundle under its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(f"{study.slug}/{name}", data)
-    return list(files)
+    partial = path.with_name(path.name + ".part")
+    listed: list[dict[str, Any]] = []
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, produce in entries(study, report, bom=bom):
+                with zf.open(f"{study.slug}/{name}", "w", force_zip64=True) as raw:
+                    sink = _Hashing(raw)
+                    produce(sink)  # type: ignore[arg-type]
+                listed.append({"name": name, "bytes": sink.n, "sha256": sink.sha.hexdigest()})
+            zf.writestr(f"{study.slug}/MANIFEST.json", _manifest(study, report, listed))
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return [*(f["name"] for f in listed), "MANIFEST.json"]

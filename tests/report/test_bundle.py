@@ -7,6 +7,7 @@ the platform on its path) and must give the report's own ``accuracy`` and ``rati
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
@@ -162,6 +163,12 @@ def test_report_command_writes_the_bundle(known: Builder, tmp_path: Path) -> Non
         "design.json", "recompute.py", "mixed_models.R", "MANIFEST.json",
     }  # fmt: skip
     assert {f"known/{n}" for n in expected} <= names
+    assert not list(tmp_path.glob("*.part"))
+    manifest = json.loads((folder / "MANIFEST.json").read_text("utf-8"))
+    for entry in manifest["files"]:  # streamed into the zip, hashed on the way
+        data = (folder / entry["name"]).read_bytes()
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (entry["bytes"], entry["sha256"])
+    assert len(manifest["files"]) == len(names) - 1
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert report["provenance"] == json.loads((folder / "provenance.json").read_text("utf-8"))
     assert json.loads((folder / "settings.json").read_text("utf-8"))["ratings_ci"] == "normal"
