@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from openpyxl import load_workbook
 
 from scoring.prosody import RULES_VERSION
@@ -231,3 +231,12 @@ def test_recompute_imports_nothing_of_the_platform() -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
     assert roots <= {"__future__", "json", "re", "sys", "pathlib", "statistics", "pandas"}
+
+
+def test_unwritable_bundle_path_is_a_clear_error(known: Builder, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CommandError, match="--bundle"):
+        call_command(
+            "report", "known", "--bundle", str(tmp_path / "file" / "b.zip"), "--n-boot", "0",
+            "--tasks", "ck", stderr=io.StringIO(),
+        )  # fmt: skip

@@ -112,12 +112,18 @@ def write_bundle_outputs(command: BaseCommand, study: Study, report: Any, opts: 
 
     bom = not opts.get("no_bom")
     if bundle := opts.get("bundle"):
-        names = write_bundle(study, report, Path(bundle), bom=bom)
+        try:
+            names = write_bundle(study, report, Path(bundle), bom=bom)
+        except OSError as exc:
+            raise CommandError(f"--bundle {bundle}: {exc.strerror or exc}") from exc
         command.stderr.write(f"Wrote {bundle} ({len(names)} files)")
     if long_table := opts.get("long_table"):
         path = Path(long_table)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            n = write_long_csv(study, fh, bom=bom)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("w", encoding="utf-8", newline="") as fh:
+                n = write_long_csv(study, fh, bom=bom)
+        except OSError as exc:
+            raise CommandError(f"--long-table {long_table}: {exc.strerror or exc}") from exc
         command.stderr.write(f"Wrote {long_table} ({n} rows)")
     return bool(opts.get("bundle") or opts.get("long_table"))
