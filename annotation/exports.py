@@ -51,6 +51,7 @@ COLUMNS = (
     "recruitment",
 )
 FORMATS = ("jsonl", "csv", "xlsx")
+BOM = "\ufeff"  # the UTF-8 byte order mark, as text
 # Per item: task slug, external id, source, condition, sample, form, category, and
 # field -> option texts.
 ItemFacts = tuple[str, str, str | None, str, int | None, str, str, dict[str, list[str]]]
@@ -244,12 +245,18 @@ def _write_xlsx(rows: Iterable[tuple[Any, ...]], out: IO[bytes]) -> None:
     book.save(out)
 
 
-def export_write(rows: Iterable[tuple[Any, ...]], fmt: str, out: IO[Any]) -> int:
+def export_write(
+    rows: Iterable[tuple[Any, ...]], fmt: str, out: IO[Any], *, bom: bool = False
+) -> int:
     """Write the export in ``fmt`` (one of FORMATS) to ``out``, a binary stream for xlsx
-    and a text stream otherwise; returns the number of rows written."""
+    and a text stream otherwise; returns the number of rows written. ``bom``: a CSV
+    starts with the UTF-8 byte order mark, which spreadsheet programs (Excel on Chinese
+    Windows) need to read the file as UTF-8 rather than the local code page."""
     counted = _Counted(rows)
     if fmt == "xlsx":
         _write_xlsx(counted, out)
     else:
+        if bom and fmt == "csv":
+            out.write(BOM)
         out.writelines(text_chunks(counted, fmt))
     return counted.n

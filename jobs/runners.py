@@ -115,7 +115,7 @@ def export_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             n = export_write(rows, fmt, fh)
     else:
         with partial.open("w", encoding="utf-8", newline="") as fh:
-            n = export_write(rows, fmt, fh)
+            n = export_write(rows, fmt, fh, bom=job.params.get("bom", True))
     os.replace(partial, path)
     message = _("%(n)d rows exported to %(file)s") % {"n": n, "file": path.name}
     return Outcome(

@@ -9,12 +9,13 @@ Formats: report ``json`` (every table), ``csv`` (one table, or a zip of every ta
 from __future__ import annotations
 
 import io
+import itertools
 import tempfile
 import zipfile
 
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 
-from annotation.exports import export_rows, export_write, text_chunks
+from annotation.exports import BOM, export_rows, export_write, text_chunks
 from scoring.report.build import TABLES, Report
 from scoring.report.writers import json_text, table_csv_text, write_xlsx
 
@@ -59,9 +60,10 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
 
 
 def responses_download(
-    study_slug: str, study: object, fmt: str
+    study_slug: str, study: object, fmt: str, *, bom: bool = True
 ) -> HttpResponse | StreamingHttpResponse | FileResponse:
-    """Every response of the study, formats.md §4 columns, streamed."""
+    """Every response of the study, formats.md §4 columns, streamed; a CSV starts with
+    the UTF-8 byte order mark (for Excel) unless ``bom`` is off."""
     rows = export_rows(study)  # type: ignore[arg-type]
     name = f"{study_slug}-responses.{fmt}"
     if fmt == "xlsx":
@@ -70,6 +72,9 @@ def responses_download(
         spool.seek(0)
         return FileResponse(spool, as_attachment=True, filename=name, content_type=XLSX)
     content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/x-ndjson"
-    response = StreamingHttpResponse(text_chunks(rows, fmt), content_type=content_type)
+    chunks = text_chunks(rows, fmt)
+    if fmt == "csv" and bom:
+        chunks = itertools.chain([BOM], chunks)
+    response = StreamingHttpResponse(chunks, content_type=content_type)
     _attachment(response, name)
     return response

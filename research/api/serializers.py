@@ -86,6 +86,8 @@ def _report_out() -> type[serializers.Serializer]:
         "study": serializers.CharField(),
         "generated_at": serializers.CharField(),
         "settings": serializers.DictField(),
+        # data fingerprint, commit, RULES_VERSION, versions, loaded files (docs/report.md §8b)
+        "provenance": serializers.DictField(),
     }
     for name in TABLES:
         fields[name] = serializers.ListField(child=serializers.DictField())

@@ -261,11 +261,14 @@ class ResponsesExport(APIView):
         responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
         tags=TAGS,
         parameters=[
-            OpenApiParameter("file", str, enum=list(RESPONSE_FORMATS), description="default csv")
+            OpenApiParameter("file", str, enum=list(RESPONSE_FORMATS), description="default csv"),
+            OpenApiParameter(
+                "bom", str, enum=["0", "1"], description="CSV: UTF-8 byte order mark (default 1)"
+            ),
         ],
     )
     def get(self, request: Request, study_id: int) -> Any:
         """Every raw response, streamed (formats.md §4)."""
         study = study_for(request.user, study_id)
         fmt = _choice(request, "file", RESPONSE_FORMATS, "csv")
-        return responses_download(study.slug, study, fmt)
+        return responses_download(study.slug, study, fmt, bom=request.GET.get("bom") != "0")

@@ -140,4 +140,5 @@ def download_responses(request: HttpRequest, study_id: int, fmt: str) -> HttpRes
     study = study_for(request.user, study_id)
     if fmt not in RESPONSE_FORMATS:
         raise Http404("No such download")
-    return responses_download(study.slug, study, fmt)  # type: ignore[return-value]
+    bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
+    return responses_download(study.slug, study, fmt, bom=bom)  # type: ignore[return-value]

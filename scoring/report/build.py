@@ -12,6 +12,7 @@ import pandas as pd
 
 from scoring.report import registry
 from scoring.report.data import StudyData, study_data
+from scoring.report.provenance import provenance
 from scoring.report.registry import PAPER_TABLES, TABLES
 from scoring.report.sets import RaterSet, rater_sets
 from scoring.report.settings import N_BOOT, SEED, ReportSettings
@@ -52,6 +53,8 @@ class Report:
     generated_at: str
     settings: ReportSettings
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Where the report came from (``scoring.report.provenance``).
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         """The report as strict-JSON data: NaN and infinities become null."""
@@ -59,6 +62,7 @@ class Report:
             "study": self.study,
             "generated_at": self.generated_at,
             "settings": self.settings.as_json(),
+            "provenance": self.provenance,
         }
         for name in TABLES:
             out[name] = [{k: _clean(v) for k, v in row.items()} for row in self.tables[name]]
@@ -91,13 +95,16 @@ def build_report(
     only: tuple[str, ...] = (),
     reuse: TableStore | None = None,
     data: StudyData | None = None,
+    fp: str | None = None,
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
     ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
     ``reuse``: tables that read no setting but the tasks and ``by`` (``data_only``) are
     taken from it when there and put in it when built. ``data``: the study already read
     with the same ``tasks`` (``study_data(study, tasks=settings.tasks)``), so several
-    reports of one page share one read (``scoring.report.service.StudyReader``)."""
+    reports of one page share one read (``scoring.report.service.StudyReader``). ``fp``:
+    the study's data fingerprint when the caller has it (else computed for the
+    report's ``provenance``)."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
@@ -131,4 +138,10 @@ def build_report(
         if reuse is not None and spec.data_only:
             reuse.put(name, opts, tables[name])
     now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return Report(study=study.slug, generated_at=now, settings=opts, tables=tables)
+    return Report(
+        study=study.slug,
+        generated_at=now,
+        settings=opts,
+        tables=tables,
+        provenance=provenance(study, fp),
+    )

@@ -106,7 +106,7 @@ def report_for(
     cached: Report | None = cache.get(key)
     if cached is None:
         data = reader.data(opts.tasks) if reader is not None else None
-        cached = build_report(study, opts, only, reuse=TableCache(study, fp), data=data)
+        cached = build_report(study, opts, only, reuse=TableCache(study, fp), data=data, fp=fp)
         cache.set(key, cached, TIMEOUT)
     return cached
 

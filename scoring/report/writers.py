@@ -88,6 +88,14 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
     for key, value in report.settings.as_json().items():
         shown = ",".join(value) if isinstance(value, list) else value
         about.append(xlsx_row(about, [key, shown]))
+    prov = report.provenance
+    for key in ("data_fingerprint", "commit", "rules_version", "python"):
+        if key in prov:
+            about.append(xlsx_row(about, [key, prov[key]]))
+    for name, version in prov.get("packages", {}).items():
+        about.append(xlsx_row(about, [name, version or ""]))
+    for load in prov.get("loads", []):
+        about.append(xlsx_row(about, ["load", load["filename"], load["sha256"], load["at"]]))
     for name in tables:
         rows = report.tables[name]
         cols = columns(name, rows, report.settings.by)

@@ -133,7 +133,10 @@ def test_raw_responses_export_streams_csv_and_jsonl(world: World) -> None:
     reply = _get(world, base + "?file=csv")
     assert reply.streaming
     text = b"".join(reply.streaming_content).decode("utf-8")
-    assert text.splitlines()[0].startswith("study,task,item,rater_kind,rater")
+    assert text.startswith("\ufeff")  # for Excel on Chinese Windows
+    assert text[1:].splitlines()[0].startswith("study,task,item,rater_kind,rater")
+    plain = b"".join(_get(world, base + "?file=csv&bom=0").streaming_content).decode("utf-8")
+    assert plain == text[1:]
     lines = b"".join(_get(world, base + "?file=jsonl").streaming_content).splitlines()
     assert json.loads(lines[0])["study"] == "known"
     assert _get(world, base + "?file=xlsx").status_code == 200

@@ -136,7 +136,7 @@ def test_export_job_writes_the_file_under_data_dir_and_serves_it(
     assert (data_dir / job.result_file).is_file()
     download = staff_client.get(reverse("jobs:job-download", args=[job.pk]))
     body = b"".join(download.streaming_content).decode()
-    assert body.startswith("study,task,item,rater_kind") and body.count("\n") == n + 1
+    assert body.startswith("\ufeffstudy,task,item,rater_kind") and body.count("\n") == n + 1
 
 
 @pytest.mark.parametrize("fmt", ["json", "xlsx"])

@@ -68,7 +68,7 @@ def test_export_rows_are_the_responses_and_nothing_identifying(
     call_command("load_responses", str(formats_dir / "responses.jsonl"), *STUDY)
     out = tmp_path / "export.csv"
     call_command("export_responses", "poetry-understanding", "--format", "csv", "--out", str(out))
-    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert len(rows) == Response.objects.count()
     # 8 model responses + 3 human ones from the files; the rest are the rule scores of the
     # two poems (poem-0001 and the generated gen-0001) under both tone systems.

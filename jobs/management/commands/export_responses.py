@@ -25,6 +25,11 @@ class Command(BaseCommand):
             "--out", help="file to write (default: standard output; required for xlsx)"
         )
         parser.add_argument(
+            "--no-bom",
+            action="store_true",
+            help="CSV without the UTF-8 byte order mark (written by default for Excel)",
+        )
+        parser.add_argument(
             "--background",
             action="store_true",
             help="run as a background job writing under DATA_DIR/exports",
@@ -38,7 +43,9 @@ class Command(BaseCommand):
         if opts["background"]:
             if out:
                 raise CommandError("--background writes under DATA_DIR/exports; drop --out")
-            job = command_submit(kind="export", study=study, params={"format": fmt})
+            job = command_submit(
+                kind="export", study=study, params={"format": fmt, "bom": not opts["no_bom"]}
+            )
             if job["status"] == "failed":
                 raise CommandError(job["message"])
             self.stdout.write(job["message"])
@@ -50,8 +57,8 @@ class Command(BaseCommand):
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             binary = fmt == "xlsx"
             with open(out, "wb" if binary else "w", **({} if binary else TEXT)) as fh:
-                n = export_write(rows, fmt, fh)
+                n = export_write(rows, fmt, fh, bom=not opts["no_bom"])
         else:
-            n = export_write(rows, fmt, sys.stdout)
+            n = export_write(rows, fmt, sys.stdout, bom=not opts["no_bom"])
         if out:
             self.stderr.write(f"{n} rows written to {out}")

@@ -74,6 +74,7 @@ class Command(BaseCommand):
             ),
         )
         self.add_paper_arguments(parser)
+        add_bundle_arguments(parser)
 
     def add_paper_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -117,6 +118,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if layout is not None:
             self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts)
+            return
+        if write_bundle_outputs(self, study, report, opts) and not opts.get("out"):
             return
         opts["format"] = opts["format"] or "json"
         if opts["format"] not in FORMATS:
@@ -208,3 +211,47 @@ def _digits(text: str | None, default: int | None) -> int | None:
     if not is_digits(text) or int(text) > 12:
         raise CommandError(f"--digits {text!r}: a whole number 0-12")
     return int(text)
+
+
+# --- The analysis bundle and the long table (issue 24 items 2-3): kept in one block ---
+
+
+def add_bundle_arguments(parser: CommandParser) -> None:
+    parser.add_argument(
+        "--bundle",
+        help="write the analysis bundle (export, codebook, long table, report, provenance, "
+        "recompute.py, mixed_models.R) as this zip file",
+    )
+    parser.add_argument(
+        "--long-table",
+        help="write the model-ready long table (one row per judgment) as this CSV file",
+    )
+    parser.add_argument(
+        "--no-bom",
+        action="store_true",
+        help="CSV files without the UTF-8 byte order mark (written by default for Excel)",
+    )
+
+
+def write_bundle_outputs(command: BaseCommand, study: Study, report: Any, opts: dict) -> bool:
+    """Write ``--bundle`` and ``--long-table`` when asked; True when either was."""
+    from scoring.report.bundle import write_bundle
+    from scoring.report.longtable import write_long_csv
+
+    bom = not opts.get("no_bom")
+    if bundle := opts.get("bundle"):
+        try:
+            names = write_bundle(study, report, Path(bundle), bom=bom)
+        except OSError as exc:
+            raise CommandError(f"--bundle {bundle}: {exc.strerror or exc}") from exc
+        command.stderr.write(f"Wrote {bundle} ({len(names)} files)")
+    if long_table := opts.get("long_table"):
+        path = Path(long_table)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("w", encoding="utf-8", newline="") as fh:
+                n = write_long_csv(study, fh, bom=bom)
+        except OSError as exc:
+            raise CommandError(f"--long-table {long_table}: {exc.strerror or exc}") from exc
+        command.stderr.write(f"Wrote {long_table} ({n} rows)")
+    return bool(opts.get("bundle") or opts.get("long_table"))
