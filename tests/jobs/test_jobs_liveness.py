@@ -129,7 +129,8 @@ def test_a_result_file_is_served_from_data_dir_wherever_it_is_mounted(
     settings.DATA_DIR = moved
     download = staff_client.get(reverse("jobs:job-download", args=[job.pk]))
     assert download.status_code == 200
-    assert b"".join(download.streaming_content).startswith(b"study,task,item")
+    # a CSV starts with the UTF-8 byte order mark by default (for spreadsheets)
+    assert b"".join(download.streaming_content).startswith(b"\xef\xbb\xbfstudy,task,item")
     assert staff_client.get(reverse("jobs:job", args=[job.pk])).json()["result"]
 
 

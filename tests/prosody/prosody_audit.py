@@ -125,8 +125,11 @@ def _fault_rows() -> list[dict[str, str]]:
         if not p.regulated:
             continue
         d = score_poem(p.text, None, tone_system="classical").diagnostics
-        items: list[tuple[str, Any]] = [("poem", f) for f in d["faults"]]
-        items += [("position", v) for x in d["lines"] for v in x["licences"] if "fault" in v]
+        # a poem read as 古体 has no 律 faults or licences (scoring/prosody/gu.py)
+        items: list[tuple[str, Any]] = [("poem", f) for f in d.get("faults", [])]
+        items += [
+            ("position", v) for x in d["lines"] for v in x.get("licences", []) if "fault" in v
+        ]
         for kind, f in items:
             lines = [f["line"]] if "line" in f else f["lines"]
             where = ",".join(str(i + 1) for i in lines)

@@ -8,7 +8,9 @@ and the report's settings) from the bundle's directory, applies the report's exc
 and writes ``recomputed/accuracy.csv`` and ``recomputed/ratings.csv``:
 
 * ``accuracy`` (task × field × rater set): correct keyed responses / keyed responses,
-  with the Wilson score interval; for tasks with several keyed parts (``multi``,
+  with the Wilson score interval over independent answers (the report's interval when
+  its ``cluster`` setting is ``none``; its default clusters answers in people and items,
+  docs/statistics.md §22, which the mixed models of mixed_models.R address); for tasks with several keyed parts (``multi``,
   ``best_worst``) the field ``*`` counts one response per (rater, item), right when
   every keyed part was answered and right;
 * ``ratings`` (rating task × dimension × rater set, humans and models): the mean of the
