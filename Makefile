@@ -78,9 +78,11 @@ test-all: $(STAMP) browser-deps
 	$(BIN)/python -m pytest $(XDIST) -m "not browser" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
 
-# With DATABASE_URL=postgres://…: the tests whose behaviour depends on the engine.
+# With DATABASE_URL=postgres://…: the tests whose behaviour depends on the engine (their
+# slow ones run once, on SQLite, in test-all; PG_ALL=1 runs them here too).
+PG_MARKS := postgres and not browser and not load$(if $(PG_ALL),, and not slow)
 test-postgres: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "postgres and not browser and not load" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "$(PG_MARKS)" $(PYTEST_ARGS)
 
 test-browser: $(STAMP) browser-deps
 	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)

@@ -88,7 +88,6 @@ def test_the_schema_documents_next() -> None:
     assert "next" in refs
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("n_items", [10, 500])
 def test_claiming_costs_a_few_statements_whatever_the_size(n_items: int) -> None:
     build_study(n_items=n_items, kinds=KINDS, per_participant=2)  # (a failed check: +2)

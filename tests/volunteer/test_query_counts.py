@@ -66,7 +66,6 @@ def measure(n_items: int) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("n_items", [10, 500])
 def test_each_volunteer_page_needs_a_small_constant_number_of_queries(n_items: int) -> None:
     counts = measure(n_items)
@@ -80,7 +79,6 @@ def steady(counts: dict[str, int]) -> dict[str, int]:
     return {page: n for page, n in counts.items() if page != "first"}
 
 
-@pytest.mark.slow
 def test_query_counts_do_not_grow_with_the_study() -> None:
     small, large = measure(10), measure(500)
     assert steady(small) == steady(large)
@@ -142,7 +140,6 @@ def api_counts(n_items: int) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.slow
 def test_the_api_needs_the_same_few_queries_whatever_the_study_size() -> None:
     small, large = api_counts(10), api_counts(500)
     assert steady(small) == steady(large)
@@ -151,7 +148,6 @@ def test_the_api_needs_the_same_few_queries_whatever_the_study_size() -> None:
     assert small["answer"] <= 7 and small["next"] <= 15 and small["progress"] <= 3, small
 
 
-@pytest.mark.slow
 def test_the_pages_need_no_more_queries_than_the_api() -> None:
     """An answer through the pages (the form's POST, then the next question's GET) costs
     no more statements than through the API (answer, then next), and the GET that
