@@ -21,27 +21,6 @@ PAGE_SIZE = 50
 #: the registry's ``shown`` (scoring/report/registry.py); a table without one shows its
 #: rows' own columns.
 SHOWN = {spec.name: list(spec.shown) for spec in SPECS if spec.shown is not None}
-SHOWN["comparisons"] = [
-    "kind",
-    "task",
-    "field",
-    "summary",
-    "a",
-    "b",
-    "n_items",
-    "value_a",
-    "value_b",
-    "diff",
-    "ci",
-    "cohens_h",
-    "test",
-    "p_value",
-    "p_holm",
-    "p_bh",
-    "rank",
-    "best_set",
-    "reason",
-]
 #: Interval columns the dashboard shows as one cell: name -> (low, high).
 INTERVALS = {
     "ci": ("ci_low", "ci_high"),
