@@ -5,7 +5,6 @@ relative to DATA_DIR, so a DATA_DIR mounted elsewhere still serves them."""
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import time
 from datetime import timedelta
@@ -141,14 +140,3 @@ def test_a_result_path_outside_data_dir_is_never_served(
     (data_dir.parent / "outside.csv").write_text("secret")
     job = Job.objects.create(kind=Job.Kind.EXPORT, status=Job.Status.DONE, result_file=stored)
     assert staff_client.get(reverse("jobs:job-download", args=[job.pk])).status_code == 404
-
-
-def test_the_data_migration_makes_stored_paths_relative(tmp_path) -> None:
-    migration = importlib.import_module("jobs.migrations.0006_result_file_relative_to_data_dir")
-    here = tmp_path / "data"
-    assert migration.relative(str(here / "exports" / "s-job1.csv"), here) == "exports/s-job1.csv"
-    # Written where DATA_DIR was mounted on another machine, or before it moved.
-    elsewhere = "/srv/old/data/reports/s-job2.xlsx"
-    assert migration.relative(elsewhere, here) == "reports/s-job2.xlsx"
-    assert migration.relative("exports/s-job3.csv", here) == "exports/s-job3.csv"
-    assert migration.relative("/somewhere/else.csv", here) == "/somewhere/else.csv"

@@ -9,13 +9,11 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from annotation import services
 from annotation.models import Assignment, Tally
-from tests.volunteer.conftest import answer_for, build_study, enrol
+from tests.volunteer.conftest import build_study, enrol
 
 
 def counted(study) -> Counter:
@@ -56,35 +54,6 @@ def test_tallies_follow_claims_answers_expiries_renewals_and_releases() -> None:
     assert renewed.status == "claimed"
     assert tallied(study) == counted(study)
     services.claims_release(item_ids=list(study.items.values_list("id", flat=True)))
-    assert tallied(study) == counted(study)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_the_migration_fills_the_tallies_of_a_filled_database_and_reverses() -> None:
-    study = build_study(n_items=8, per_participant=3, target=2, checks=1)
-    for n in range(5):
-        p = enrol(study, group="A" if n % 2 else "B")
-        for _ in range(2):
-            a = services.assignment_next(participant=p)
-            services.response_submit(participant=p, assignment_id=a.pk, **answer_for("choice", {}))
-        services.assignment_next(participant=p)
-    expected = counted(study)
-    executor = MigrationExecutor(connection)
-    executor.migrate([("annotation", "0005_verbose_names_zh")])
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate([("annotation", "0006_tallies")])
-    assert tallied(study) == expected
-    executor = MigrationExecutor(connection)  # and on to the latest
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-    # every regular item of every group has its row; checks none
-    regular = study.items.filter(is_attention_check=False).count()
-    assert Tally.objects.filter(task__study=study).count() == regular * 2
-    assert not Tally.objects.filter(item__is_attention_check=True).exists()
-    # claims go on from the filled tallies
-    p = enrol(study, group="A")
-    assert services.assignment_next(participant=p) is not None
     assert tallied(study) == counted(study)
 
 
