@@ -20,7 +20,16 @@ from studies.access import is_superuser
 from studies.admin_display import POOL_NOTE, STUDY_NOTE, file_note, json_display
 from studies.admin_forms import TaskForm
 from studies.admin_scope import SecretFields, StudyScoped, scoped_filters, secret_display
-from studies.models import Group, ImportLog, Item, ScreeningQuestion, Study, Task
+from studies.models import (
+    AnalysisPlan,
+    Group,
+    ImportLog,
+    Item,
+    PlanDeviation,
+    ScreeningQuestion,
+    Study,
+    Task,
+)
 from studies.services import studies_open
 
 
@@ -296,6 +305,34 @@ class ImportLogAdmin(StudyScoped, admin.ModelAdmin):
     list_filter = ("kind", *scoped_filters("study"))
     search_fields = ("filename", "sha256")
     readonly_fields = [f.name for f in ImportLog._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+class PlanDeviationInline(admin.TabularInline):
+    model = PlanDeviation
+    extra = 0
+    fields = ("path", "planned", "actual", "n_responses", "first_seen_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(AnalysisPlan)
+class AnalysisPlanAdmin(StudyScoped, admin.ModelAdmin):
+    """Frozen plans are a record: read-only here (``manage.py analysis_plan`` freezes)."""
+
+    list_display = ("study", "sha256", "frozen_at", "n_responses", "frozen_by")
+    list_filter = scoped_filters("study")
+    search_fields = ("sha256", "study__slug")
+    readonly_fields = ("study", "sha256", "n_responses", "frozen_at", "frozen_by", "plan_json")
+    exclude = ("content",)
+    inlines = (PlanDeviationInline,)
+
+    plan_json = json_display("content", _("content"))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

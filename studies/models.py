@@ -429,3 +429,68 @@ class ImportLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.filename} ({self.at:%Y-%m-%d %H:%M})"
+
+
+class AnalysisPlan(models.Model):
+    """A frozen analysis plan (``scoring.report.prereg``): what the researcher committed
+    to before the data came in, as canonical JSON with its SHA-256. The newest plan of a
+    study is the one reports compare against; earlier ones stay as the record."""
+
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="plans", verbose_name=_("study")
+    )
+    content = models.JSONField(verbose_name=_("content"))
+    sha256 = models.CharField(max_length=64, verbose_name=_("SHA-256"))
+    n_responses = models.PositiveIntegerField(
+        default=0,
+        help_text=_("Answers the study held when the plan was frozen."),
+        verbose_name=_("answers at freezing"),
+    )
+    frozen_at = models.DateTimeField(auto_now_add=True, verbose_name=_("frozen at"))
+    frozen_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("frozen by"),
+    )
+
+    class Meta:
+        verbose_name = _("analysis plan")
+        verbose_name_plural = _("analysis plans")
+        ordering = ["study", "-frozen_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.study.slug} {self.sha256[:12]} ({self.frozen_at:%Y-%m-%d %H:%M})"
+
+
+class PlanDeviation(models.Model):
+    """A departure from a frozen plan, recorded when a report first saw it: the setting
+    (a dotted path into the plan), what the plan said, what was used, and how many answers
+    the study held then."""
+
+    plan = models.ForeignKey(
+        AnalysisPlan,
+        on_delete=models.CASCADE,
+        related_name="deviations",
+        verbose_name=_("analysis plan"),
+    )
+    path = models.CharField(max_length=200, verbose_name=_("setting"))
+    planned = models.JSONField(null=True, verbose_name=_("planned"))
+    actual = models.JSONField(null=True, verbose_name=_("actual"))
+    actual_sha256 = models.CharField(max_length=64, verbose_name=_("SHA-256 of the actual"))
+    n_responses = models.PositiveIntegerField(default=0, verbose_name=_("answers then"))
+    first_seen_at = models.DateTimeField(auto_now_add=True, verbose_name=_("first seen at"))
+
+    class Meta:
+        verbose_name = _("plan deviation")
+        verbose_name_plural = _("plan deviations")
+        ordering = ["plan", "first_seen_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=("plan", "path", "actual_sha256"), name="plan_deviation_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.planned!r} -> {self.actual!r}"

@@ -9,7 +9,10 @@
 * ``python`` and ``packages``: the interpreter's and the key statistics packages'
   versions (``importlib.metadata``; None when a package is not installed);
 * ``loads``: every file loaded into the study (``studies.ImportLog``): kind, file name,
-  the SHA-256 of its content, rows, what it created/updated, and when.
+  the SHA-256 of its content, rows, what it created/updated, and when;
+* ``plan``: the newest frozen analysis plan's SHA-256, when it was frozen and after how
+  many answers, and how many plans the study has had (``scoring.report.prereg``); None
+  without one.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 from django.conf import settings
 
 from scoring.prosody import RULES_VERSION
+from scoring.report.prereg import plan_summary
 from studies.models import ImportLog, Study
 
 PACKAGES = (
@@ -107,4 +111,5 @@ def provenance(study: Study, fp: str | None = None) -> dict[str, Any]:
         "python": platform.python_version(),
         "packages": package_versions(),
         "loads": loads(study),
+        "plan": plan_summary(study),
     }

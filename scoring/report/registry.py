@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scoring.report import abilities, agreement, bws, comparisons, icc, items
+from scoring.report import abilities, agreement, bws, comparisons, icc, items, prereg
 from scoring.report import tables as t
 from scoring.report.data import aggregate_rows
 
@@ -61,12 +61,25 @@ def _aggregates(c: Context) -> Rows:
     return aggregate_rows(c.data.study)
 
 
+def _plan_deviations(c: Context) -> Rows:
+    return prereg.deviation_rows(c.full.study, c.opts)
+
+
 #: Every table of the report, in the report's order (docs/report.md describes each).
 SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "exclusions",
         _exclusions,
         columns=_names("reason n_participants n_responses applies_to"),
+        split=False,
+    ),
+    TableSpec(
+        "plan_deviations",
+        _plan_deviations,
+        columns=_names(
+            "setting planned actual first_seen_after first_seen_at plan_sha256 frozen_at frozen_after"
+        ),
+        shown=_names("setting planned actual first_seen_after first_seen_at"),
         split=False,
     ),
     TableSpec(

@@ -22,8 +22,9 @@ from annotation.selectors import flagged_rater_ids
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
 from scoring.report.plan import Goals, plan_rows
+from scoring.report.prereg import deviations_record
 from scoring.report.settings import ReportSettings
-from studies.models import Item, Study
+from studies.models import AnalysisPlan, Item, PlanDeviation, Study
 
 TIMEOUT = 60 * 60
 
@@ -42,6 +43,9 @@ def fingerprint(study: Study) -> str:
         QualityDecision.objects.filter(participant__study=study).aggregate(
             n=Count("pk"), at=Max("decided_at")
         ),
+        # a frozen analysis plan, and the deviations from it recorded so far
+        AnalysisPlan.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
+        PlanDeviation.objects.filter(plan__study=study).aggregate(n=Count("pk")),
     ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
 
@@ -105,6 +109,9 @@ def report_for(
     key = f"report:{study.pk}:{fp}:{settings_hash}"
     cached: Report | None = cache.get(key)
     if cached is None:
+        if deviations_record(study, opts):  # a departure from the frozen plan, seen first now
+            fp = fingerprint(study)
+            key = f"report:{study.pk}:{fp}:{settings_hash}"
         data = reader.data(opts.tasks) if reader is not None else None
         cached = build_report(study, opts, only, reuse=TableCache(study, fp), data=data, fp=fp)
         cache.set(key, cached, TIMEOUT)

@@ -23,6 +23,8 @@ from annotation.models import Participant
 from jobs.models import Job
 from research.roles import researcher_role
 from scoring.loads import file_load
+from scoring.report.prereg import Commitments, deviations_record, plan_freeze
+from scoring.report.settings import ReportSettings
 from studies.loading.readers import Source
 from studies.models import Study
 
@@ -99,6 +101,9 @@ def world_build() -> World:
     world.users = {"superuser": boss, "researcher": get_user_model().objects.get(pk=researcher.pk)}
     Token.objects.create(user=boss)
     Token.objects.create(user=researcher)
+    for study in (world.a, world.b):  # a frozen analysis plan each, one deviation seen
+        plan_freeze(study, ReportSettings(), Commitments(note=study.slug))
+        deviations_record(study, ReportSettings(pass_threshold=0.9))
     return world
 
 

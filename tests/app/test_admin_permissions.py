@@ -27,11 +27,11 @@ from rest_framework.authtoken.models import Token
 
 from jobs.models import Job
 from research.roles import RESEARCHER_PERMISSIONS
-from studies.models import ImportLog, Item, ScreeningQuestion, Study, Task
+from studies.models import AnalysisPlan, ImportLog, Item, ScreeningQuestion, Study, Task
 from tests.app.admin_world import World, study_of, user_make, world_build
 
 pytestmark = pytest.mark.django_db
-NO_ADD_PAGE = {Task, ScreeningQuestion, Item, ImportLog, Job}  # rows come from files and jobs
+NO_ADD_PAGE = {Task, ScreeningQuestion, Item, ImportLog, Job, AnalysisPlan}  # files, jobs, CLI
 # django-axes' login records (admin login throttle) are written by axes alone.
 NO_ADD_PAGE |= {m for m in admin.site._registry if m._meta.app_label == "axes"}
 PAGES = ("changelist", "add", "change A", "change B", "history A", "delete A")

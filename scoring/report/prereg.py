@@ -1,0 +1,317 @@
+"""A frozen analysis plan (docs/report.md, "Frozen analysis plan").
+
+A researcher freezes the plan before opening a study: the design the volunteers will see
+(tasks, their items, groups, exclusion settings, rule raters and their version), the
+analysis settings the report will use (confidence, pass threshold, minimum side size,
+intervals, clustering, resamples) and the commitments the platform cannot read from the
+study (primary comparisons, planned sample sizes, exclusion rules in words, a note). The
+plan is stored as canonical JSON with its SHA-256 (``studies.AnalysisPlan``).
+
+Every later report compares the study and its own settings with the newest plan: each
+setting that differs is a deviation, recorded the first time a report sees it with the
+number of answers the study held then (``studies.PlanDeviation``), and listed in the
+report's ``plan_deviations`` table ("pass_threshold: 0.8 → 0.9, first seen after 412
+answers"). The plan exports as a preregistration document (Markdown or JSON).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from annotation.models import Response
+from scoring.prosody import RULES_VERSION
+from scoring.report.settings import ReportSettings
+from studies.models import AnalysisPlan, PlanDeviation, Study
+
+FORMAT = 1
+#: The study's own settings that belong to the plan (what volunteers see and who counts).
+STUDY_FIELDS = (
+    "shuffle_options",
+    "randomize_task_order",
+    "hide_authors",
+    "attention_max_failures",
+    "exclude_flagged",
+    "rule_raters",
+    "reading_overrides",
+)
+#: The report settings that are analysis choices (``by`` and ``tasks`` only choose a view;
+#: ``seed`` only which resamples).
+ANALYSIS_FIELDS = ("confidence", "pass_threshold", "min_side", "ratings_ci", "cluster", "n_boot")
+COMPARED = ("design", "analysis")
+
+
+class PlanError(ValueError):
+    """A plan that cannot be frozen as asked."""
+
+
+def canonical(content: Mapping[str, Any]) -> str:
+    return json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def digest(content: Any) -> str:
+    text = content if isinstance(content, str) else canonical({"v": content})
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _items_digest(study: Study, task_id: int) -> str:
+    hashes = study.items.filter(task_id=task_id).order_by("content_hash")
+    return digest(list(hashes.values_list("external_id", "content_hash")))
+
+
+def design(study: Study) -> dict[str, Any]:
+    """What the study is now: its plan-relevant settings, tasks (with a digest of their
+    items) and groups."""
+    out: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
+    out["tasks"] = {
+        task.slug: {
+            "kind": task.kind,
+            "per_participant": task.per_participant,
+            "dimensions": task.dimensions,
+            "n_items": study.items.filter(task=task, is_attention_check=False).count(),
+            "n_checks": study.items.filter(task=task, is_attention_check=True).count(),
+            "items_sha256": _items_digest(study, task.pk),
+        }
+        for task in study.tasks.order_by("position", "slug")
+    }
+    out["groups"] = {
+        group.slug: {"target_per_item": group.target_per_item}
+        for group in study.groups.filter(is_test=False).order_by("position", "slug")
+    }
+    return out
+
+
+def analysis(settings: ReportSettings) -> dict[str, Any]:
+    values = settings.as_json()
+    out = {name: values[name] for name in ANALYSIS_FIELDS}
+    out["rules_version"] = RULES_VERSION
+    return out
+
+
+@dataclass(frozen=True)
+class Commitments:
+    """What the researcher commits to that the study itself does not say."""
+
+    primary: tuple[str, ...] = ()
+    sample_sizes: tuple[tuple[str, int], ...] = ()
+    exclusions: tuple[str, ...] = ()
+    note: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "primary": list(self.primary),
+            "sample_sizes": dict(self.sample_sizes),
+            "exclusions": list(self.exclusions),
+            "note": self.note,
+        }
+
+
+def plan_content(
+    study: Study, settings: ReportSettings, commitments: Commitments
+) -> dict[str, Any]:
+    unknown = [g for g, _n in commitments.sample_sizes if not study.groups.filter(slug=g).exists()]
+    if unknown:
+        raise PlanError(f"sample size for an unknown group: {', '.join(unknown)}")
+    return {
+        "format": FORMAT,
+        "study": study.slug,
+        "design": design(study),
+        "analysis": analysis(settings),
+        "commitments": commitments.as_json(),
+    }
+
+
+def current_plan(study: Study) -> AnalysisPlan | None:
+    return AnalysisPlan.objects.filter(study=study).order_by("-frozen_at", "-pk").first()
+
+
+def plan_freeze(
+    study: Study,
+    settings: ReportSettings,
+    commitments: Commitments,
+    *,
+    user: Any = None,
+    replace: bool = False,
+) -> AnalysisPlan:
+    """Freeze the plan of ``study`` (a service). A study with a plan keeps it unless
+    ``replace``: then the new plan is stored beside the old, and the change of plan is
+    itself visible (the old plan, its hash and date stay in the record)."""
+    content = plan_content(study, settings, commitments)
+    with transaction.atomic():
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+        if current_plan(study) is not None and not replace:
+            raise PlanError(
+                f"{study.slug} already has a frozen plan: give --replace to freeze a new one "
+                "(the old one stays on record)"
+            )
+        return AnalysisPlan.objects.create(
+            study=study,
+            content=content,
+            sha256=digest(canonical(content)),
+            n_responses=Response.objects.filter(study=study).count(),
+            frozen_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Deviation:
+    path: str
+    planned: Any
+    actual: Any
+
+
+MISSING = "(absent)"
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping) and value:
+        out: dict[str, Any] = {}
+        for key in sorted(value):
+            out.update(_flat(value[key], f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def compare(planned: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Deviation]:
+    """Every setting of the compared sections whose value differs (a task or group added
+    or removed shows as its settings going from or to ``(absent)``)."""
+    out: list[Deviation] = []
+    for section in COMPARED:
+        left = _flat(planned.get(section, {}), section)
+        right = _flat(actual.get(section, {}), section)
+        for path in sorted(set(left) | set(right)):
+            was, now = left.get(path, MISSING), right.get(path, MISSING)
+            if was != now:
+                out.append(Deviation(path, was, now))
+    return out
+
+
+def deviations(study: Study, settings: ReportSettings, plan: AnalysisPlan) -> list[Deviation]:
+    now = {"design": design(study), "analysis": analysis(settings)}
+    return compare(plan.content, now)
+
+
+def deviations_record(study: Study, settings: ReportSettings) -> int:
+    """Record the deviations a report with ``settings`` would list that no report saw
+    before (a service, called before a report is built); returns how many are new."""
+    plan = current_plan(study)
+    if plan is None:
+        return 0
+    found = deviations(study, settings, plan)
+    seen = set(plan.deviations.values_list("path", "actual_sha256"))
+    new = [d for d in found if (d.path, digest(d.actual)) not in seen]
+    if not new:
+        return 0
+    n = Response.objects.filter(study=study).count()
+    made = 0
+    for d in new:
+        try:
+            with transaction.atomic():
+                PlanDeviation.objects.create(
+                    plan=plan,
+                    path=d.path,
+                    planned=d.planned,
+                    actual=d.actual,
+                    actual_sha256=digest(d.actual),
+                    n_responses=n,
+                )
+            made += 1
+        except IntegrityError:  # another report recorded it meanwhile
+            continue
+    return made
+
+
+def deviation_rows(study: Study, settings: ReportSettings) -> list[dict[str, Any]]:
+    """The report's ``plan_deviations`` rows (a read): each setting that differs from the
+    newest frozen plan, with when a report first saw it."""
+    plan = current_plan(study)
+    if plan is None:
+        return []
+    seen = {(r.path, r.actual_sha256): r for r in plan.deviations.all()}
+    rows = []
+    for d in deviations(study, settings, plan):
+        record = seen.get((d.path, digest(d.actual)))
+        rows.append(
+            {
+                "setting": d.path,
+                "planned": d.planned,
+                "actual": d.actual,
+                "first_seen_after": record.n_responses if record else None,
+                "first_seen_at": record.first_seen_at.isoformat() if record else None,
+                "plan_sha256": plan.sha256,
+                "frozen_at": plan.frozen_at.isoformat(),
+                "frozen_after": plan.n_responses,
+            }
+        )
+    return rows
+
+
+def plan_summary(study: Study) -> dict[str, Any] | None:
+    """The newest plan's identity for the report's provenance (None: no plan)."""
+    plan = current_plan(study)
+    if plan is None:
+        return None
+    return {
+        "sha256": plan.sha256,
+        "frozen_at": plan.frozen_at.isoformat(),
+        "frozen_after": plan.n_responses,
+        "plans": AnalysisPlan.objects.filter(study=study).count(),
+    }
+
+
+def shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _lines(rows: Iterable[tuple[str, Any]]) -> list[str]:
+    return [f"| `{key}` | {shown(value)} |" for key, value in rows]
+
+
+def preregistration(plan: AnalysisPlan) -> str:
+    """The plan as a Markdown preregistration document."""
+    c = plan.content
+    commit = c["commitments"]
+    out = [
+        f"# Analysis plan: {plan.study.title} (`{c['study']}`)",
+        "",
+        f"- Frozen at: {plan.frozen_at.isoformat()}",
+        f"- Answers held when frozen: {plan.n_responses}",
+        f"- SHA-256 of the plan (canonical JSON): `{plan.sha256}`",
+        f"- Rule raters' version: {c['analysis'].get('rules_version')}",
+        "",
+        "## Primary comparisons",
+        "",
+        *([f"{n}. {p}" for n, p in enumerate(commit["primary"], 1)] or ["(none stated)"]),
+        "",
+        "## Planned sample sizes",
+        "",
+        *(
+            [f"- {group}: {n} participants" for group, n in commit["sample_sizes"].items()]
+            or ["(none stated)"]
+        ),
+        "",
+        "## Exclusion rules",
+        "",
+        *([f"- {e}" for e in commit["exclusions"]] or ["(as the study settings below)"]),
+        "",
+        "## Analysis settings",
+        "",
+        "| setting | value |",
+        "|---|---|",
+        *_lines(sorted(c["analysis"].items())),
+        "",
+        "## Design",
+        "",
+        "| setting | value |",
+        "|---|---|",
+        *_lines(sorted(_flat(c["design"]).items())),
+        "",
+    ]
+    if commit["note"]:
+        out += ["## Note", "", commit["note"], ""]
+    return "\n".join(out)
