@@ -32,6 +32,7 @@ from django.conf import settings as django_settings
 from annotation.exports import BOM, export_rows, export_write
 from annotation.models import Rater
 from annotation.selectors import flagged_rater_ids
+from scoring.report import prereg
 from scoring.report.build import TABLES, Report
 from scoring.report.data import TaskInfo, _tasks
 from scoring.report.longtable import write_long_csv
@@ -167,6 +168,19 @@ def entries(study: Study, report: Report, *, bom: bool = True) -> list[tuple[str
         ("provenance.json", _json(report.provenance)),
         ("design.json", _json(design(study, report))),
         *((name, _bytes((FILES / name).read_bytes())) for name in SCRIPTS),
+        *_plan_entries(study),
+    ]
+
+
+def _plan_entries(study: Study) -> list[tuple[str, Producer]]:
+    """The newest frozen analysis plan, as JSON and as its preregistration document."""
+    plan = prereg.current_plan(study)
+    if plan is None:
+        return []
+    frozen = {"sha256": plan.sha256, "frozen_at": plan.frozen_at.isoformat(), **plan.content}
+    return [
+        ("plan.json", _json(frozen)),
+        ("plan.md", _bytes(prereg.preregistration(plan).encode("utf-8"))),
     ]
 
 

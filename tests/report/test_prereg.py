@@ -158,3 +158,13 @@ def test_the_command_refuses_with_a_reason(argv: list[str], message: str) -> Non
     small()
     with pytest.raises(CommandError, match=message):
         call_command("analysis_plan", *argv, stdout=StringIO())
+
+
+def test_the_bundle_carries_the_plan() -> None:
+    from scoring.report.bundle import bundle_files
+
+    b = small()
+    plan = plan_freeze(b.study, PLANNED, Commitments(primary=("A vs model",)))
+    files = bundle_files(b.study, report_for(b.study, PLANNED, only=ONLY))
+    assert json.loads(files["plan.json"])["sha256"] == plan.sha256
+    assert "A vs model" in files["plan.md"].decode("utf-8")
