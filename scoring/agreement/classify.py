@@ -105,6 +105,38 @@ def measures(tables: FloatArray, positive: int | None) -> dict[str, FloatArray]:
     }
 
 
+@dataclass(frozen=True)
+class PerClass:
+    """Each option's measures as a class (one-vs-rest), from one k x k confusion matrix
+    (judge rows, reference columns): ``support`` the reference's count, ``predicted`` the
+    judge's, ``tp`` both; precision, recall and F1 NaN where 0/0 (scikit-learn's
+    ``precision_recall_fscore_support`` with ``zero_division=np.nan``)."""
+
+    table: IntArray
+    support: IntArray
+    predicted: IntArray
+    tp: IntArray
+    precision: FloatArray
+    recall: FloatArray
+    f1: FloatArray
+
+
+def per_class(judge: IntArray, reference: IntArray, *, n_options: int) -> PerClass:
+    """The confusion matrix and per-class measures of the judge's labels (option indices)
+    against the reference's."""
+    judge = np.asarray(judge, dtype=np.int64)
+    reference = np.asarray(reference, dtype=np.int64)
+    k = max(int(n_options), int(judge.max(initial=-1)) + 1, int(reference.max(initial=-1)) + 1)
+    table = np.bincount(judge * k + reference, minlength=k * k).reshape(k, k)
+    tp = np.diag(table).copy()
+    predicted, support = table.sum(axis=1), table.sum(axis=0)
+    as_float = tp.astype(np.float64)
+    precision = _safe_div(as_float, predicted.astype(np.float64))
+    recall = _safe_div(as_float, support.astype(np.float64))
+    f1 = _safe_div(2 * as_float, (predicted + support).astype(np.float64))
+    return PerClass(table, support, predicted, tp, precision, recall, f1)
+
+
 def _nanmean(values: FloatArray) -> FloatArray:
     count = np.isfinite(values).sum(axis=1)
     total = np.where(np.isfinite(values), values, 0.0).sum(axis=1)

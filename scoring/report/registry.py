@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scoring.report import abilities, agreement, bws, comparisons, icc, items, prereg
+from scoring.report import abilities, agreement, bws, classes, comparisons, icc, items, prereg
 from scoring.report import tables as t
 from scoring.report.data import aggregate_rows
 
@@ -59,6 +59,14 @@ def _exclusions(c: Context) -> Rows:
 
 def _aggregates(c: Context) -> Rows:
     return aggregate_rows(c.data.study)
+
+
+def _classes(c: Context) -> Rows:
+    return classes.class_rows(c.data, c.sets)
+
+
+def _confusion(c: Context) -> Rows:
+    return classes.confusion_rows(c.data, c.sets)
 
 
 def _plan_deviations(c: Context) -> Rows:
@@ -175,6 +183,18 @@ SPECS: tuple[TableSpec, ...] = (
             "scope task left_out field judge reference generator positive metric value ci n n_items"
         ),
         paper=True,
+    ),
+    TableSpec(
+        "classes",
+        _classes,
+        columns=tuple(classes.COLUMNS),
+        shown=_names("task field rater_set summary label support predicted precision recall f1"),
+    ),
+    TableSpec(
+        "confusion",
+        _confusion,
+        columns=tuple(classes.CONFUSION_COLUMNS),
+        shown=_names("task field rater_set key_label chosen_label n"),
     ),
     TableSpec(
         "pairwise",
