@@ -15,7 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scoring.report import abilities, agreement, bws, classes, comparisons, icc, items, prereg
+from scoring.report import (
+    abilities,
+    agreement,
+    bws,
+    classes,
+    comparisons,
+    icc,
+    items,
+    prereg,
+    samples,
+)
 from scoring.report import tables as t
 from scoring.report.data import aggregate_rows
 
@@ -67,6 +77,10 @@ def _classes(c: Context) -> Rows:
 
 def _confusion(c: Context) -> Rows:
     return classes.confusion_rows(c.data, c.sets)
+
+
+def _samples(c: Context) -> Rows:
+    return samples.sample_rows(c.data)
 
 
 def _plan_deviations(c: Context) -> Rows:
@@ -172,6 +186,15 @@ SPECS: tuple[TableSpec, ...] = (
         ),
         native=_names("source condition form"),
         paper=True,
+    ),
+    TableSpec(
+        "samples",
+        _samples,
+        columns=tuple(samples.COLUMNS),
+        shown=_names(
+            "rule field model condition summary sample n n_samples mean sd range kendall_w spearman_mean"
+        ),
+        native=_names("source condition"),
     ),
     TableSpec(
         "validation",
