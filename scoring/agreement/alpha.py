@@ -210,10 +210,13 @@ def alpha_plan(table: RatingTable, *, level: str | None = None) -> Plan:
         return Plan(result, np.flatnonzero(keep_units), None)
     x = table.numeric_domain()[used] if lvl in ("interval", "ratio") else np.arange(used.sum())
     x = x.astype(np.float64)
-    counted = {"n_units": n_units, "n_raters": n_raters, "n_ratings": n_ratings}
     imprecise = _precision_problem(x) if lvl in ("interval", "ratio") else None
     if imprecise is not None:
-        return Plan(undefined(METRIC, lvl, imprecise, **counted))
+        return Plan(
+            undefined(
+                METRIC, lvl, imprecise, n_units=n_units, n_raters=n_raters, n_ratings=n_ratings
+            )
+        )
     n = float(n_ratings)
     with np.errstate(over="ignore", invalid="ignore"):
         within, between = _sums(counts, m, lvl, x)
@@ -223,7 +226,9 @@ def alpha_plan(table: RatingTable, *, level: str | None = None) -> Plan:
             "the squared differences of the values overflow float64 "
             f"(largest |value| {np.max(np.abs(x)):.3g}): alpha is not a finite number"
         )
-        return Plan(undefined(METRIC, lvl, why, **counted))
+        return Plan(
+            undefined(METRIC, lvl, why, n_units=n_units, n_raters=n_raters, n_ratings=n_ratings)
+        )
     result = AgreementResult(
         metric=METRIC,
         level=lvl,

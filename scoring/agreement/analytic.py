@@ -55,4 +55,3 @@ def t_interval(value: float, se: float, df: int, confidence: float) -> tuple[flo
         return math.nan, math.nan
     half = float(stats.t.ppf((1 + confidence) / 2, df)) * se
     return value - half, min(1.0, value + half)
-

@@ -35,9 +35,9 @@ def _columns(table: RatingTable) -> FloatArray:
     counts, r = counts[r >= 1], r[r >= 1]
     pairs = r >= 2
     with np.errstate(divide="ignore", invalid="ignore"):
-        disagree = np.where(pairs[:, None], counts * (r[:, None] - counts), 0.0) / (
-            r * (r - 1)
-        )[:, None]
+        disagree = (
+            np.where(pairs[:, None], counts * (r[:, None] - counts), 0.0) / (r * (r - 1))[:, None]
+        )
     disagree[~pairs] = 0.0
     return np.column_stack([counts / r[:, None], disagree, pairs.astype(np.float64)])
 

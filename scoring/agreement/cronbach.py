@@ -49,7 +49,9 @@ def _complete(table: RatingTable, items: Items) -> tuple[FloatArray, FloatArray]
     return x[keep], np.flatnonzero(keep).astype(np.float64)
 
 
-def _alpha(n: FloatArray, s1: FloatArray, s2: FloatArray, t1: FloatArray, t2: FloatArray) -> FloatArray:
+def _alpha(
+    n: FloatArray, s1: FloatArray, s2: FloatArray, t1: FloatArray, t2: FloatArray
+) -> FloatArray:
     """alpha from weighted sums: n cases, per-item sums s1, s2, total-score sums t1, t2."""
     k = s1.shape[-1]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -72,7 +74,9 @@ def cronbach_plan(table: RatingTable, items: Items = "raters") -> Plan:
     except ValueError as exc:
         return Plan(undefined(METRIC, table.level, str(exc), weights=weights))
     n_cases, k = x.shape
-    cases_name = "units rated by every rater" if items == "raters" else "raters who rated every unit"
+    cases_name = (
+        "units rated by every rater" if items == "raters" else "raters who rated every unit"
+    )
     if k < 2 or n_cases < 2:
         why = f"needs two or more items and two or more complete cases ({cases_name}); has {k} and {n_cases}"
         return Plan(undefined(METRIC, table.level, why, weights=weights))

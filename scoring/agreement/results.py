@@ -13,19 +13,7 @@ from dataclasses import dataclass, replace
 
 from .analytic import t_interval
 
-Metric = str  # one of METRICS
-METRICS: tuple[str, ...] = (
-    "krippendorff_alpha",
-    "fleiss_kappa",
-    "cohen_kappa",
-    "gwet_ac1",
-    "percent_agreement",
-    "gwet_ac2",
-    "brennan_prediger",
-    "conger_kappa",
-    "fleiss_category_kappa",
-    "cronbach_alpha",
-)
+Metric = str  # one of registry.METRICS
 NAN = math.nan
 
 
