@@ -32,7 +32,7 @@ from .weights import category_scores, check_weights, weight_matrix
 
 METRIC = "conger_kappa"
 #: Above this many units x raters x categories cells, no SE or bootstrap (memory).
-CELL_BUDGET = 20_000_000
+CELL_BUDGET = 4_000_000
 
 
 @dataclass(frozen=True)

@@ -41,12 +41,23 @@ CELL_BUDGET = 4_000_000
 
 
 def _complete(table: RatingTable, items: Items) -> tuple[FloatArray, FloatArray]:
-    """(cases x items matrix of complete cases, the cases' unit indices or NaNs)."""
-    x = table.wide()  # raters x units
+    """(cases x items matrix of the complete cases, the cases' unit codes or NaNs).
+
+    Built from the complete cases only, never the dense raters x units matrix.
+    """
+    values = table.numeric_domain()[table.value_codes]
     if items == "raters":
-        x = x.T  # units (cases) x raters (items)
-    keep = ~np.isnan(x).any(axis=1)
-    return x[keep], np.flatnonzero(keep).astype(np.float64)
+        case, item, n_items = table.unit_codes, table.rater_codes, table.n_raters
+    else:
+        case, item, n_items = table.rater_codes, table.unit_codes, table.n_units
+    per_case = np.bincount(case, minlength=1)
+    complete = np.flatnonzero(per_case == n_items)
+    row = np.full(per_case.size, -1)
+    row[complete] = np.arange(complete.size)
+    keep = row[case] >= 0
+    x = np.zeros((complete.size, n_items))
+    x[row[case[keep]], item[keep]] = values[keep]
+    return x, complete.astype(np.float64)
 
 
 def _alpha(
