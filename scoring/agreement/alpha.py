@@ -137,6 +137,24 @@ def _finish(observed: FloatArray, between: FloatArray, n_v: FloatArray) -> Float
     return np.where(varied, out, np.nan)
 
 
+#: Beyond 2^53 float64 no longer holds every integer: distinct values may coincide and
+#: their differences lose digits.
+EXACT_LIMIT = 2.0**53
+
+
+def _precision_problem(x: FloatArray) -> str | None:
+    """Why float64 cannot measure the differences of these values (None when it can)."""
+    if not np.all(np.isfinite(x)):
+        return "a value is infinite or too large for float64: alpha is undefined"
+    top = float(np.max(np.abs(x)))
+    if top >= EXACT_LIMIT or np.unique(x).size < x.size:
+        return (
+            f"values as large as {top:.17g} (2^53 or more): float64 cannot hold their "
+            "differences exactly (distinct values may coincide), so alpha is not computed"
+        )
+    return None
+
+
 def krippendorff_alpha(
     table: RatingTable,
     *,
@@ -149,8 +167,9 @@ def krippendorff_alpha(
 
     Units with fewer than two ratings carry no pairable values and are left
     out (Krippendorff 2011, step C.1). If there is no pairable unit, or all
-    pairable values are equal (D_e = 0, alpha = 0/0), the value is NaN with
-    a reason. ``n_boot > 0`` adds a percentile bootstrap CI over the
+    pairable values are equal (D_e = 0, alpha = 0/0), or interval/ratio values are
+    too large for float64 to hold their differences (|value| >= 2^53, or squares
+    that overflow), the value is NaN with a reason. ``n_boot > 0`` adds a percentile bootstrap CI over the
     pairable units (vectorised).
     """
     plan = alpha_plan(table, level=level)
@@ -191,9 +210,25 @@ def alpha_plan(table: RatingTable, *, level: str | None = None) -> Plan:
         return Plan(result, np.flatnonzero(keep_units), None)
     x = table.numeric_domain()[used] if lvl in ("interval", "ratio") else np.arange(used.sum())
     x = x.astype(np.float64)
+    imprecise = _precision_problem(x) if lvl in ("interval", "ratio") else None
+    if imprecise is not None:
+        return Plan(
+            undefined(
+                METRIC, lvl, imprecise, n_units=n_units, n_raters=n_raters, n_ratings=n_ratings
+            )
+        )
     n = float(n_ratings)
-    within, between = _sums(counts, m, lvl, x)
-    value = 1.0 - (n - 1) * within / between
+    with np.errstate(over="ignore", invalid="ignore"):
+        within, between = _sums(counts, m, lvl, x)
+        value = 1.0 - (n - 1) * within / between
+    if not np.isfinite(value):
+        why = (
+            "the squared differences of the values overflow float64 "
+            f"(largest |value| {np.max(np.abs(x)):.3g}): alpha is not a finite number"
+        )
+        return Plan(
+            undefined(METRIC, lvl, why, n_units=n_units, n_raters=n_raters, n_ratings=n_ratings)
+        )
     result = AgreementResult(
         metric=METRIC,
         level=lvl,

@@ -113,8 +113,11 @@ class Plan:
 def with_intervals(
     plans: list[Plan], *, n_boot: int, confidence: float, seed: Seed
 ) -> list[AgreementResult]:
-    """Each plan's result with its percentile CI (n_boot > 0 and defined)."""
-    out = [plan.result for plan in plans]
+    """Each plan's result with its percentile CI (n_boot > 0 and defined).
+
+    Results with an analytic standard error get their t interval at ``confidence``.
+    """
+    out = [plan.result.with_t(confidence) for plan in plans]
     if n_boot <= 0:
         return out
     groups: dict[bytes, list[int]] = {}

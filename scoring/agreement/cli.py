@@ -86,12 +86,15 @@ def run(opts: argparse.Namespace, say: Callable[[str], object]) -> None:
         f"{table.n_ratings} ratings; level {table.level}; "
         f"{opts.confidence * 100:g}% CI from {opts.n_boot} bootstrap resamples"
     )
-    say(f"{'metric':<28}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}{'units':>7}  note")
+    say(
+        f"{'metric':<34}{'level':<10}{'value':>9}{'ci_low':>9}{'ci_high':>9}"
+        f"{'se':>9}{'units':>7}  note"
+    )
     for r in results:
         name = r.metric + (f" ({r.weights})" if r.weights and r.weights != "none" else "")
         say(
-            f"{name:<28}{r.level:<10}{_fmt(r.value):>9}{_fmt(r.ci_low):>9}"
-            f"{_fmt(r.ci_high):>9}{r.n_units:>7}  {r.reason or ''}"
+            f"{name:<34}{r.level:<10}{_fmt(r.value):>9}{_fmt(r.ci_low):>9}"
+            f"{_fmt(r.ci_high):>9}{_fmt(r.se):>9}{r.n_units:>7}  {r.reason or ''}"
         )
 
 

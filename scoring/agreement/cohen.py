@@ -1,4 +1,4 @@
-"""Cohen's kappa for two raters, unweighted and with linear or quadratic weights.
+"""Cohen's kappa for two raters, unweighted or with any of Gwet's agreement weights.
 
 Sources: J. Cohen (1960), "A coefficient of agreement for nominal scales",
 Educational and Psychological Measurement 20:37-46; J. Cohen (1968),
@@ -11,47 +11,41 @@ agreement weights w_ij:
 
     p_o = sum_ij w_ij p_ij,  p_e = sum_ij w_ij p_i. p_.j,  kappa = (p_o - p_e) / (1 - p_e)
 
-Weights use the positions i, j of the categories in the table's domain (the
-declared scale, else the sorted observed values), as Stata's ``kap`` does:
-none: w_ij = [i == j]; linear: 1 - |i - j| / (k - 1); quadratic:
-1 - (i - j)^2 / (k - 1)^2. Only units rated by both raters are used.
+Weights are Gwet's (2014) family (weights.py: linear, quadratic, ordinal,
+radical, ratio, circular, bipolar) on the categories' scores: their values when
+the domain (the declared scale, else the sorted observed values) is numeric, else
+their positions. On an evenly spaced scale linear is 1 - |i - j| / (k - 1) and
+quadratic 1 - (i - j)^2 / (k - 1)^2 as in Stata's ``kap``. Only units rated by
+both raters are used.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Literal
 
 import numpy as np
 
 from .bootstrap import Plan, Seed, with_intervals
 from .results import AgreementResult, undefined
 from .table import FloatArray, IntArray, RatingTable
+from .weights import WeightName, category_scores, check_weights, weight_matrix
 
-Weights = Literal["none", "linear", "quadratic"]
+Weights = WeightName
 METRIC = "cohen_kappa"
 
 
-def agreement_weights(k: int, weights: Weights) -> FloatArray:
-    """The k x k agreement-weight matrix (1 on the diagonal)."""
-    i = np.arange(k, dtype=np.float64)
-    dist = np.abs(i[:, None] - i[None, :]) / max(k - 1, 1)
-    if weights == "none":
-        out: FloatArray = (dist == 0).astype(np.float64)
-        return out
-    if weights == "linear":
-        return 1.0 - dist
-    if weights == "quadratic":
-        return 1.0 - dist**2
-    raise ValueError(f"weights must be none, linear or quadratic, not {weights!r}")
+def agreement_weights(k: int, weights: str, scores: FloatArray | None = None) -> FloatArray:
+    """The k x k agreement-weight matrix (1 on the diagonal) on ``scores`` (default 1..k)."""
+    x = np.arange(1, k + 1, dtype=np.float64) if scores is None else scores
+    return weight_matrix(x, weights)
 
 
 def kappa_from_table(
-    confusion: FloatArray, weights: Weights = "none"
+    confusion: FloatArray, weights: str = "none", scores: FloatArray | None = None
 ) -> tuple[float, float, float]:
     """(kappa, p_o, p_e) from a k x k table of counts; kappa NaN when p_e = 1."""
     table = np.asarray(confusion, dtype=np.float64)
-    w = agreement_weights(table.shape[0], weights)
+    w = agreement_weights(table.shape[0], weights, scores)
     p = table / table.sum()
     p_o = float((w * p).sum())
     p_e = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
@@ -74,7 +68,7 @@ def _batch_kappa(tables: FloatArray, w: FloatArray) -> FloatArray:
 def cohen_kappa(
     table: RatingTable,
     *,
-    weights: Weights = "none",
+    weights: str = "none",
     raters: tuple[Hashable, Hashable] | None = None,
     n_boot: int = 0,
     confidence: float = 0.95,
@@ -93,10 +87,11 @@ def cohen_kappa(
 def cohen_plan(
     table: RatingTable,
     *,
-    weights: Weights = "none",
+    weights: str = "none",
     raters: tuple[Hashable, Hashable] | None = None,
 ) -> Plan:
     """Point estimate and bootstrap recipe (see ``cohen_kappa``)."""
+    check_weights(weights)
     level = "nominal" if weights == "none" else table.level
     if raters is None:
         if table.n_raters != 2:
@@ -111,7 +106,11 @@ def cohen_plan(
     k = len(table.domain)
     codes: IntArray = a * k + b
     confusion = np.bincount(codes, minlength=k * k).reshape(k, k).astype(np.float64)
-    kappa, p_o, p_e = kappa_from_table(confusion, weights)
+    scores = category_scores(table.domain)
+    try:
+        kappa, p_o, p_e = kappa_from_table(confusion, weights, scores)
+    except ValueError as exc:  # e.g. ratio weights on a scale with 0
+        return Plan(undefined(METRIC, level, str(exc), n_raters=2, weights=weights))
     result = AgreementResult(
         metric=METRIC,
         level=level,
@@ -124,7 +123,7 @@ def cohen_plan(
         weights=weights,
         reason=None if kappa == kappa else "p_e = 1 (both raters used a single category): 0/0",
     )
-    w = agreement_weights(k, weights)
+    w = agreement_weights(k, weights, scores)
     order = np.argsort(codes, kind="stable")
     cells, starts = np.unique(codes[order], return_index=True)
 

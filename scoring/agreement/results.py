@@ -11,14 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-Metric = str  # one of METRICS
-METRICS: tuple[str, ...] = (
-    "krippendorff_alpha",
-    "fleiss_kappa",
-    "cohen_kappa",
-    "gwet_ac1",
-    "percent_agreement",
-)
+from .analytic import t_interval
+
+Metric = str  # one of registry.METRICS
 NAN = math.nan
 
 
@@ -42,7 +37,11 @@ class AgreementResult:
     units with two or more ratings; for Cohen: units rated by both raters);
     ``n_raters`` the distinct raters among them; ``n_ratings`` their ratings.
     ``observed`` and ``expected`` are the coefficient's own ingredients:
-    p_a and p_e for the kappas and AC1, D_o and D_e for alpha.
+    p_a and p_e for the kappas and AC1, D_o and D_e for alpha. ``se`` is the
+    analytic standard error where Gwet (2014) gives one (NaN elsewhere), with
+    ``df`` degrees of freedom and the t interval ``t_low``..``t_high`` beside
+    the bootstrap's ``ci_low``..``ci_high``. ``category`` names the category of
+    a per-category coefficient.
     """
 
     metric: Metric
@@ -60,6 +59,11 @@ class AgreementResult:
     n_boot_valid: int = 0
     weights: str | None = None
     reason: str | None = None
+    se: float = NAN
+    df: int = 0
+    t_low: float = NAN
+    t_high: float = NAN
+    category: str | None = None
 
     @property
     def defined(self) -> bool:
@@ -74,6 +78,17 @@ class AgreementResult:
             n_boot=ci.n_boot,
             n_boot_valid=ci.n_valid,
         )
+
+    def with_se(self, se: float, df: int) -> AgreementResult:
+        """The analytic standard error (Gwet 2014) and its t degrees of freedom."""
+        return replace(self, se=se, df=df)
+
+    def with_t(self, confidence: float) -> AgreementResult:
+        """The t interval value +- t_(df) se at ``confidence`` (NaN without an SE)."""
+        if math.isnan(self.se):
+            return self
+        low, high = t_interval(self.value, self.se, self.df, confidence)
+        return replace(self, t_low=low, t_high=high, confidence=confidence)
 
     def as_row(self, *, nan_as_none: bool = False) -> dict[str, object]:
         """The formats.md section-5 columns, plus the extra fields.
@@ -96,6 +111,10 @@ class AgreementResult:
             "n_boot": self.n_boot,
             "n_boot_valid": self.n_boot_valid,
             "reason": self.reason,
+            "se": self.se,
+            "t_low": self.t_low,
+            "t_high": self.t_high,
+            "category": self.category,
         }
         if nan_as_none:
             row = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}

@@ -3,9 +3,12 @@
 Units are items, raters are raters, values are the stored values (option index for
 choice fields, the rating for rating dimensions). Choice fields are read at the nominal
 level; rating dimensions at the ordinal level on their declared scale (all of
-``compute_all``), then Krippendorff's alpha once more at the interval level. Sets:
+``compute_all``, whose coefficients come from the registry scoring/agreement/registry.py),
+then Krippendorff's alpha once more at the interval level. Sets:
 ``humans``, each ``group:<slug>``, ``models``, and ``humans+model:<name>`` (the model
-as one more rater; alpha only). Bootstrap CIs resample items, ``n_boot`` times, seeded.
+as one more rater; alpha only). Bootstrap CIs resample items, ``n_boot`` times, seeded;
+``se`` with ``t_low``..``t_high`` is Gwet's (2014) analytic standard error and t interval
+where the coefficient has one.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ COLUMNS = (
     "weights",
     "n_boot",
     "reason",
+    "se",
+    "t_low",
+    "t_high",
 )
 
 

@@ -61,7 +61,7 @@ def _pair_stats(
     plans = {}
     for pair in pairs:
         for w in weights:
-            plan = cohen_plan(table, weights=w, raters=pair)  # type: ignore[arg-type]
+            plan = cohen_plan(table, weights=w, raters=pair)
             plans[(pair, w)] = plan
             out[(pair, f"kappa:{w}")] = {"result": plan.result, "reps": []}
         none = plans[(pair, "none")]

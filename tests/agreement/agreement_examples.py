@@ -33,6 +33,14 @@ FLEISS_WIKIPEDIA: list[list[int]] = [
 # Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed., datasets shipped
 # with his irrCAC package (R; Python port afergadis/irrCAC), whose printed
 # estimates the tests assert.
+# irrCAC's ``cac.raw4raters`` (Gwet 2014, p. 120): Krippendorff's data above with unit 12's
+# single rating given by the third rater (it matters to Conger's kappa only).
+GWET_4RATERS: dict[str, list[int | None]] = {
+    "R1": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    "R2": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, None],
+    "R3": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+    "R4": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+}
 GWET_5OBSERVERS: dict[str, list[int | None]] = {
     "O1": [1, 1, 2, None, 0, 0, 1, 1, 2, 2, None, 0, 1, 3, 1],
     "O2": [1, 1, 3, 0, 0, 0, 0, None, 2, 1, 1, 0, 2, 3, 1],
@@ -56,6 +64,20 @@ GWET_BEN_GERRY: dict[str, list[str | None]] = {
     "Ben": ["a", "a", "b", "b", "d", "c", "c", "c", "e", "d", "d", "a"],
     "Gerry": ["b", "a", "b", "b", "b", "c", "c", "c", "e", None, "d", "d"],
 }
+
+# Fleiss (1971), table 1 as R's irr::diagnoses (and statsmodels' test data): 30 patients,
+# 6 psychiatrists each, diagnoses 1 depression, 2 personality disorder, 3 schizophrenia,
+# 4 neurosis, 5 other.
+FLEISS_1971_DIAGNOSES: list[list[int]] = [
+    [4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5],
+    [2, 2, 2, 4, 4, 4], [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4],
+    [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5], [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4],
+    [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5], [3, 3, 3, 3, 3, 5],
+    [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
+    [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4],
+    [1, 4, 4, 4, 4, 5], [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5],
+]  # fmt: skip
 
 # Two-rater contingency tables (rows: rater A, columns: rater B).
 # Wikipedia, "Cohen's kappa", first example: 50 grant proposals, yes/no.

@@ -94,14 +94,30 @@ def test_cohen_without_shared_units() -> None:
 
 def test_compute_all_metric_names_and_selection() -> None:
     four = compute_all(wide(KRIPPENDORFF_2011, level="ordinal"), n_boot=50, seed=1)
-    assert [r.metric for r in four] == [
+    assert [(r.metric, r.weights) for r in four] == [
+        ("percent_agreement", None),
+        ("krippendorff_alpha", None),
+        ("fleiss_kappa", None),
+        ("gwet_ac1", None),
+        ("brennan_prediger", None),
+        ("conger_kappa", None),
+        ("percent_agreement", "quadratic"),
+        ("fleiss_kappa", "quadratic"),
+        ("gwet_ac2", "quadratic"),
+        ("cronbach_alpha", "items=raters"),
+    ]
+    assert {r.metric for r in four} <= set(METRICS)
+    assert four[1].level == "ordinal" and four[2].level == "nominal"
+    assert four[-2].level == "ordinal"
+    nominal_four = compute_all(wide(KRIPPENDORFF_2011), n_boot=0)
+    assert [r.metric for r in nominal_four] == [
         "percent_agreement",
         "krippendorff_alpha",
         "fleiss_kappa",
         "gwet_ac1",
+        "brennan_prediger",
+        "conger_kappa",
     ]
-    assert {r.metric for r in four} <= set(METRICS)
-    assert four[1].level == "ordinal" and four[2].level == "nominal"
     pair = RatingTable.from_rows(
         [(u, r, (u + (r == "b")) % 5 + 1) for u in range(30) for r in ("a", "b")],
         level="ordinal",

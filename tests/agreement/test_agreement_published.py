@@ -134,7 +134,7 @@ def test_cohen_kappa_weighted_and_unweighted_published(name: str, position: int)
     counts, published, digits = COHEN_CASES[name]
     weights = ("none", "linear", "quadratic")[position]
     table = from_contingency(counts, level="ordinal")
-    result = cohen_kappa(table, weights=weights)  # type: ignore[arg-type]
+    result = cohen_kappa(table, weights=weights)
     assert round(result.value, digits) == published[position]
     assert result.weights == weights
 
@@ -147,7 +147,7 @@ def test_stata_rate2_agreement_percentages() -> None:
         "linear": (86.67, 69.11),
         "quadratic": (94.77, 84.09),
     }.items():
-        _, obs, exp = kappa_from_table(np.asarray(STATA_RATE2, float), weights)  # type: ignore[arg-type]
+        _, obs, exp = kappa_from_table(np.asarray(STATA_RATE2, float), weights)
         assert (round(100 * obs, 2), round(100 * exp, 2)) == (p_o, p_e)
 
 

@@ -60,6 +60,8 @@ def test_long_csv_gives_the_same_result_as_wide(tmp_path) -> None:
         "krippendorff_alpha",
         "fleiss_kappa",
         "gwet_ac1",
+        "brennan_prediger",
+        "conger_kappa",
     }
 
 

@@ -56,7 +56,26 @@ def test_every_applicable_coefficient_is_listed(krippendorff_study) -> None:
         ("krippendorff_alpha", "nominal"),
         ("fleiss_kappa", "nominal"),
         ("gwet_ac1", "nominal"),
+        ("brennan_prediger", "nominal"),
+        ("conger_kappa", "nominal"),
     }
+
+
+def test_registered_coefficients_reach_the_report_with_analytic_errors(
+    krippendorff_study,
+) -> None:
+    """Coefficients come from the registry; Gwet's (2014) SEs reach the rows (irrCAC's values)."""
+    rows = _rows(krippendorff_study.study)
+    # Krippendorff (2011)'s data are irrCAC's cac.raw4raters up to who gave unit 12's single
+    # rating, which AC1/AC2 do not see (Conger's kappa does): gwet.ac1.raw prints 0.775
+    # (se 0.143, interval 0.461..1), AC2 with quadratic weights 0.914 (se 0.104).
+    ac1 = rows[("pick/answer", "humans", "gwet_ac1", "nominal", None)]
+    assert (round(ac1["value"], 3), round(ac1["se"], 3)) == (0.775, 0.143)
+    assert round(ac1["t_low"], 3) == 0.461 and ac1["t_high"] == 1.0
+    ac2 = rows[("rate/v", "humans", "gwet_ac2", "ordinal", "quadratic")]
+    assert (round(ac2["value"], 3), round(ac2["se"], 3)) == (0.914, 0.104)
+    assert ("pick/answer", "humans", "conger_kappa", "nominal", None) in rows
+    assert ("rate/v", "humans", "cronbach_alpha", "ordinal", "items=raters") in rows
 
 
 @pytest.mark.slow
