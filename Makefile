@@ -76,7 +76,7 @@ test: $(STAMP)
 
 test-all: $(STAMP) browser-deps
 	$(BIN)/python -m pytest $(XDIST) -m "not browser" $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m browser $(PYTEST_ARGS)
 
 # With DATABASE_URL=postgres://…: the tests whose behaviour depends on the engine (their
 # slow ones run once, on SQLite, in test-all; PG_ALL=1 runs them here too).
@@ -85,7 +85,7 @@ test-postgres: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "$(PG_MARKS)" $(PYTEST_ARGS)
 
 test-browser: $(STAMP) browser-deps
-	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m browser $(PYTEST_ARGS)
 
 browser-deps:
 	@if [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then \
