@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -61,7 +62,7 @@ def _poem(i: int, forms: tuple[str, ...]) -> dict[str, object]:
     }
 
 
-def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
+def make_study(n_items: int) -> dict:
     from annotation.models import AggregateResult
     from studies.models import Group, Item, Study, Task
 
@@ -132,7 +133,7 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
     return {"study": study, "groups": groups, "tasks": tasks, "items": ids}
 
 
-def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ignore[type-arg]
+def make_responses(world: dict, n_items: int, n_target: int) -> int:
     import numpy as np
     from django.db import connection, transaction
 
@@ -181,16 +182,16 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
         "au": (("person", 4), ("source", 4), ("meaning", 4)),
         "oq": (("best", 3), ("worst", 3)),
     }
-    batch: list[tuple] = []  # type: ignore[type-arg]
+    batch: list[tuple] = []
     total = 0
 
-    def flush(cur) -> None:  # type: ignore[no-untyped-def]
+    def flush(cur) -> None:
         nonlocal total
         cur.executemany(sql, batch)
         total += len(batch)
         batch.clear()
 
-    def answer(cur, rater_pk: int, slug: str, i: int, skill: float) -> None:  # type: ignore[no-untyped-def]
+    def answer(cur, rater_pk: int, slug: str, i: int, skill: float) -> None:
         item = items[f"{slug}-{i}"]
         task = tasks[slug].pk
         if slug in keys:
@@ -251,7 +252,7 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
     return total
 
 
-def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-arg]
+def make_large_table(world: dict, n_units: int) -> None:
     """A second rating task, ``wide``: n_units poems × 4 raters on 1–5 (after the report)."""
     import numpy as np
     from django.db import connection, transaction
@@ -300,7 +301,8 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
 def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str, float]:
     """In-process time of reading the study and of each table (the report's own build
     loop, table by table), to find hot spots."""
-    from scoring.report.build import Context, _specs
+    from scoring.report import registry
+    from scoring.report.build import Context
     from scoring.report.data import study_data
     from scoring.report.sets import rater_sets
     from scoring.report.settings import ReportSettings
@@ -314,7 +316,8 @@ def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str,
     sets = rater_sets(data.raters, data.group_slugs)
     out = {"read": time.perf_counter() - t0}
     whole = Context(data, sets, opts, data)
-    for name, spec in _specs().items():
+    for spec in registry.SPECS:
+        name = spec.name
         t0 = time.perf_counter()
         keys = tuple(k for k in by if k not in spec.native) if spec.split else ()
         if keys:
@@ -351,7 +354,7 @@ def dashboard_seconds(slug: str) -> dict[str, float]:
     return out
 
 
-def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
+def alpha_ratio(task_slug: str, field: str) -> dict:
     """alpha of one dimension from the database vs the package on pre-counted values."""
     import krippendorff
     import numpy as np
@@ -376,7 +379,7 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
         )
         return krippendorff_alpha(table).value, table
 
-    def best(fn, n: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    def best(fn, n: int = 5) -> tuple[float, Any]:
         times, out = [], None
         for _ in range(n):
             t0 = time.perf_counter()
@@ -399,7 +402,7 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
         "units": table.n_units,
         "raters": table.n_raters,
         "alpha": value,
-        "package_alpha": float(pkg_value),  # type: ignore[arg-type]
+        "package_alpha": float(pkg_value),
         "from_database_seconds": t_db,
         "package_precounted_seconds": t_pkg,
         "alpha_on_built_table_seconds": t_mem,

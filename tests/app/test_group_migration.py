@@ -4,7 +4,7 @@ participant's wins, and going back fills the rater's column from the participant
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.db import connection
@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("annotation", "0002_assignment_drop_redundant_indexes")]
+BEFORE: list[tuple[str, str | None]] = [("annotation", "0002_assignment_drop_redundant_indexes")]
 
 
 def migrate(targets: list[tuple[str, str | None]]) -> Any:
@@ -20,7 +20,7 @@ def migrate(targets: list[tuple[str, str | None]]) -> Any:
     executor.loader.build_graph()
     executor.migrate(targets)
     applied = MigrationExecutor(connection)
-    return applied._create_project_state(with_applied_migrations=True).apps
+    return cast(Any, applied)._create_project_state(with_applied_migrations=True).apps
 
 
 def latest() -> list[tuple[str, str | None]]:

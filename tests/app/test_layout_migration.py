@@ -3,7 +3,7 @@ back: rows, permissions and the admin's content type survive both ways."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.db import connection
@@ -11,7 +11,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("scoring", "0001_job"), ("jobs", None)]
+BEFORE: list[tuple[str, str | None]] = [("scoring", "0001_job"), ("jobs", None)]
 
 
 def migrate(targets: list[tuple[str, str | None]]) -> Any:
@@ -19,7 +19,7 @@ def migrate(targets: list[tuple[str, str | None]]) -> Any:
     executor.loader.build_graph()
     executor.migrate(targets)
     applied = MigrationExecutor(connection)
-    return applied._create_project_state(with_applied_migrations=True).apps
+    return cast(Any, applied)._create_project_state(with_applied_migrations=True).apps
 
 
 def latest() -> list[tuple[str, str | None]]:

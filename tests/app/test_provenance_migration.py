@@ -4,7 +4,7 @@ meta; going back drops the fields and leaves the columns they came from as they 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.db import connection
@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = [("studies", "0001_initial")]
+BEFORE: list[tuple[str, str | None]] = [("studies", "0001_initial")]
 DERIVED = {"source_kind", "source_model", "sample", "category"}
 
 
@@ -21,7 +21,7 @@ def migrate(targets: list[tuple[str, str | None]]) -> Any:
     executor.loader.build_graph()
     executor.migrate(targets)
     applied = MigrationExecutor(connection)
-    return applied._create_project_state(with_applied_migrations=True).apps
+    return cast(Any, applied)._create_project_state(with_applied_migrations=True).apps
 
 
 def latest() -> list[tuple[str, str | None]]:

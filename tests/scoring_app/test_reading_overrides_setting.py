@@ -14,6 +14,7 @@ from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION
 from scoring.rules import rule_scores_compute
 from studies.models import Item, Study, Task
+from tests.present import present
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +56,7 @@ def _faults(study: Study) -> tuple[float, str]:
     )
     rule_scores_compute(study=study)
     r = Response.objects.get(item=item, field="faults", rater__kind="rule")
-    return r.value, Rater.objects.get(pk=r.rater_id).run
+    return present(r.value), Rater.objects.get(pk=r.rater_id).run
 
 
 def test_without_overrides_the_table_reads_chong(tmp_path: Path) -> None:
