@@ -35,7 +35,7 @@ class Volunteer:
         """The current question (passing an instructions page when one comes first)."""
         response = self.client.get(self.url("q/"))
         html = response.content.decode()
-        begin = present(re.search(r'id="begin" href="\?begin=([^"]+)"', html))
+        begin = re.search(r'id="begin" href="\?begin=([^"]+)"', html)
         if begin:
             response = self.client.get(self.url("q/"), {"begin": begin.group(1)})
         return response
