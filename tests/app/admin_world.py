@@ -20,9 +20,9 @@ from rest_framework.authtoken.models import Token
 
 from annotation import services
 from annotation.models import Participant
+from jobs.loads import file_load
 from jobs.models import Job
 from research.roles import researcher_role
-from scoring.loads import file_load
 from studies.loading.readers import Source
 from studies.models import Study
 

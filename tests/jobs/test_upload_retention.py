@@ -72,7 +72,7 @@ def test_job_messages_are_in_the_admins_language(
     released claims and drafts were English only."""
     from django.utils import translation
 
-    from scoring.loads import file_load
+    from jobs.loads import file_load
     from studies.loading.readers import Source
 
     with translation.override("zh-hans"), django_capture_on_commit_callbacks(execute=True):

@@ -49,7 +49,7 @@ def write_jsonl(path: Path, rows: Sequence[Mapping[str, Any] | str]) -> Path:
 def loader(kind: str) -> Any:
     """``loader("pool")(source, study=...)``: one kind of file through ``file_load``, the
     entry point every interface uses (it regrades and rule-scores after the write)."""
-    from scoring.loads import file_load
+    from jobs.loads import file_load
 
     def load(source: Any, **kwargs: Any) -> Any:
         return file_load(kind=kind, source=source, **kwargs)
