@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import kind_of
+from studies.loading.fields import canonical_hash, parse_id, parse_poem
 from studies.loading.finish import load_finish
 from studies.loading.items_write import apply_items
 from studies.loading.plain import impurities
@@ -34,7 +35,6 @@ from studies.loading.reshape import (
     parse_remap,
     shape,
 )
-from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
 from studies.values import parse_text, with_params

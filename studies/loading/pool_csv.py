@@ -11,9 +11,9 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from studies.loading.fields import POEM_KEYS
 from studies.loading.plain import loads
 from studies.loading.problems import Reporter
-from studies.loading.values import POEM_KEYS
 from studies.values import LETTERS, with_params
 
 CSV_POEM = POEM_KEYS

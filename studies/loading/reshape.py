@@ -32,8 +32,8 @@ from typing import Any
 from django.db.models import Count, Q
 
 from studies.kinds import ANSWER, KINDS
+from studies.loading.fields import canonical_hash
 from studies.loading.problems import Collector
-from studies.loading.values import canonical_hash
 from studies.models import Item, Study, Task
 
 BATCH = 500
