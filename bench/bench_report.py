@@ -133,14 +133,12 @@ def make_study(n_items: int) -> dict:
     return {"study": study, "groups": groups, "tasks": tasks, "items": ids}
 
 
-def make_responses(world: dict, n_items: int, n_target: int) -> int:
-    import numpy as np
-    from django.db import connection, transaction
-
+def make_raters(world: dict, n_items: int, n_target: int) -> tuple[list, list, Any]:
+    """The study's raters: (people, each a finished participant; models; the rule rater),
+    as many people as make about ``n_target`` responses with the models' and rule's."""
     from annotation.models import Participant, Rater
 
-    study, tasks, items = world["study"], world["tasks"], world["items"]
-    rng = np.random.default_rng(5)
+    study = world["study"]
     n_model = len(MODELS) * n_items * 14
     n_rule = 2 * n_items * 3
     n_people = max(3, (n_target - n_model - n_rule) // FIELDS_PER_PARTICIPANT)
@@ -169,6 +167,52 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:
         ],
         batch_size=2000,
     )
+    return people, models, rule
+
+
+KEYS = {  # task -> (field, number of options) of the keyed tasks
+    "ck": (("answer", 3),),
+    "th": (("answer", 4),),
+    "au": (("person", 4), ("source", 4), ("meaning", 4)),
+    "oq": (("best", 3), ("worst", 3)),
+}
+
+
+def answer_values(
+    slug: str, i: int, skill: float, rng: Any, quality: Any
+) -> list[tuple[str, float, bool | None, int]]:
+    """(field, value, correct, time in ms) of a rater of ``skill`` answering item ``i`` of
+    task ``slug``: right with probability ``skill`` on keyed tasks, near the poem's
+    ``quality`` on rating tasks (one point lower for the less skilled)."""
+    import numpy as np
+
+    if slug not in KEYS:
+        dims = DIMS5 if slug == "quality" else DIMS2
+        return [
+            (
+                fld,
+                float(int(np.clip(quality[i] + rng.integers(-1, 2) + (skill < 0.5), 1, 5))),
+                None,
+                30000,
+            )
+            for fld in dims
+        ]
+    out: list[tuple[str, float, bool | None, int]] = []
+    for n, (fld, k) in enumerate(KEYS[slug]):
+        right = (i + n) % k if slug != "oq" else (i + n) % 3
+        ok = rng.random() < skill
+        value = right if ok else (right + 1 + int(rng.integers(0, k - 1))) % k
+        out.append((fld, float(value), value == right, 5000))
+    return out
+
+
+def make_responses(world: dict, n_items: int, n_target: int) -> int:
+    import numpy as np
+    from django.db import connection, transaction
+
+    study, tasks, items = world["study"], world["tasks"], world["items"]
+    rng = np.random.default_rng(5)
+    people, models, rule = make_raters(world, n_items, n_target)
     quality = rng.integers(1, 6, size=n_items)  # each poem's "true" quality
     now = "2026-11-22 00:00:00+00:00"
     sql = (
@@ -176,12 +220,6 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:
         "correct, time_ms, sample, raw, created_at, updated_at) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     )
-    keys = {
-        "ck": (("answer", 3),),
-        "th": (("answer", 4),),
-        "au": (("person", 4), ("source", 4), ("meaning", 4)),
-        "oq": (("best", 3), ("worst", 3)),
-    }
     batch: list[tuple] = []
     total = 0
 
@@ -192,37 +230,9 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:
         batch.clear()
 
     def answer(cur, rater_pk: int, slug: str, i: int, skill: float) -> None:
-        item = items[f"{slug}-{i}"]
-        task = tasks[slug].pk
-        if slug in keys:
-            offsets = {"ck": 0, "th": 0, "au": 0, "oq": 0}
-            for n, (fld, k) in enumerate(keys[slug]):
-                right = (i + n + offsets[slug]) % k if slug != "oq" else (i + n) % 3
-                ok = rng.random() < skill
-                value = right if ok else (right + 1 + int(rng.integers(0, k - 1))) % k
-                batch.append(
-                    (
-                        study.pk,
-                        task,
-                        item,
-                        rater_pk,
-                        fld,
-                        float(value),
-                        value == right,
-                        5000,
-                        0,
-                        "",
-                        now,
-                        now,
-                    )
-                )
-        else:
-            dims = DIMS5 if slug == "quality" else DIMS2
-            for fld in dims:
-                v = int(np.clip(quality[i] + rng.integers(-1, 2) + (skill < 0.5), 1, 5))
-                batch.append(
-                    (study.pk, task, item, rater_pk, fld, float(v), None, 30000, 0, "", now, now)
-                )
+        item, task = items[f"{slug}-{i}"], tasks[slug].pk
+        for fld, value, correct, ms in answer_values(slug, i, skill, rng, quality):
+            batch.append((study.pk, task, item, rater_pk, fld, value, correct, ms, 0, "", now, now))
         if len(batch) >= 20000:
             flush(cur)
 
