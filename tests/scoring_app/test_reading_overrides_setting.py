@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from django.utils import translation
 
 from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION
@@ -44,7 +46,10 @@ def load(tmp_path: Path, extra: str) -> str:
     path = tmp_path / "study.yaml"
     path.write_text(STUDY % extra, encoding="utf-8")
     try:
-        call_command("load_study", str(path))
+        # In the site's language (a command in a test process otherwise speaks whatever an
+        # earlier test's request left active in the thread: seen in a long one-process run).
+        with translation.override(settings.LANGUAGE_CODE):
+            call_command("load_study", str(path))
     except CommandError as exc:
         return str(exc).replace(str(path), "study.yaml")
     return ""
