@@ -21,7 +21,7 @@ help:
 	@echo "make test   - install and run the fast tier (minutes): every test but slow, load and browser ones"
 	@echo "make test-all - install and run every test (browser tests if Chromium is present)"
 	@echo "make test-browser - the browser tests only (Chromium through Playwright)"
-	@echo "make lint   - ruff, mypy over every app (strict on the pure packages), import contracts, migrations check"
+	@echo "make lint   - ruff, mypy over every app, tests and bench (strict on the pure packages), import contracts, migrations check"
 	@echo "make bench  - run every benchmark; results in bench/results/, summary in docs/performance.md"
 	@echo "make lock   - re-pin $(LOCK) from pyproject.toml (UPGRADE=1: newest of all; UPGRADE='pkg ...': those)"
 
@@ -102,7 +102,7 @@ browser-deps:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy  # every app (pyproject.toml [tool.mypy] files), strict on the pure packages
+	$(BIN)/mypy  # every app, tests/ and bench/ (pyproject.toml [tool.mypy] files), strict on the pure packages
 	TESTING=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/lint-imports
 

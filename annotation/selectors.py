@@ -76,6 +76,21 @@ def participant_answering(
     return pages.participant_answering(slug, study_id, public_id, assignment_id)
 
 
+def participant_for_page(
+    slug: str, cookies: Sequence[tuple[int, str]]
+) -> tuple[Study, Participant | None]:
+    """The study ``slug`` and the participant a volunteer page's ``cookies`` ((study id,
+    public id) pairs) name: with a cookie of the study one query reads both; else the
+    study alone (Http404 for a draft or none) and its own cookie's participant."""
+    for study_id, public_id in cookies:
+        p = participant_with_study(slug, study_id, public_id)
+        if p is not None:
+            return p.study, p
+    study = study_for_volunteers(slug)
+    own = next((public_id for sid, public_id in cookies if sid == study.pk), None)
+    return study, participant_by_public_id(study, own) if own else None
+
+
 def participant_by_resume_code(study: Study, code: str) -> Participant | None:
     code = "".join(code.split()).upper()
     if not code:

@@ -178,14 +178,8 @@ def _cookie_keys(request: HttpRequest) -> Iterator[tuple[int, str]]:
 
 
 def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
-    """The study and the participant the request's cookie names: with the cookie a
-    single query reads both."""
-    for study_id, public_id in _cookie_keys(request):
-        p = selectors.participant_with_study(slug, study_id, public_id)
-        if p is not None:
-            return p.study, p
-    study = selectors.study_for_volunteers(slug)
-    return study, _participant(request, study)
+    """The study and the participant the request's cookie names."""
+    return selectors.participant_for_page(slug, list(_cookie_keys(request)))
 
 
 def start(request: HttpRequest, slug: str) -> HttpResponse:
@@ -228,67 +222,37 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def question(request: HttpRequest, slug: str) -> HttpResponse:
-    if request.method == "GET" and (nxt := _next_by_cookie(request, slug)) is not None:
-        return _next_page(request, nxt)
-    # An answer's POST reads the participant and the assignment its form names together
-    # (``read``: a 1-tuple when that read was made, None: _submit reads it itself).
-    read: tuple[Assignment | None] | None = None
-    p: Participant | None
-    if request.method == "POST" and (found := _answering(request, slug)) is not None:
-        p, a = found
-        study, read = p.study, (a,)
-    else:
-        study, p = _current(request, slug)
+    """The question page: its state from one function whatever the entry path
+    (``services.question_state``), then the page for it."""
+    posted = request.method == "POST"
+    state = services.question_state(
+        slug=slug,
+        cookies=list(_cookie_keys(request)),
+        posted=posted,
+        assignment_id=_posted_assignment(request) if posted else None,
+        begin=request.GET.get("begin", ""),
+    )
+    study, p = state.study, state.participant
     if p is None:
         return redirect("volunteer:welcome", slug=slug)
-    if p.status == Participant.Status.FINISHED:
-        return redirect("volunteer:finish", slug=slug)
-    if not study.is_open and not p.is_test:
-        return _closed(request, study)
-    if p.group_id is None:
-        return redirect("volunteer:screening", slug=slug)
-    if request.method == "POST":
-        return _submit(request, study, p, read)
-    return _next_page(request, services.next_item(participant_id=p.pk, serve_if_started=True))
-
-
-def _next_by_cookie(request: HttpRequest, slug: str) -> services.NextItem | None:
-    """The question page's usual case (a screened participant of this study) in one read:
-    the claim's own finds the participant by their cookie, with their study, tasks and
-    current item, where finding them first and then claiming read them twice. None
-    otherwise: the general path then decides (welcome, screening, …)."""
-    for study_id, public_id in _cookie_keys(request):
-        try:
-            nxt = services.next_item_by_public_id(
-                public_id=public_id, study_id=study_id, slug=slug,
-                only_if_open=True, serve_if_started=True,
-            )  # fmt: skip
-        except ValidationError:  # not screened yet (nothing was claimed)
-            return None
-        if nxt is not None:
-            return nxt
-    return None
-
-
-def _next_page(request: HttpRequest, nxt: services.NextItem) -> HttpResponse:
-    """The page for what asking for the next item found: the finish, the closed study's
-    page, the task's instructions or the question."""
-    p = nxt.participant
-    study = p.study
-    if p.status == Participant.Status.FINISHED:
+    if state.page == services.Page.FINISH:
         return redirect("volunteer:finish", slug=study.slug)
-    if nxt.closed:
+    if state.page == services.Page.CLOSED:
         return _closed(request, study)
-    # The claim's one read also gives the progress (no recount for the page).
-    a, progress = nxt.assignment, nxt.progress
-    if a is None:
+    if state.page == services.Page.SCREENING:
+        return redirect("volunteer:screening", slug=study.slug)
+    if state.page == services.Page.ANSWER:
+        return _submit(request, study, p, (state.assignment,) if state.answer_read else None)
+    if state.page == services.Page.DONE:
         services.participant_finish(participant=p)
         return redirect("volunteer:finish", slug=study.slug)
-    if request.GET.get("begin") != a.task.slug and not nxt.task_started:
-        context = {"study": study, "task": a.task, "progress": progress}
+    a = state.assignment
+    assert a is not None  # INSTRUCTIONS, QUESTION: the current item
+    if state.page == services.Page.INSTRUCTIONS:
+        context = {"study": study, "task": a.task, "progress": state.progress}
         return render(request, "annotation/instructions.html", context)
     services.assignment_serve(assignment=a)
-    return _render_question(request, study, p, a, progress=progress)
+    return _render_question(request, study, p, a, progress=state.progress)
 
 
 def _render_question(
@@ -355,20 +319,6 @@ def _posted_assignment(request: HttpRequest) -> int | None:
     raw = request.POST.get("assignment", "")
     if raw.isascii() and raw.isdigit() and services.is_db_id(int(raw)):
         return int(raw)
-    return None
-
-
-def _answering(request: HttpRequest, slug: str) -> tuple[Participant, Assignment | None] | None:
-    """The participant the cookie names and the assignment the form names, in one read
-    (where finding the participant and then the assignment took two); None when the
-    cookie names no participant of this study (the general path then decides)."""
-    assignment_id = _posted_assignment(request)
-    if assignment_id is None:
-        return None
-    for study_id, public_id in _cookie_keys(request):
-        found = selectors.participant_answering(slug, study_id, public_id, assignment_id)
-        if found is not None:
-            return found
     return None
 
 

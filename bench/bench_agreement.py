@@ -22,6 +22,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,9 @@ if str(ROOT) not in sys.path:
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
 
-from scoring.agreement import RatingTable, compute_all, krippendorff_alpha  # noqa: E402
+from scoring.agreement import Level, RatingTable, compute_all, krippendorff_alpha  # noqa: E402
 
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
 def best_of(fn: Callable[[], object], repeat: int) -> float:
@@ -47,7 +48,7 @@ def best_of(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def simulate(n_units: int, per_unit: int, n_raters: int, scale: int, seed: int):  # type: ignore[no-untyped-def]
+def simulate(n_units: int, per_unit: int, n_raters: int, scale: int, seed: int):
     """Long arrays: each unit rated by ``per_unit`` distinct raters who see a
     true score on 1..scale through noise of +-10% of the scale."""
     rng = np.random.default_rng(seed)
@@ -72,7 +73,7 @@ def part_a(n_ratings: int, repeat: int, n_boot: int) -> dict[str, Any]:
         table = RatingTable.from_rows(rows, level=level, domain=domain)
         counts = table.counts()  # pre-counted values for the package's own call
 
-        def package(level: str = level, counts: np.ndarray = counts) -> float:
+        def package(level: Level = level, counts: np.ndarray = counts) -> float:
             return float(
                 krippendorff.alpha(
                     value_counts=counts, value_domain=domain, level_of_measurement=level
@@ -91,11 +92,11 @@ def part_a(n_ratings: int, repeat: int, n_boot: int) -> dict[str, Any]:
         assert abs(from_rows() - ref) < 1e-9 and abs(from_arrays() - ref) < 1e-9
         # Interleaved, best of `repeat`: the machine is shared, and the minimum
         # is the least disturbed run of each.
-        contenders = {
+        contenders: dict[str, Callable[[], object]] = {
             "package_precounted": package,
             "from_rows": from_rows,
             "from_arrays": from_arrays,
-            "prebuilt_table": lambda table=table: krippendorff_alpha(table),
+            "prebuilt_table": partial(krippendorff_alpha, table),
         }
         best = dict.fromkeys(contenders, float("inf"))
         for _ in range(repeat):

@@ -46,7 +46,7 @@ SLUG = "song-ci-demo"
 
 def realistic(
     server: loadtest.Server, url: str, n: int, think: tuple[float, float], seconds: float, seed: int
-) -> dict:  # type: ignore[type-arg]
+) -> dict:
     stats = asyncio.run(
         loadtest.run_volunteers(
             server.base, SLUG, n, think=think, seconds=seconds, ramp=RAMP_SECONDS, seed=seed
@@ -62,7 +62,7 @@ def realistic(
 
 def with_faults(
     server: loadtest.Server, url: str, n: int, think: tuple[float, float], seconds: float
-) -> dict:  # type: ignore[type-arg]
+) -> dict:
     version = sorted(os.listdir("/etc/postgresql"))[0]
     events: list[str] = []
 

@@ -52,7 +52,7 @@ def write_pool(path: Path, n: int) -> None:
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
             if i % 5 == 4:
-                row = {
+                row: dict[str, object] = {
                     "id": f"p-{i}",
                     "task": "rate",
                     "poem": {

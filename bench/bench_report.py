@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -61,7 +62,7 @@ def _poem(i: int, forms: tuple[str, ...]) -> dict[str, object]:
     }
 
 
-def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
+def make_study(n_items: int) -> dict:
     from annotation.models import AggregateResult
     from studies.models import Group, Item, Study, Task
 
@@ -132,14 +133,12 @@ def make_study(n_items: int) -> dict:  # type: ignore[type-arg]
     return {"study": study, "groups": groups, "tasks": tasks, "items": ids}
 
 
-def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ignore[type-arg]
-    import numpy as np
-    from django.db import connection, transaction
-
+def make_raters(world: dict, n_items: int, n_target: int) -> tuple[list, list, Any]:
+    """The study's raters: (people, each a finished participant; models; the rule rater),
+    as many people as make about ``n_target`` responses with the models' and rule's."""
     from annotation.models import Participant, Rater
 
-    study, tasks, items = world["study"], world["tasks"], world["items"]
-    rng = np.random.default_rng(5)
+    study = world["study"]
     n_model = len(MODELS) * n_items * 14
     n_rule = 2 * n_items * 3
     n_people = max(3, (n_target - n_model - n_rule) // FIELDS_PER_PARTICIPANT)
@@ -168,6 +167,52 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
         ],
         batch_size=2000,
     )
+    return people, models, rule
+
+
+KEYS = {  # task -> (field, number of options) of the keyed tasks
+    "ck": (("answer", 3),),
+    "th": (("answer", 4),),
+    "au": (("person", 4), ("source", 4), ("meaning", 4)),
+    "oq": (("best", 3), ("worst", 3)),
+}
+
+
+def answer_values(
+    slug: str, i: int, skill: float, rng: Any, quality: Any
+) -> list[tuple[str, float, bool | None, int]]:
+    """(field, value, correct, time in ms) of a rater of ``skill`` answering item ``i`` of
+    task ``slug``: right with probability ``skill`` on keyed tasks, near the poem's
+    ``quality`` on rating tasks (one point lower for the less skilled)."""
+    import numpy as np
+
+    if slug not in KEYS:
+        dims = DIMS5 if slug == "quality" else DIMS2
+        return [
+            (
+                fld,
+                float(int(np.clip(quality[i] + rng.integers(-1, 2) + (skill < 0.5), 1, 5))),
+                None,
+                30000,
+            )
+            for fld in dims
+        ]
+    out: list[tuple[str, float, bool | None, int]] = []
+    for n, (fld, k) in enumerate(KEYS[slug]):
+        right = (i + n) % k if slug != "oq" else (i + n) % 3
+        ok = rng.random() < skill
+        value = right if ok else (right + 1 + int(rng.integers(0, k - 1))) % k
+        out.append((fld, float(value), value == right, 5000))
+    return out
+
+
+def make_responses(world: dict, n_items: int, n_target: int) -> int:
+    import numpy as np
+    from django.db import connection, transaction
+
+    study, tasks, items = world["study"], world["tasks"], world["items"]
+    rng = np.random.default_rng(5)
+    people, models, rule = make_raters(world, n_items, n_target)
     quality = rng.integers(1, 6, size=n_items)  # each poem's "true" quality
     now = "2026-11-22 00:00:00+00:00"
     sql = (
@@ -175,53 +220,19 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
         "correct, time_ms, sample, raw, created_at, updated_at) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
     )
-    keys = {
-        "ck": (("answer", 3),),
-        "th": (("answer", 4),),
-        "au": (("person", 4), ("source", 4), ("meaning", 4)),
-        "oq": (("best", 3), ("worst", 3)),
-    }
-    batch: list[tuple] = []  # type: ignore[type-arg]
+    batch: list[tuple] = []
     total = 0
 
-    def flush(cur) -> None:  # type: ignore[no-untyped-def]
+    def flush(cur) -> None:
         nonlocal total
         cur.executemany(sql, batch)
         total += len(batch)
         batch.clear()
 
-    def answer(cur, rater_pk: int, slug: str, i: int, skill: float) -> None:  # type: ignore[no-untyped-def]
-        item = items[f"{slug}-{i}"]
-        task = tasks[slug].pk
-        if slug in keys:
-            offsets = {"ck": 0, "th": 0, "au": 0, "oq": 0}
-            for n, (fld, k) in enumerate(keys[slug]):
-                right = (i + n + offsets[slug]) % k if slug != "oq" else (i + n) % 3
-                ok = rng.random() < skill
-                value = right if ok else (right + 1 + int(rng.integers(0, k - 1))) % k
-                batch.append(
-                    (
-                        study.pk,
-                        task,
-                        item,
-                        rater_pk,
-                        fld,
-                        float(value),
-                        value == right,
-                        5000,
-                        0,
-                        "",
-                        now,
-                        now,
-                    )
-                )
-        else:
-            dims = DIMS5 if slug == "quality" else DIMS2
-            for fld in dims:
-                v = int(np.clip(quality[i] + rng.integers(-1, 2) + (skill < 0.5), 1, 5))
-                batch.append(
-                    (study.pk, task, item, rater_pk, fld, float(v), None, 30000, 0, "", now, now)
-                )
+    def answer(cur, rater_pk: int, slug: str, i: int, skill: float) -> None:
+        item, task = items[f"{slug}-{i}"], tasks[slug].pk
+        for fld, value, correct, ms in answer_values(slug, i, skill, rng, quality):
+            batch.append((study.pk, task, item, rater_pk, fld, value, correct, ms, 0, "", now, now))
         if len(batch) >= 20000:
             flush(cur)
 
@@ -251,7 +262,7 @@ def make_responses(world: dict, n_items: int, n_target: int) -> int:  # type: ig
     return total
 
 
-def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-arg]
+def make_large_table(world: dict, n_units: int) -> None:
     """A second rating task, ``wide``: n_units poems × 4 raters on 1–5 (after the report)."""
     import numpy as np
     from django.db import connection, transaction
@@ -300,7 +311,8 @@ def make_large_table(world: dict, n_units: int) -> None:  # type: ignore[type-ar
 def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str, float]:
     """In-process time of reading the study and of each table (the report's own build
     loop, table by table), to find hot spots."""
-    from scoring.report.build import Context, _specs
+    from scoring.report import registry
+    from scoring.report.build import Context
     from scoring.report.data import study_data
     from scoring.report.sets import rater_sets
     from scoring.report.settings import ReportSettings
@@ -314,7 +326,8 @@ def table_seconds(slug: str, n_boot: int, by: tuple[str, ...] = ()) -> dict[str,
     sets = rater_sets(data.raters, data.group_slugs)
     out = {"read": time.perf_counter() - t0}
     whole = Context(data, sets, opts, data)
-    for name, spec in _specs().items():
+    for spec in registry.SPECS:
+        name = spec.name
         t0 = time.perf_counter()
         keys = tuple(k for k in by if k not in spec.native) if spec.split else ()
         if keys:
@@ -351,7 +364,7 @@ def dashboard_seconds(slug: str) -> dict[str, float]:
     return out
 
 
-def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
+def alpha_ratio(task_slug: str, field: str) -> dict:
     """alpha of one dimension from the database vs the package on pre-counted values."""
     import krippendorff
     import numpy as np
@@ -376,7 +389,7 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
         )
         return krippendorff_alpha(table).value, table
 
-    def best(fn, n: int = 5) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    def best(fn, n: int = 5) -> tuple[float, Any]:
         times, out = [], None
         for _ in range(n):
             t0 = time.perf_counter()
@@ -399,7 +412,7 @@ def alpha_ratio(task_slug: str, field: str) -> dict:  # type: ignore[type-arg]
         "units": table.n_units,
         "raters": table.n_raters,
         "alpha": value,
-        "package_alpha": float(pkg_value),  # type: ignore[arg-type]
+        "package_alpha": float(pkg_value),
         "from_database_seconds": t_db,
         "package_precounted_seconds": t_pkg,
         "alpha_on_built_table_seconds": t_mem,

@@ -232,7 +232,7 @@ def run_one(args: argparse.Namespace, postgres: bool) -> dict[str, Any]:
 
     connections.close_all()
     shutil.rmtree(data_dir, ignore_errors=True)
-    summary = {
+    summary: dict[str, dict[str, Any]] = {
         key: {
             "throughput_rps": median_of(rs, "throughput_rps"),
             "p50_ms": median_of(rs, "p50_ms"),

@@ -237,20 +237,33 @@ async def run_volunteers(base: str, slug: str, n: int, *, think: tuple[float, fl
     return stats
 
 
+def _one(cursor: Any) -> tuple[Any, ...]:
+    """The one row a query returns (psycopg's fetchone, which is None when there is none)."""
+    row = cursor.fetchone()
+    assert row is not None, "the query returned no row"
+    return tuple(row)
+
+
 def floor_ids(database_url: str, slug: str) -> dict[str, int]:
     """Ids the floor view inserts against: the study, its first item, and a floor rater."""
     with psycopg.connect(database_url, autocommit=True) as conn:
-        study = conn.execute("SELECT id FROM studies_study WHERE slug = %s", (slug,)).fetchone()[0]
-        item, task = conn.execute(
-            "SELECT id, task_id FROM studies_item WHERE study_id = %s ORDER BY id LIMIT 1", (study,)
-        ).fetchone()
+        study = _one(conn.execute("SELECT id FROM studies_study WHERE slug = %s", (slug,)))[0]
+        item, task = _one(
+            conn.execute(
+                "SELECT id, task_id FROM studies_item WHERE study_id = %s ORDER BY id LIMIT 1",
+                (study,),
+            )
+        )
         conn.execute(
             "INSERT INTO annotation_rater (study_id, kind, name, run, meta) VALUES (%s, 'rule', 'bench-floor', '', '{}') "
             "ON CONFLICT DO NOTHING", (study,),
         )  # fmt: skip
-        rater = conn.execute(
-            "SELECT id FROM annotation_rater WHERE study_id = %s AND name = 'bench-floor'", (study,)
-        ).fetchone()[0]
+        rater = _one(
+            conn.execute(
+                "SELECT id FROM annotation_rater WHERE study_id = %s AND name = 'bench-floor'",
+                (study,),
+            )
+        )[0]
     return {"study": study, "task": task, "item": item, "rater": rater}
 
 
@@ -294,10 +307,13 @@ def verify(database_url: str, stats: Stats) -> dict[str, int]:
             " (SELECT count(*) FROM annotation_response r WHERE r.rater_id = p.rater_id AND r.item_id = a.item_id) "
             "FROM annotation_assignment a JOIN annotation_participant p ON p.id = a.participant_id"
         ).fetchall()
-        doubled = conn.execute(
-            "SELECT count(*) FROM (SELECT rater_id, item_id, field, sample FROM annotation_response "
-            "GROUP BY rater_id, item_id, field, sample HAVING count(*) > 1) d"
-        ).fetchone()[0]
+        doubled = _one(
+            conn.execute(
+                "SELECT count(*) FROM (SELECT rater_id, item_id, field, sample "
+                "FROM annotation_response "
+                "GROUP BY rater_id, item_id, field, sample HAVING count(*) > 1) d"
+            )
+        )[0]
     stored = {(pid, aid): (status, n) for pid, aid, status, n in rows}
     lost = sum(
         1

@@ -17,7 +17,7 @@ class ShipingAdminSite(admin.AdminSite):
     def each_context(self, request: HttpRequest) -> dict[str, Any]:
         """Django's context, and whether the user may load a file: the upload page's links
         show only then (a researcher without that right would get a 403)."""
-        from annotation.upload_rights import upload_kinds
+        from jobs.upload_rights import upload_kinds
 
         context = super().each_context(request)
         user = getattr(request, "user", None)

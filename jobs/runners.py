@@ -20,7 +20,6 @@ from django.utils.translation import gettext as _
 from annotation.exports import FORMATS, export_rows, export_write
 from annotation.models import Response
 from jobs.models import Job
-from scoring.loads import file_load
 from scoring.rules import rule_scores_compute
 from studies.loading.problems import Summary
 from studies.loading.progress import ProgressCallback, progress
@@ -59,7 +58,11 @@ def job_source(job: Job) -> Source:
 
 
 def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
-    """Any file load (``LoadKind``), through the same ``file_load`` as the commands."""
+    """Any file load (``LoadKind``), through the same ``file_load`` as the commands (which
+    also hands a large load's rule scoring to a job of its own)."""
+    # jobs.loads imports jobs.services, which imports this module's RUNNERS
+    from jobs.loads import file_load
+
     source = job_source(job)
     summary = file_load(
         kind=job.kind,
@@ -72,10 +75,7 @@ def load_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     )
     if job.study_id is None and not summary.dry_run:  # link the job to the study it loaded
         job.study = Study.objects.filter(slug=validate_study(source).slug).first()
-    # jobs.services imports this module's RUNNERS, so its submitter is imported here
-    from jobs.services import rule_scores_follow
-
-    return summary_outcome(rule_scores_follow(summary, job.study, job.created_by))
+    return summary_outcome(summary)
 
 
 def rule_scores_run(job: Job, on_progress: ProgressCallback) -> Outcome:

@@ -5,7 +5,7 @@ is saved under DATA_DIR/uploads, a Job is created, and the page redirects to the
 admin page (which shows its progress, then its summary or its file's problems).
 
 Each kind of file needs the permissions of what it writes, and goes only into a study
-the user may see (``annotation.upload_rights``); staff with no such right get a 403.
+the user may see (``jobs.upload_rights``); staff with no such right get a 403.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation.forms import UploadForm
-from annotation.upload_rights import upload_kinds
+from jobs.forms import UploadForm
+from jobs.loads import file_load
 from jobs.presenting import summary_table
 from jobs.services import load_submit
-from scoring.loads import file_load
+from jobs.upload_rights import upload_kinds
 from studies.loading.problems import LoadError
 from studies.loading.readers import Source
 

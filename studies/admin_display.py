@@ -5,7 +5,7 @@ the slugs files refer to are set by the study definition and question pool files
 admin shows them read-only (JSON pretty-printed and escaped) with a note that they
 change by loading the corrected file again on the upload page: a pool load validates the
 items, updates their content hash, regrades the stored answers and rescores the poems
-(``scoring.loads.file_load``); an edit here could do none of that, so stored ``correct``
+(``jobs.loads.file_load``); an edit here could do none of that, so stored ``correct``
 values and rule scores would go stale.
 """
 

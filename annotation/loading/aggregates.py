@@ -8,8 +8,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import AggregateResult
+from studies.loading.fields import is_count, is_number
 from studies.loading.problems import Reporter, Summary
-from studies.loading.values import is_count, is_number
 from studies.models import Study
 from studies.values import with_params
 

@@ -17,13 +17,13 @@ from annotation.loading.aggregates import aggregate_parse, aggregate_upsert
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Rater
 from studies.kinds import kind_of, parse_answer
+from studies.loading.fields import is_count, parse_id
 from studies.loading.finish import load_finish
 from studies.loading.items_write import apply_items
 from studies.loading.pool import ItemSpec, check_task_moves, parse_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
-from studies.loading.values import is_count, parse_id
 from studies.models import ImportLog, Item, Study, Task
 from studies.values import with_params
 

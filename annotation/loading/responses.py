@@ -23,12 +23,12 @@ from annotation.services.answers import participants_recount_attention
 from annotation.services.participants import participants_place
 from annotation.spreadsheet import csv_restore
 from studies.kinds import kind_of, parse_answer
+from studies.loading.fields import is_count, parse_id
 from studies.loading.finish import load_finish
 from studies.loading.plain import loads
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import CELL_FORMATS, Source, read_records
-from studies.loading.values import is_count, parse_id
 from studies.models import Group, ImportLog, Item, Study, Task
 from studies.recruitment import recruitment_params
 from studies.values import is_digits, with_params

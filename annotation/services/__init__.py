@@ -44,10 +44,13 @@ from annotation.services.participants import (
     preview_group,
     tests_clear,
 )
+from annotation.services.question import Page, QuestionState, question_state
 
 __all__ = [
     "AlreadyAnswered",
     "NextItem",
+    "Page",
+    "QuestionState",
     "SubmitResult",
     "assignment_for_answer",
     "assignment_next",
@@ -62,6 +65,7 @@ __all__ = [
     "participant_screen",
     "participants_place",
     "preview_group",
+    "question_state",
     "response_submit",
     "tallies_refresh",
     "tests_clear",

@@ -308,7 +308,7 @@ def claims_release(*, item_ids: list[int]) -> int:
     """Release the open (unanswered) claims on items whose option lists changed size,
     with their now stale shuffles: whoever held one is given a fresh question (an answer
     sent for it is "not one of yours", never mapped through the old order). Called by
-    ``scoring.loads`` inside the load's transaction. Returns how many were released."""
+    ``jobs.loads`` inside the load's transaction. Returns how many were released."""
     released = 0
     for start in range(0, len(item_ids), 500):
         open_claims = Assignment.objects.filter(item_id__in=item_ids[start : start + 500]).exclude(
@@ -328,7 +328,7 @@ def claims_release(*, item_ids: list[int]) -> int:
 
 def tallies_refresh(*, study_id: int) -> None:
     """Count the study's tallies afresh from its assignments (``hotpath.tally.recount``):
-    after a load changed its items (``scoring.loads``, in the load's transaction), or
+    after a load changed its items (``jobs.loads``, in the load's transaction), or
     after assignments were deleted otherwise than by a release (e.g. participants deleted
     in the admin): rows for every regular item, none for checks, exact counts. The
     participants' task counts are dropped too, and counted afresh at their next page."""

@@ -1,6 +1,6 @@
 """The shared shape of every ``load_*`` command: validate all, write all or nothing.
 
-The command runs the load itself (``scoring.loads.file_load``, as the upload page and
+The command runs the load itself (``jobs.loads.file_load``, as the upload page and
 the job runner do), with a progress bar on a terminal; ``--background`` hands the file
 to a background job instead and says which.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from jobs.services import command_submit, rule_scores_follow
-from scoring.loads import file_load
+from jobs.loads import file_load
+from jobs.services import command_submit
 from studies.loading.encodings import known_encoding
 from studies.loading.plain import loads
 from studies.loading.problems import LoadError, Summary
@@ -88,7 +88,6 @@ class LoadCommand(BaseCommand):
             summary = file_load(kind=self.kind, source=source, **kwargs)
         except LoadError as exc:
             raise CommandError(exc.describe()) from exc
-        summary = rule_scores_follow(summary, kwargs.get("study"))
         self.stdout.write(self.style.SUCCESS(self.loaded(source, summary, opts).describe()))
 
     def loaded(self, source: Source, summary: Summary, opts: dict[str, Any]) -> Summary:

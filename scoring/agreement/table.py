@@ -113,13 +113,14 @@ class RatingTable:
     @classmethod
     def from_wide(
         cls,
-        columns: Mapping[Hashable, Sequence[object]],
+        columns: Mapping[Hashable, Sequence[object] | npt.NDArray[np.generic]],
         *,
         units: Sequence[Hashable] | None = None,
         level: str = "nominal",
         domain: Sequence[Hashable] | None = None,
     ) -> RatingTable:
-        """Build from one column per rater (``{rater: [value per unit]}``)."""
+        """Build from one column per rater (``{rater: [value per unit]}``; a column may be a
+        numpy array, whose NaN is a missing value)."""
         lengths = {len(col) for col in columns.values()}
         if len(lengths) > 1:
             raise ValueError("every rater column must have one entry per unit")

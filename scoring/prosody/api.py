@@ -197,6 +197,64 @@ def _read(
     return read_lines(lines, system=system, family=family, overrides=overrides)
 
 
+def _detected_form(lines: list[str], header: list[str], extra: dict[str, Any]) -> str | None:
+    """The form the line lengths say, else a cipai the title names (``extra['detected']``
+    says which); None, with ``extra['error']``, when neither does."""
+    detected = detect(tuple(len(x) for x in lines))
+    if detected is not None:
+        extra["detected"] = detected
+        return detected
+    header_cipai = next((c for h in header if (c := _header_cipai(h))), None)
+    if header_cipai is not None:
+        extra["detected"] = f"ci:{header_cipai} (from the title)"
+        return f"ci:{header_cipai}"
+    lens = [len(x) for x in lines]
+    extra["error"] = (
+        "no Chinese characters in the text"
+        if not lines
+        else f"form not given and not detected ({len(lines)} lines of lengths {lens})"
+    )
+    return None
+
+
+def _score_ci_body(
+    body: str,
+    fm: str,
+    lines: list[str],
+    system: ToneSystem,
+    lenient: bool,
+    ccv: bool,
+    raw: str,
+    overrides: Mapping[str, str] | None,
+    extra: dict[str, Any],
+) -> tuple[str, dict[str, float | None]]:
+    """(form, metrics) of a ci of form ``fm`` (``ci:`` and a tune's name or alias), with
+    the FuxiBench structure check beside the rules; diagnostics go into ``extra``."""
+    requested = fm[3:].strip()
+    name = names.resolve_cipai(requested)
+    cipai = templates.load_cipai(name) if name else None
+    if cipai is None:
+        extra.update(error=f"unknown cipai {requested!r}", requested=requested)
+        return fm, _empty(CI_METRICS)
+    reading = _read(lines, system, "ci", ccv, overrides)
+    optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
+    metrics, more = score_ci(
+        reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
+    )
+    extra.update(more)
+    tune = fuxi.tune_for(requested, name)
+    if tune is None:
+        metrics["structural_fuxi"] = None
+        extra["fuxi_structure"] = {"tune": None, "note": "not a FuxiBench tune"}
+    else:
+        fx = fuxi.check(tune, raw)
+        metrics["structural_fuxi"] = 1.0 if fx.passed else 0.0
+        extra["fuxi_structure"] = fx.to_dict()
+    if name != requested:
+        extra["requested"] = requested
+    return f"ci:{cipai.name}", metrics
+
+
 def _score_body(
     body: str,
     fm: str | None,
@@ -219,45 +277,12 @@ def _score_body(
             extra["line_breaks_supplied"] = len(cut[1]) - len(lines)
             lines = cut[1]
     if fm is None:
-        detected = detect(tuple(len(x) for x in lines))
-        header_cipai = next((c for h in header if (c := _header_cipai(h))), None)
-        if detected is not None:
-            extra["detected"] = fm = detected
-        elif header_cipai is not None:
-            extra["detected"] = f"ci:{header_cipai} (from the title)"
-            fm = f"ci:{header_cipai}"
-        else:
-            lens = [len(x) for x in lines]
-            extra["error"] = (
-                "no Chinese characters in the text"
-                if not lines
-                else f"form not given and not detected ({len(lines)} lines of lengths {lens})"
-            )
+        fm = _detected_form(lines, header, extra)
+        if fm is None:
             return None, {}, extra, header
     if fm.startswith("ci:") or fm.startswith("ci："):
-        requested = fm[3:].strip()
-        name = names.resolve_cipai(requested)
-        cipai = templates.load_cipai(name) if name else None
-        if cipai is None:
-            extra.update(error=f"unknown cipai {requested!r}", requested=requested)
-            return fm, _empty(CI_METRICS), extra, header
-        reading = _read(lines, system, "ci", ccv, overrides)
-        optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
-        metrics, more = score_ci(
-            reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
-        )
-        extra.update(more)
-        tune = fuxi.tune_for(requested, name)
-        if tune is None:
-            metrics["structural_fuxi"] = None
-            extra["fuxi_structure"] = {"tune": None, "note": "not a FuxiBench tune"}
-        else:
-            fx = fuxi.check(tune, raw)
-            metrics["structural_fuxi"] = 1.0 if fx.passed else 0.0
-            extra["fuxi_structure"] = fx.to_dict()
-        if name != requested:
-            extra["requested"] = requested
-        return f"ci:{cipai.name}", metrics, extra, header
+        form, metrics = _score_ci_body(body, fm, lines, system, lenient, ccv, raw, overrides, extra)
+        return form, metrics, extra, header
     if fm in SHI_FORMS:
         reading = _read(lines, system, "shi", ccv, overrides)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)

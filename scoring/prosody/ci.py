@@ -216,6 +216,40 @@ def _sibling(
     return None
 
 
+def _rhyme_and_readings(
+    reading: Reading,
+    t: CiTemplate,
+    system: ToneSystem,
+    lenient: bool,
+    m: dict[str, float | None],
+    diag: dict[str, Any],
+) -> None:
+    """The rhyme against the matched template ``t``, and the characters with two
+    readings read as the rhyme and the metre ask (then the tonal share counted again):
+    ``m`` and ``diag`` updated in place."""
+    lengths, tone_str = reading.lengths, reading.tone_string()
+    mark_str = "".join(reading.mark_lines)
+    fixed, resolved = tone_str, list[int]()
+    if t.rhyme_groups:
+        m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
+        m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
+        fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, t.tones, sets)
+    by_metre: list[int] = []
+    if system == "classical":
+        simp = "".join(reading.simplified)
+        fixed, by_metre = resolve_by_metre(simp, fixed, mark_str, t.tones)
+    if not (resolved or by_metre):
+        return
+    share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
+    m["tonal"], bad = share, bits(mask)
+    diag["lines"] = _line_report(reading, t.tones, bad, fixed)
+    diag["mismatch_count"] = len(bad)
+    if resolved:
+        diag["resolved_by_rhyme"] = _per_line(resolved, lengths)
+    if by_metre:
+        diag["resolved_by_metre"] = _per_line(by_metre, lengths)
+
+
 def score_ci(
     reading: Reading,
     cipai: Cipai,
@@ -290,26 +324,8 @@ def score_ci(
         if amb := reading.ambiguous_originals():  # undecided originals: never a fault
             diag["ambiguous_originals"] = [[k, i] for k, i in amb]
         diag["mismatch_count"] = len(bad)
-        if ccv:
-            return m, diag
-        fixed, resolved = tone_str, list[int]()
-        if t.rhyme_groups:
-            m["rhyme"], diag["rhyme"], sets = _rhyme(t, reading, system)
-            m["rhyme_lenient"] = diag["rhyme"].pop("lenient")
-            fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, t.tones, sets)
-        by_metre: list[int] = []
-        if system == "classical":
-            simp = "".join(reading.simplified)
-            fixed, by_metre = resolve_by_metre(simp, fixed, mark_str, t.tones)
-        if resolved or by_metre:  # ambiguous characters read as the template asks
-            share, mask = tonal_share(fixed, mark_str, t.tones, lenient=lenient)
-            m["tonal"], bad = share, bits(mask)
-            diag["lines"] = _line_report(reading, t.tones, bad, fixed)
-            diag["mismatch_count"] = len(bad)
-            if resolved:
-                diag["resolved_by_rhyme"] = _per_line(resolved, lengths)
-            if by_metre:
-                diag["resolved_by_metre"] = _per_line(by_metre, lengths)
+        if not ccv:
+            _rhyme_and_readings(reading, t, system, lenient, m, diag)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])

@@ -23,7 +23,7 @@ from typing import Any
 
 from .batch import poem_fields, score_rows, write_rows
 
-# The same rule as the pool loader's (studies.loading.values.POEM_FORM; a test keeps
+# The same rule as the pool loader's (studies.loading.fields.POEM_FORM; a test keeps
 # the two equal): this package imports nothing of the project.
 POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7)|couplet)$")
 MAX_PROBLEMS = 200

@@ -110,39 +110,52 @@ def _judge_line(
         if not _off(a, need, m[j] == "中", lenient):
             continue
         c = j - o + 1  # position in the core, 1-5 (<= 0 for a 七言 line's first two)
-        lic: str | None = None
-        fault = "拗"
-        if c == -1:
-            lic = "一三五不论"
-        elif c == 1:
-            if kind != "B":
-                lic = "一三五不论"
-            elif core[2] == PING:
-                lic = "孤平拗救"
-            else:
-                fault = "孤平"
-        elif c == 3:
-            if kind == "A":
-                saved = nxt is not None and nxt[2] == PING
-                lic = "对句相救" if saved else "小拗"
-            elif kind == "B":
-                if core[0] == ZE:
-                    lic = "孤平拗救"
-                elif prev_kind == "A" and prev is not None and ZE in (prev[2], prev[3]):
-                    lic = "对句相救"
-                else:
-                    lic = "一三五不论"
-            elif kind == "C":
-                lic = "特拗" if core[3] == PING else "一三五不论"
-            elif core[3] == PING and core[4] == PING:
-                fault = "三平尾"
-        elif c == 4:
-            if kind == "C" and core[2] == ZE:
-                lic = "特拗"
-            elif kind == "A" and nxt is not None and nxt[2] == PING:
-                lic = "对句相救"
+        lic, fault = _verdict(c, kind, core, nxt, prev, prev_kind)
         out.append((j, lic, None if lic else fault))
     return tuple(out)
+
+
+Judged = tuple[str | None, str]  # (licence, or None; the fault if there is no licence)
+_LOOSE: Judged = ("一三五不论", "拗")
+
+
+def _verdict(
+    c: int, kind: str, core: str, nxt: str | None, prev: str | None, prev_kind: str
+) -> Judged:
+    """An off-pattern position ``c`` of a line of type ``kind`` whose 5-character core
+    is ``core`` (``nxt``, ``prev``: the couplet's other line, as in :func:`_judge_line`)."""
+    if c == -1:
+        return _LOOSE
+    if c == 1:
+        if kind != "B":
+            return _LOOSE
+        return ("孤平拗救", "拗") if core[2] == PING else (None, "孤平")
+    if c == 3:
+        return _third(kind, core, nxt, prev, prev_kind)
+    if c == 4:
+        if kind == "C" and core[2] == ZE:
+            return "特拗", "拗"
+        if kind == "A" and nxt is not None and nxt[2] == PING:
+            return "对句相救", "拗"
+    return None, "拗"
+
+
+def _third(kind: str, core: str, nxt: str | None, prev: str | None, prev_kind: str) -> Judged:
+    """The core's third position off the pattern (:func:`_verdict`)."""
+    if kind == "A":
+        saved = nxt is not None and nxt[2] == PING
+        return ("对句相救" if saved else "小拗"), "拗"
+    if kind == "B":
+        if core[0] == ZE:
+            return "孤平拗救", "拗"
+        if prev_kind == "A" and prev is not None and ZE in (prev[2], prev[3]):
+            return "对句相救", "拗"
+        return _LOOSE
+    if kind == "C":
+        return ("特拗" if core[3] == PING else "一三五不论"), "拗"
+    if core[3] == PING and core[4] == PING:
+        return None, "三平尾"
+    return None, "拗"
 
 
 def licensed_share(

@@ -30,7 +30,7 @@ from scoring.agreement.gaps import WELCH, GapDifference, gap_differences, welch_
 from scoring.report.correlation import rule_means
 from scoring.report.data import StudyData
 from scoring.report.ratings import rating_cells
-from scoring.report.rules import pass_threshold
+from scoring.report.rule_tables import pass_threshold
 from scoring.report.sets import HUMANS, MODELS, RaterSet, groups_of, single_models
 from scoring.report.settings import ReportSettings
 

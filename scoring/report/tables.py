@@ -10,7 +10,7 @@ from scoring.report import agreement as agr
 from scoring.report import bws as bws_table
 from scoring.report import comparisons as cmp
 from scoring.report import correlation as cor
-from scoring.report import echo, forms, published, rules
+from scoring.report import echo, forms, published, rule_tables
 from scoring.report import icc as icc_table
 from scoring.report import items as items_table
 from scoring.report import pairwise as pw
@@ -53,7 +53,7 @@ def correlation(c: Context) -> Rows:
 
 def rule_vs_rating(c: Context) -> Rows:
     o = c.opts
-    return rules.rule_vs_rating_rows(
+    return rule_tables.rule_vs_rating_rows(
         c.data,
         c.sets,
         threshold=o.pass_threshold,
@@ -63,7 +63,7 @@ def rule_vs_rating(c: Context) -> Rows:
 
 
 def rule_scores(c: Context) -> Rows:
-    return rules.rule_score_rows(c.data, c.sets)
+    return rule_tables.rule_score_rows(c.data, c.sets)
 
 
 def ratings(c: Context) -> Rows:

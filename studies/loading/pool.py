@@ -2,7 +2,7 @@
 
 Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
 a changed one is updated. The summary lists the items created or changed, those whose
-answer key changed and those whose option lists changed size, for ``scoring.loads`` to
+answer key changed and those whose option lists changed size, for ``jobs.loads`` to
 regrade, rule-score and release stale claims in the same transaction (a reload that
 changes the options of an item with answers or open claims is refused unless a remap
 says where each option went: ``studies.loading.reshape``). Items absent from the file
@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import kind_of
+from studies.loading.fields import canonical_hash, parse_id, parse_poem
 from studies.loading.finish import load_finish
 from studies.loading.items_write import apply_items
 from studies.loading.plain import impurities
@@ -34,7 +35,6 @@ from studies.loading.reshape import (
     parse_remap,
     shape,
 )
-from studies.loading.values import canonical_hash, parse_id, parse_poem
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
 from studies.values import parse_text, with_params
@@ -274,7 +274,7 @@ def pool_write(
     on_progress: ProgressCallback | None = None,
 ) -> Summary:
     """Write a validated pool (``validate_pool``) into ``study``, all or nothing. Called by
-    ``scoring.loads.file_load``, inside the transaction that also regrades and scores."""
+    ``jobs.loads.file_load``, inside the transaction that also regrades and scores."""
     summary = Summary(kind="pool", file=source.name, rows=len(plan.items), dry_run=dry_run)
     with transaction.atomic():
         ids = apply_items(

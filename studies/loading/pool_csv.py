@@ -11,9 +11,9 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from studies.loading.fields import POEM_KEYS
 from studies.loading.plain import loads
 from studies.loading.problems import Reporter
-from studies.loading.values import POEM_KEYS
 from studies.values import LETTERS, with_params
 
 CSV_POEM = POEM_KEYS
@@ -24,8 +24,25 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
     item: dict[str, Any] = {"id": data.get("id", ""), "task": data.get("task", "")}
     if data.get("stem"):
         item["stem"] = data["stem"]
+    if options := _options(data, report):
+        item["options"] = options
+    if data.get("text", "").strip():
+        item["poem"] = {k: data.get(k, "") for k in CSV_POEM}
+    _json_cells(data, item, report)
+    if data.get("explanation", "").strip():
+        item.setdefault("meta", {})
+        if isinstance(item["meta"], dict):
+            item["meta"]["explanation"] = data["explanation"]
+    if data.get("attention_check", "").strip().lower() in {"1", "true", "yes"}:
+        item["attention_check"] = True
+    return item
+
+
+def _options(data: dict[str, str], report: Reporter) -> list[str]:
+    """The option columns (option_a, option_b, …) up to the first empty one; a filled
+    column after an empty one is a problem (it would shift the letters)."""
     options = []
-    blank = ""  # the first empty option column: a later filled one would shift the letters
+    blank = ""  # the first empty option column
     for letter in LETTERS.lower():
         cell = data.get(f"option_{letter}", "")
         if not cell.strip():
@@ -41,19 +58,20 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
             break
         else:
             options.append(cell)
-    if options:
-        item["options"] = options
-    if data.get("text", "").strip():
-        item["poem"] = {k: data.get(k, "") for k in CSV_POEM}
-    for key in ("answer",):
-        cell = data.get(key, "").strip()
-        if cell.startswith("{"):
-            try:
-                item[key] = loads(cell)
-            except ValueError:
-                report.error(key, _("looks like JSON but cannot be read"))
-        elif cell:
-            item[key] = cell
+    return options
+
+
+def _json_cells(data: dict[str, str], item: dict[str, Any], report: Reporter) -> None:
+    """The cells that may hold JSON: ``answer`` (JSON when it starts with ``{``, else the
+    cell's text), ``meta`` and ``parts`` (always JSON), into ``item``."""
+    cell = data.get("answer", "").strip()
+    if cell.startswith("{"):
+        try:
+            item["answer"] = loads(cell)
+        except ValueError:
+            report.error("answer", _("looks like JSON but cannot be read"))
+    elif cell:
+        item["answer"] = cell
     for key in ("meta", "parts"):
         cell = data.get(key, "").strip()
         if cell:
@@ -64,10 +82,3 @@ def csv_to_item(data: dict[str, str], report: Reporter) -> dict[str, Any]:
                     key,
                     with_params(_("must be JSON: %(reason)s"), reason=getattr(exc, "msg", exc)),
                 )
-    if data.get("explanation", "").strip():
-        item.setdefault("meta", {})
-        if isinstance(item["meta"], dict):
-            item["meta"]["explanation"] = data["explanation"]
-    if data.get("attention_check", "").strip().lower() in {"1", "true", "yes"}:
-        item["attention_check"] = True
-    return item

@@ -127,7 +127,7 @@ class Note:
 @dataclass
 class ItemChanges:
     """Items a load created or changed, for the work that follows the load in the same
-    transaction (``scoring.loads``: regrading responses, scoring poems)."""
+    transaction (``jobs.loads``: regrading responses, scoring poems)."""
 
     changed: list[int] = field(default_factory=list)  # created or updated
     rekeyed: list[int] = field(default_factory=list)  # updated with another answer key

@@ -12,7 +12,7 @@ stored. So a reload that changes an item's options is
   claims are open on it, when the item has either;
 * allowed with an explicit remap (``--remap``, docs/loading.md): for each such item and
   option list, the new position of each old option (``null``: dropped, allowed only when
-  no stored answer chose it). ``scoring.loads`` then rewrites the stored answers (and the
+  no stored answer chose it). ``jobs.loads`` then rewrites the stored answers (and the
   answered claims' orders) through it in the load's transaction, regrades them and says
   how many it remapped;
 * allowed when the item has neither.
@@ -32,8 +32,8 @@ from typing import Any
 from django.db.models import Count, Q
 
 from studies.kinds import ANSWER, KINDS
+from studies.loading.fields import canonical_hash
 from studies.loading.problems import Collector
-from studies.loading.values import canonical_hash
 from studies.models import Item, Study, Task
 
 BATCH = 500

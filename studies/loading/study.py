@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from studies.loading.fields import is_count
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
 from studies.loading.progress import ProgressCallback
@@ -22,7 +23,6 @@ from studies.loading.study_parts import (
     parse_tasks,
 )
 from studies.loading.study_settings import SETTINGS, parse_settings
-from studies.loading.values import is_count
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
 from studies.values import parse_text, with_params
 

@@ -8,8 +8,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import KINDS
+from studies.loading.fields import is_count
 from studies.loading.problems import Collector, Reporter
-from studies.loading.values import is_count
 from studies.models import slug_validator
 from studies.ratelimits import STUDY_SCOPES, parse_rate
 from studies.values import is_int, parse_text, with_params

@@ -10,8 +10,8 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.prosody.families import BY_NAME as RULE_FAMILIES
 from scoring.prosody.families import TONE_FAMILIES
+from studies.loading.fields import is_count
 from studies.loading.study_parts import Lines
-from studies.loading.values import is_count
 from studies.models import reading_overrides_problem
 from studies.recruitment import completion_problem
 from studies.values import with_params

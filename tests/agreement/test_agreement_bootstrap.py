@@ -20,6 +20,7 @@ from scoring.agreement import (
     krippendorff_alpha,
     percent_agreement,
 )
+from scoring.agreement.cohen import Weights
 
 
 def simulated(
@@ -91,9 +92,9 @@ def test_vectorised_categorical_bootstrap_equals_generic(
 
 
 @pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
-def test_vectorised_cohen_bootstrap_equals_generic(weights: str) -> None:
+def test_vectorised_cohen_bootstrap_equals_generic(weights: Weights) -> None:
     table = simulated(50, n_raters=2)
-    fast = cohen_kappa(table, weights=weights, n_boot=200, seed=9)  # type: ignore[arg-type]
+    fast = cohen_kappa(table, weights=weights, n_boot=200, seed=9)
     slow = bootstrap_ci(table, partial(cohen_kappa, weights=weights), n_boot=200, seed=9)
     assert (fast.ci_low, fast.ci_high) == pytest.approx((slow.low, slow.high), abs=1e-12)
 

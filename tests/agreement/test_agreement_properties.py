@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.agreement import (
+    Level,
     RatingTable,
     cohen_kappa,
     fleiss_kappa,
@@ -37,7 +38,7 @@ def to_table(matrix: list[list[int | None]], level: str) -> RatingTable:
     return RatingTable.from_wide({f"r{i}": row for i, row in enumerate(matrix)}, level=level)
 
 
-def package_alpha(matrix: list[list[int | None]], level: str) -> float:
+def package_alpha(matrix: list[list[int | None]], level: Level) -> float:
     data = np.asarray([[np.nan if v is None else v for v in row] for row in matrix], float)
     try:
         with warnings.catch_warnings():
@@ -51,7 +52,7 @@ def package_alpha(matrix: list[list[int | None]], level: str) -> float:
 @settings(max_examples=150, deadline=None)
 @given(matrices, st.sampled_from(LEVELS))
 def test_alpha_from_counts_equals_alpha_from_reliability_data(
-    matrix: list[list[int | None]], level: str
+    matrix: list[list[int | None]], level: Level
 ) -> None:
     ours = krippendorff_alpha(to_table(matrix, level)).value
     reference = package_alpha(matrix, level)

@@ -22,6 +22,7 @@ from agreement_examples import (
 )
 
 from scoring.agreement import (
+    Level,
     cohen_kappa,
     correlations,
     fleiss_kappa,
@@ -46,7 +47,7 @@ def test_alpha_reproduces_krippendorff_2011_four_coders(level: str) -> None:
 
 
 @pytest.mark.parametrize("level", list(KRIPPENDORFF_PUBLISHED))
-def test_alpha_equals_package_on_reliability_matrix(level: str) -> None:
+def test_alpha_equals_package_on_reliability_matrix(level: Level) -> None:
     table = wide(KRIPPENDORFF_2011, level=level)
     reference = krippendorff.alpha(reliability_data=table.wide(), level_of_measurement=level)
     assert krippendorff_alpha(table).value == pytest.approx(reference, abs=1e-12)

@@ -12,6 +12,7 @@ from sklearn import metrics
 from statsmodels.stats.proportion import proportion_confint
 
 from scoring.agreement.classify import classification, classifications, measures
+from scoring.agreement.coding import IntArray
 from scoring.agreement.gaps import gap_difference, gap_differences, not_estimable
 from scoring.agreement.paired import fisher_interval, paired_estimates
 
@@ -123,7 +124,12 @@ def test_gap_differences_share_draws_and_equal_one_call_per_pair() -> None:
     for k, g in enumerate(together):
         a, b = 2 * k, 2 * k + 1
         alone = gap_difference(
-            passing[:, a], passing[:, b], failing[:, a], failing[:, b], n_boot=300, seed=11
+            passing[:, a].tolist(),
+            passing[:, b].tolist(),
+            failing[:, a].tolist(),
+            failing[:, b].tolist(),
+            n_boot=300,
+            seed=11,
         )
         assert g == alone
     few = gap_differences(passing[:2], failing, n_boot=300, seed=11)
@@ -137,9 +143,13 @@ def test_classifications_share_draws_and_equal_one_call_per_case() -> None:
     rng = np.random.default_rng(5)
     items = np.repeat(np.arange(30), 3)
     gold = rng.integers(0, 3, size=items.size)
-    cases = [(rng.integers(0, 3, size=items.size), gold, items) for _ in range(3)]
+    cases: list[tuple[IntArray, IntArray, IntArray]] = [
+        (rng.integers(0, 3, size=items.size), gold, items) for _ in range(3)
+    ]
     cases.append((rng.integers(0, 3, size=20), gold[:20], items[:20]))  # other items
-    cases.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)))
+    cases.append(
+        (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    )
     together = classifications(cases, n_options=3, n_boot=200, seed=9)
     for case, got in zip(cases, together, strict=True):
         alone = classification(*case, n_options=3, n_boot=200, seed=9)

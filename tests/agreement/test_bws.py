@@ -85,7 +85,7 @@ def test_the_rater_bootstrap_runs_on_one_blas_thread(monkeypatch: pytest.MonkeyP
     seen: list[int] = []
     real = bws._fit
 
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(*args, **kwargs):
         seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
         return real(*args, **kwargs)
 

@@ -19,8 +19,8 @@ SA, SB, SE = 0.6, 0.8, 1.0  # person, item and residual SDs
 
 
 def _crossed(rng: np.random.Generator, people: int, items: int) -> pd.DataFrame:
-    p, i = np.meshgrid(np.arange(people), np.arange(items), indexing="ij")
-    p, i = p.ravel(), i.ravel()
+    grid = np.meshgrid(np.arange(people), np.arange(items), indexing="ij")
+    p, i = grid[0].ravel(), grid[1].ravel()
     a, b = rng.normal(0, SA, people), rng.normal(0, SB, items)
     y = 2.0 + a[p] + b[i] + rng.normal(0, SE, p.size)
     return pd.DataFrame({"y": y, "person": p, "item": i, "g": 1})

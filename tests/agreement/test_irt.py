@@ -5,10 +5,11 @@ from __future__ import annotations
 import girth
 import numpy as np
 import pytest
-from scipy import optimize
+from scipy import optimize, special
 
 from scoring.agreement.irt import (
     MISSING,
+    Abilities,
     ItemFit,
     abilities_eap,
     fit_1pl,
@@ -153,8 +154,6 @@ def test_sparse_and_dense_paths_give_the_same_fit(monkeypatch: pytest.MonkeyPatc
 
 
 def test_logsumexp_rows_is_scipys_to_the_bit() -> None:
-    from scipy import special
-
     from scoring.agreement.irt import logsumexp_rows
 
     rng = np.random.default_rng(3)
@@ -190,7 +189,7 @@ def test_fit_is_unchanged_by_the_faster_likelihood(monkeypatch: pytest.MonkeyPat
     x, *_ = simulate(40, 600, missing=0.9, seed=23)  # the sparse path
     fast = fit_2pl(x)
     fast_ab = abilities_eap(x, fast)
-    monkeypatch.setattr(irt, "logsumexp_rows", lambda a: irt.special.logsumexp(a, axis=1))
+    monkeypatch.setattr(irt, "logsumexp_rows", lambda a: special.logsumexp(a, axis=1))
     monkeypatch.setattr(irt, "_transposed", lambda m: m.T)
     slow = fit_2pl(x)
     assert np.array_equal(fast.difficulty, slow.difficulty)
@@ -199,7 +198,7 @@ def test_fit_is_unchanged_by_the_faster_likelihood(monkeypatch: pytest.MonkeyPat
     assert np.array_equal(fast_ab.theta, abilities_eap(x, slow).theta)
 
 
-def _known(n_units: int, n_persons: int, seed: int):  # type: ignore[no-untyped-def]
+def _known(n_units: int, n_persons: int, seed: int):
     rng = np.random.default_rng(seed)
     a = rng.lognormal(0, 0.3, n_units)
     b = rng.normal(0, 1, n_units)
@@ -210,7 +209,7 @@ def _known(n_units: int, n_persons: int, seed: int):  # type: ignore[no-untyped-
     return x, fit, theta
 
 
-def _covers(n_units: int, n_persons: int, seed: int) -> tuple[float, object]:
+def _covers(n_units: int, n_persons: int, seed: int) -> tuple[float, Abilities]:
     x, fit, theta = _known(n_units, n_persons, seed)
     ab = abilities_eap(x, fit)
     hit = np.abs(ab.theta - theta) <= 1.96 * ab.se

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -20,7 +21,7 @@ class World:
     researcher_token: str
 
 
-def _user(name: str, **flags: bool):
+def _user(name: str, **flags: Any):
     return get_user_model().objects.create_user(name, password="pw-" + name, **flags)
 
 

@@ -20,9 +20,9 @@ from rest_framework.authtoken.models import Token
 
 from annotation import services
 from annotation.models import Participant
+from jobs.loads import file_load
 from jobs.models import Job
 from research.roles import researcher_role
-from scoring.loads import file_load
 from scoring.report.prereg import Commitments, deviations_record, plan_freeze
 from scoring.report.settings import ReportSettings
 from studies.loading.readers import Source

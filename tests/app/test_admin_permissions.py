@@ -56,9 +56,8 @@ def row(world: World, model: type[Model], which: str, user: Any) -> Model | None
             return None
         boss = world.users["superuser"]
         token = Token.objects.filter(user=user).first() or Token.objects.get(user=boss)
-        return {"user": boss, "tokenproxy": token}.get(
-            model._meta.model_name, model._default_manager.first()
-        )
+        own: dict[str | None, Any] = {"user": boss, "tokenproxy": token}
+        return own.get(model._meta.model_name, model._default_manager.first())
     rows = model._default_manager.all()
     if model is Study:
         return study

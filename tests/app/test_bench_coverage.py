@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT))
 from bench import bench_coverage, figures  # noqa: E402
 
 
-def test_a_tiny_coverage_run_gives_every_table_its_rows(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_tiny_coverage_run_gives_every_table_its_rows(capsys) -> None:
     result = bench_coverage.main(["--quick", "--reps", "5", "--no-write"])
     rows = result["rows"]
     assert {r["study"] for r in rows} == {"accuracy", "ratings", "rule_rates", "echo_chamber"}

@@ -47,7 +47,7 @@ class Scripts(HTMLParser):
             self.inline = False
 
 
-def _check(response) -> list[str]:  # type: ignore[no-untyped-def]
+def _check(response) -> list[str]:
     policy = response.get("Content-Security-Policy", "")
     problems = [] if "script-src 'self';" in policy else [f"policy: {policy!r}"]
     if "html" in response.get("Content-Type", ""):

@@ -3,9 +3,11 @@ tool and no GPL package; requirements/dev.txt adds the tools with the same run-t
 
 from __future__ import annotations
 
+import email.message
 import importlib.metadata as md
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -28,7 +30,7 @@ def pins(path: Path) -> dict[str, str]:
 
 def is_gpl(dist: md.Distribution) -> bool:
     """GPL (any version) but not LGPL, from the licence expression, field or classifiers."""
-    meta = dist.metadata
+    meta = cast(email.message.Message, dist.metadata)  # what it is (its protocol has no get)
     texts = [meta.get("License-Expression") or "", (meta.get("License") or "")[:200]]
     texts += [c for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
     joined = " ".join(texts)

@@ -65,7 +65,7 @@ def test_a_successful_login_clears_the_count(client, boss, settings) -> None:
     assert _login(client, "right-pw-1").status_code == 302
 
 
-def test_the_addresses_of_one_ipv6_64_count_as_one_client(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_addresses_of_one_ipv6_64_count_as_one_client(client, boss, settings) -> None:
     """One /64 is one household or phone: guessing from a new address of it each time
     is still counted (before, 80 guesses from one /64 and then the right password got in)."""
     for i in range(settings.AXES_FAILURE_LIMIT):
@@ -77,7 +77,7 @@ def test_the_addresses_of_one_ipv6_64_count_as_one_client(client, boss, settings
     assert fine.status_code == 302
 
 
-def test_an_ipv4_mapped_address_counts_as_its_ipv4_address(client, boss, settings) -> None:  # type: ignore[no-untyped-def]
+def test_an_ipv4_mapped_address_counts_as_its_ipv4_address(client, boss, settings) -> None:
     for i in range(settings.AXES_FAILURE_LIMIT):
         _login(client, f"guess-{i}", REMOTE_ADDR="::ffff:198.51.100.20")
     assert _login(client, "right-pw-1", REMOTE_ADDR="198.51.100.20").status_code == 429

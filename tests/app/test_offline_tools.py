@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from scoring.prosody import cli as prosody_cli
-from studies.loading.values import POEM_FORM
+from studies.loading.fields import POEM_FORM
 
 ROOT = Path(__file__).resolve().parents[2]
 RATINGS = "unit,A,B,C\nu1,1,1,2\nu2,2,2,2\nu3,3,3,3\nu4,1,2,1\n"

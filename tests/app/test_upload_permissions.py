@@ -18,8 +18,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from annotation.upload_rights import UPLOAD_PERMISSIONS, study_permissions
 from jobs.models import Job
+from jobs.upload_rights import UPLOAD_PERMISSIONS, study_permissions
 from studies.models import LoadKind, Study
 from tests.app.admin_world import World, file_bytes, user_make, world_build
 from tests.loading.helpers import snapshot

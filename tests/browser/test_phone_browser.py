@@ -27,6 +27,7 @@ from tests.browser.layout import (
     verse_lines,
     verse_problems,
 )
+from tests.present import present
 from tests.volunteer.conftest import build_study
 
 pytestmark = [
@@ -235,7 +236,7 @@ def test_the_overflow_measure_finds_a_page_wider_than_the_phone(
     context.close()
 
 
-def _stored(participant: Participant) -> dict[str, float]:
+def _stored(participant: Participant) -> dict[str, float | None]:
     return {r.field: r.value for r in Response.objects.filter(rater=participant.rater)}
 
 
@@ -469,7 +470,7 @@ def test_the_poem_page_fits_its_lines_too(browser, demo, live_server) -> None:
     from django.contrib.auth import get_user_model
 
     get_user_model().objects.create_superuser("poet", password="poem-pass")
-    item = Item.objects.filter(study=demo, task__slug="rate").order_by("pk").first()
+    item = present(Item.objects.filter(study=demo, task__slug="rate").order_by("pk").first())
     item.poem_text = "一二三四五六七八九十百\n千万亿兆京垓秭穰沟涧正载极恒河沙阿僧祇那由他"
     item.save()
     context = browser.new_context(**SIZES["360x640"], locale="zh-CN")

@@ -17,6 +17,7 @@ import pytest
 from annotation.models import Participant, Response
 from studies.models import Item
 from tests.browser.conftest import PASSWORD
+from tests.present import present
 
 pytestmark = [
     pytest.mark.browser,
@@ -92,11 +93,14 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     }
     accuracy_link = "#downloads a[href*='/report.csv?table=accuracy&']"
     accuracy = list(csv.DictReader(io.StringIO(_download(page, accuracy_link))))
-    groups = {p.group.slug for p in Participant.objects.filter(study=study).select_related("group")}
+    groups = {
+        present(p.group).slug
+        for p in Participant.objects.filter(study=study).select_related("group")
+    }
     assert {f"group:{g}" for g in groups} <= {r["rater_set"] for r in accuracy}
 
     # A poem's page: each character marked 平 or 仄, beside its matched template.
-    poem = Item.objects.filter(study=study, task__kind="rating").order_by("pk").first()
+    poem = present(Item.objects.filter(study=study, task__kind="rating").order_by("pk").first())
     page.goto(f"{live_server.url}/research/poems/{poem.pk}/")
     shoot(page, "research-4-poem")
     text = page.inner_text("main")

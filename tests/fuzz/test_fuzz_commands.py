@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from scoring.agreement import parse_cell
 from tests.fuzz.strategies import FUZZ, NASTY_TEXT, csv_rows, hostile_bytes, jsonl, mutants
 
-POEMS = [
+POEMS: list[dict[str, Any]] = [
     {
         "id": "p1",
         "form": "ci:如梦令",

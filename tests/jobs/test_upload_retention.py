@@ -27,7 +27,7 @@ def _age(path: Path, days: float) -> None:
 
 def test_a_finished_jobs_upload_is_kept_for_its_days_then_deleted(
     example_study, settings, data_dir, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.UPLOAD_KEEP_DAYS = 7
     content = (FORMATS / "pool.jsonl").read_bytes()
     with django_capture_on_commit_callbacks(execute=True):
@@ -47,7 +47,7 @@ def test_a_finished_jobs_upload_is_kept_for_its_days_then_deleted(
 
 def test_with_zero_days_a_job_removes_its_upload_when_it_ends(
     example_study, settings, data_dir, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings.UPLOAD_KEEP_DAYS = 0
     content = (FORMATS / "pool.jsonl").read_bytes()
     with django_capture_on_commit_callbacks(execute=True):
@@ -56,7 +56,7 @@ def test_with_zero_days_a_job_removes_its_upload_when_it_ends(
     assert job.status == Job.Status.DONE and not (Path(data_dir) / job.params["path"]).exists()
 
 
-def test_an_upload_a_waiting_job_needs_is_never_deleted(example_study, data_dir) -> None:  # type: ignore[no-untyped-def]
+def test_an_upload_a_waiting_job_needs_is_never_deleted(example_study, data_dir) -> None:
     relative = upload_save("pool.jsonl", b"{}")
     Job.objects.create(kind="pool", study=example_study, params={"path": relative})
     _age(Path(data_dir) / relative, 30)
@@ -66,13 +66,13 @@ def test_an_upload_a_waiting_job_needs_is_never_deleted(example_study, data_dir)
 
 def test_job_messages_are_in_the_admins_language(
     example_study, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """A job runs in the site's language (zh-Hans): its message and a load's notes read
     in Chinese on the admin's pages. Before, "N rows exported to …" and the notes of
     released claims and drafts were English only."""
     from django.utils import translation
 
-    from scoring.loads import file_load
+    from jobs.loads import file_load
     from studies.loading.readers import Source
 
     with translation.override("zh-hans"), django_capture_on_commit_callbacks(execute=True):

@@ -17,6 +17,7 @@ import pytest
 
 from bench import loadtest
 from bench.cluster import ThrowawayCluster
+from tests.present import present
 
 pytestmark = [pytest.mark.slow, pytest.mark.load]
 DB = f"shiping_loadtest_{os.getpid()}"
@@ -140,19 +141,23 @@ def test_a_pool_load_killed_half_way_leaves_nothing_behind(stack, tmp_path) -> N
     def big_items() -> int:
         with psycopg.connect(url) as conn:
             return int(
-                conn.execute(
-                    "SELECT count(*) FROM studies_item WHERE external_id LIKE 'big-%%'"
-                ).fetchone()[0]
+                present(
+                    conn.execute(
+                        "SELECT count(*) FROM studies_item WHERE external_id LIKE 'big-%%'"
+                    ).fetchone()
+                )[0]
             )
 
     # Kill it while it writes: wait until the transaction holds locks on the item table.
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         with psycopg.connect(url) as conn:
-            writing = conn.execute(
-                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
-                "WHERE c.relname = 'studies_item' AND l.mode = 'RowExclusiveLock'"
-            ).fetchone()[0]
+            writing = present(
+                conn.execute(
+                    "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                    "WHERE c.relname = 'studies_item' AND l.mode = 'RowExclusiveLock'"
+                ).fetchone()
+            )[0]
         if writing:
             time.sleep(0.3)
             break

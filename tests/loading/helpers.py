@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def snapshot() -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+def write_jsonl(path: Path, rows: Sequence[Mapping[str, Any] | str]) -> Path:
     with path.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(row if isinstance(row, str) else json.dumps(row, ensure_ascii=False))
@@ -48,7 +49,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
 def loader(kind: str) -> Any:
     """``loader("pool")(source, study=...)``: one kind of file through ``file_load``, the
     entry point every interface uses (it regrades and rule-scores after the write)."""
-    from scoring.loads import file_load
+    from jobs.loads import file_load
 
     def load(source: Any, **kwargs: Any) -> Any:
         return file_load(kind=kind, source=source, **kwargs)

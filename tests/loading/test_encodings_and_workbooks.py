@@ -236,7 +236,7 @@ def test_detection_is_the_documented_rule() -> None:
 
 
 @pytest.mark.slow
-def test_the_upload_page_reads_a_gbk_csv_and_a_named_sheet(client, django_user_model) -> None:  # type: ignore[no-untyped-def]
+def test_the_upload_page_reads_a_gbk_csv_and_a_named_sheet(client, django_user_model) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.urls import reverse
 

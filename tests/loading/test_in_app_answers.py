@@ -10,7 +10,7 @@ import pytest
 
 from annotation import services
 from annotation.models import Participant, Response
-from scoring.loads import file_load
+from jobs.loads import file_load
 from studies.loading.problems import LoadError
 from studies.loading.readers import Source
 from studies.models import Item, Study

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import Participant, Response
 from studies.models import Item
 from tests.loading.helpers import snapshot, write_jsonl
+from tests.present import present
 
 pytestmark = pytest.mark.django_db
 STUDY = ["--study", "poetry-understanding"]
@@ -109,7 +110,7 @@ def test_a_corrected_answered_at_is_loaded(example_study, tmp_path) -> None:
     row["answered_at"] = "2025-01-02T03:04:05Z"
     call_command("load_responses", str(write_jsonl(tmp_path / "r.jsonl", [row])), *STUDY)
     assert (
-        Response.objects.get(rater__kind="human").answered_at.isoformat()
+        present(Response.objects.get(rater__kind="human").answered_at).isoformat()
         == "2025-01-02T03:04:05+00:00"
     )
     before = snapshot()

@@ -21,6 +21,7 @@ from studies.loading.problems import LoadError
 from studies.loading.readers import Source
 from studies.models import Item, Study
 from tests.loading.helpers import loader, snapshot
+from tests.present import present
 from tests.volunteer.conftest import build_study, enrol
 
 pytestmark = pytest.mark.django_db
@@ -41,14 +42,14 @@ def _answered() -> tuple[Study, Response]:
     study = build_study(n_items=1, per_participant=1, shuffle_options=False)
     Item.objects.update(options=[{"text": t} for t in OPTIONS], answer={"answer": 2})
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     services.response_submit(participant=p, assignment_id=a.pk, answer=0)
     return study, Response.objects.get()
 
 
 def _chosen_text(response: Response) -> str:
     response.refresh_from_db()
-    return str(Item.objects.get(pk=response.item_id).options[int(response.value)]["text"])
+    return str(Item.objects.get(pk=response.item_id).options[int(present(response.value))]["text"])
 
 
 REVERSED = list(reversed(OPTIONS))  # 戊 丁 丙 乙 甲, key still 丙 (now at 2)
@@ -134,7 +135,7 @@ def test_an_item_nobody_answered_or_holds_may_change_freely() -> None:
 def test_a_multi_part_item_is_remapped_part_by_part() -> None:
     study = build_study(kinds=("multi",), n_items=1, per_participant=1, shuffle_options=False)
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     services.response_submit(participant=p, assignment_id=a.pk, answer={"who": 1, "what": 3})
     item = Item.objects.get()
     parts = [
@@ -142,7 +143,7 @@ def test_a_multi_part_item_is_remapped_part_by_part() -> None:
             "key": q["key"],
             "prompt": q["prompt"],
             "options": [o["text"] for o in q["options"]],
-            "answer": item.answer[q["key"]],
+            "answer": present(item.answer)[q["key"]],
         }
         for q in item.parts
     ]

@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from scoring.loads import file_load
+from jobs.loads import file_load
 from studies.loading.readers import Source
 from studies.models import Item, Study
 

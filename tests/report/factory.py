@@ -154,7 +154,9 @@ def known_study() -> Builder:
     for rater in ("a1", "a2", "b1", "b2", "c1", "c2", "f1"):
         b.answer(rater, "ck-check", "answer", 0)  # everyone fails the attention check
 
-    multi = {  # rater -> item -> (person, source); None = part not answered
+    multi: dict[
+        str, dict[str, tuple[int, int | None]]
+    ] = {  # rater -> item -> (person, source); None = part not answered
         "a1": {"au-1": (0, 1), "au-2": (2, 1)},
         "a2": {"au-1": (1, 1), "au-2": (2, 0)},
         "b1": {"au-1": (0, None)},
@@ -167,11 +169,12 @@ def known_study() -> Builder:
         for item, (person, source) in items.items():
             b.answers(rater, "person", {item: person})
             b.answers(rater, "source", {item: source})
-    for rater, items in {
+    best_worst = {
         "a1": {"oq-1": (0, 2), "oq-2": (1, 2)},
         "c1": {"oq-1": (2, 0)},
-    }.items():
-        for item, (best, worst) in items.items():
+    }
+    for rater, pairs in best_worst.items():
+        for item, (best, worst) in pairs.items():
             b.answers(rater, "best", {item: best})
             b.answers(rater, "worst", {item: worst})
 

@@ -126,7 +126,7 @@ def test_ordered_labels_with_a_declared_domain_at_the_ordinal_level(tmp_path) ->
     names = dict(zip(range(1, 6), ("很差", "差", "中", "好", "很好"), strict=True))
     lines = ["unit," + ",".join(KRIPPENDORFF_2011)]
     for u in range(12):
-        cells = ["" if col[u] is None else names[col[u]] for col in KRIPPENDORFF_2011.values()]
+        cells = ["" if (v := col[u]) is None else names[v] for col in KRIPPENDORFF_2011.values()]
         lines.append(f"u{u + 1}," + ",".join(cells))
     path = tmp_path / "labels.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

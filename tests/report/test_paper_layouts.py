@@ -213,7 +213,7 @@ def ordered(rows: pd.DataFrame, index: list[str], columns: list[str], value: str
 
 
 @pytest.mark.slow
-def test_cciv_table_2_and_heatmap(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_cciv_table_2_and_heatmap(cciv) -> None:
     b, _, _ = cciv
     rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["rule_rates"])
     rows = rows[rows["rule"].str.endswith("ccv")]
@@ -233,7 +233,7 @@ def test_cciv_table_2_and_heatmap(cciv) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_fuxi_table_4_from_the_published_figures(cciv) -> None:  # type: ignore[no-untyped-def]
+def test_fuxi_table_4_from_the_published_figures(cciv) -> None:
     b, _, _ = cciv
     report = build_report(b.study, ReportSettings(n_boot=0))
     rows = pd.DataFrame(report.tables["published_vs_computed"])
@@ -243,7 +243,7 @@ def test_fuxi_table_4_from_the_published_figures(cciv) -> None:  # type: ignore[
 
 
 @pytest.mark.slow
-def test_fuxi_table_6_with_and_without_each_category(fuxi) -> None:  # type: ignore[no-untyped-def]
+def test_fuxi_table_6_with_and_without_each_category(fuxi) -> None:
     b, _, _ = fuxi
     rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
     rows = rows[rows["judge"].str.startswith("model:") & (rows["reference"] == "key")]
@@ -255,7 +255,7 @@ def test_fuxi_table_6_with_and_without_each_category(fuxi) -> None:  # type: ign
 
 
 @pytest.mark.slow
-def test_cpdue_group_by_task_accuracy(db) -> None:  # type: ignore[no-untyped-def]
+def test_cpdue_group_by_task_accuracy(db) -> None:
     study = cpdue_study().builder.study
     rows = pd.DataFrame(build_report(study, ReportSettings(n_boot=0)).tables["accuracy"])
     rows = rows[rows["rater_set"].str.match(r"^(group|model):")]
@@ -273,7 +273,7 @@ def test_cpdue_group_by_task_accuracy(db) -> None:  # type: ignore[no-untyped-de
 
 
 @pytest.mark.slow
-def test_tang_mean_rating_per_generator(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_mean_rating_per_generator(tang) -> None:
     b, _, _ = tang
     report = build_report(b.study, ReportSettings(n_boot=0, by=("source",)))
     rows = pd.DataFrame(report.tables["ratings"])
@@ -298,7 +298,7 @@ def test_tang_mean_rating_per_generator(tang) -> None:  # type: ignore[no-untype
 
 
 @pytest.mark.slow
-def test_tang_judges_correlations_with_the_experts(tang) -> None:  # type: ignore[no-untyped-def]
+def test_tang_judges_correlations_with_the_experts(tang) -> None:
     b, _, _ = tang
     rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["validation"])
     rows = rows[rows["judge"].str.startswith("model:")]
@@ -310,7 +310,7 @@ def test_tang_judges_correlations_with_the_experts(tang) -> None:  # type: ignor
 
 
 @pytest.mark.slow
-def test_generic_pivot_from_the_command(fuxi) -> None:  # type: ignore[no-untyped-def]
+def test_generic_pivot_from_the_command(fuxi) -> None:
     b, _, _ = fuxi
     out = io.StringIO()
     call_command("report", b.study.slug, "--table", "validation", "--rows", "task",

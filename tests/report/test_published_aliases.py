@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from annotation.models import AggregateResult
-from scoring.loads import file_load
+from jobs.loads import file_load
 from scoring.report import ReportSettings, build_report
 from studies.loading.readers import Source
 from tests.report.factory import DIMENSIONS, Builder

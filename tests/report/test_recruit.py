@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from studies.models import Study
+from tests.present import present
 from tests.report.factory import Builder
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def _client(study: Study | None, name: str = "r") -> Client:
 
 
 def _qr_path(svg: str) -> str:
-    return re.search(r' d="([^"]+)"', svg).group(1)
+    return present(re.search(r' d="([^"]+)"', svg)).group(1)
 
 
 @pytest.mark.slow

@@ -54,7 +54,7 @@ def _pair_icc(y: np.ndarray, codes: list[object]) -> float:
     return max(0.0, cov / total)
 
 
-def test_accuracy_rows_are_clustered_in_people_and_items(db) -> None:  # type: ignore[no-untyped-def]
+def test_accuracy_rows_are_clustered_in_people_and_items(db) -> None:
     cp = cpdue_study()
     report = build_report(cp.builder.study, ReportSettings(n_boot=0))
     rows = report.tables["accuracy"]
@@ -77,7 +77,7 @@ def test_accuracy_rows_are_clustered_in_people_and_items(db) -> None:  # type: i
     assert math.isnan(model["icc_person"])
 
 
-def test_cluster_none_gives_wilson_and_model_vs_groups_has_both_intervals(db) -> None:  # type: ignore[no-untyped-def]
+def test_cluster_none_gives_wilson_and_model_vs_groups_has_both_intervals(db) -> None:
     cp = cpdue_study()
     tables = build_report(cp.builder.study, ReportSettings(n_boot=0, cluster="none")).tables
     frame = cp.frame
@@ -125,7 +125,7 @@ def _generation_study() -> tuple[Builder, pd.DataFrame]:
     return b, pd.DataFrame(rows)
 
 
-def test_rule_rates_cluster_the_samples_of_one_prompt(db) -> None:  # type: ignore[no-untyped-def]
+def test_rule_rates_cluster_the_samples_of_one_prompt(db) -> None:
     b, frame = _generation_study()
     y = frame["value"].to_numpy(dtype=float)
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["rule_rates"]
@@ -149,7 +149,7 @@ def test_rule_rates_cluster_the_samples_of_one_prompt(db) -> None:  # type: igno
     assert (flat["ci_low"], flat["ci_high"]) == pytest.approx(wilson)
 
 
-def test_ratings_mean_of_item_means_is_clustered_in_raters_and_items(db) -> None:  # type: ignore[no-untyped-def]
+def test_ratings_mean_of_item_means_is_clustered_in_raters_and_items(db) -> None:
     rng = np.random.default_rng(9)
     b = Builder("rated-clusters")
     b.group("g")

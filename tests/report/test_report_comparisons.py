@@ -22,7 +22,7 @@ from tests.report.worked import one
 pytestmark = pytest.mark.django_db
 
 
-def test_model_pairs_model_vs_group_and_the_adjusted_family(db) -> None:  # type: ignore[no-untyped-def]
+def test_model_pairs_model_vs_group_and_the_adjusted_family(db) -> None:
     cp = cpdue_study()
     rows = build_report(cp.builder.study, ReportSettings(n_boot=300)).tables["comparisons"]
     frame = cp.frame.loc[cp.frame.item.str.startswith("ck")]
@@ -61,14 +61,14 @@ def test_model_pairs_model_vs_group_and_the_adjusted_family(db) -> None:  # type
         assert r["best_set"] == (vs_best["p_holm"] >= 0.05)
 
 
-def test_the_table_is_registered_for_every_interface(db) -> None:  # type: ignore[no-untyped-def]
+def test_the_table_is_registered_for_every_interface(db) -> None:
     assert "comparisons" in TABLES and "comparisons" in KNOWN_COLUMNS
     from research.api.serializers import ReportOut
 
     assert "comparisons" in ReportOut().fields
 
 
-def test_the_dashboard_shows_the_comparison_matrix(db) -> None:  # type: ignore[no-untyped-def]
+def test_the_dashboard_shows_the_comparison_matrix(db) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -84,7 +84,7 @@ def test_the_dashboard_shows_the_comparison_matrix(db) -> None:  # type: ignore[
     assert "?table=comparisons" in html and "★" in html
 
 
-def test_rule_rates_paired_by_prompt_and_ratings_on_shared_poems(db) -> None:  # type: ignore[no-untyped-def]
+def test_rule_rates_paired_by_prompt_and_ratings_on_shared_poems(db) -> None:
     import pandas as pd
 
     from tests.report.factory import Builder

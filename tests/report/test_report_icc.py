@@ -150,7 +150,7 @@ def test_a_crowd_without_common_items_gets_a_reason(db) -> None:
     assert row["form"] is None and "complete" in row["reason"]
 
 
-def test_a_mixed_set_whose_subset_kept_only_models_is_refused(db) -> None:  # type: ignore[no-untyped-def]
+def test_a_mixed_set_whose_subset_kept_only_models_is_refused(db) -> None:
     """Issue 23: "humans + models" whose complete-case subset kept the 2 models only
     (each person rated a few poems) must not report their ICC under the mixed label."""
     b = Builder("icc-mislabel")

@@ -41,7 +41,7 @@ METRICS = ("structural_standard", "structural_variant", "tonal_standard", "tonal
 def cciv_frame() -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(7)
     items, rows = [], []
-    poems = [
+    poems: list[tuple[str, str | None, str, int | None]] = [
         (m, c, cipai, s) for m in MODELS for c in CONDITIONS for cipai in CIPAI for s in range(3)
     ]
     poems += [("human", None, list(CIPAI)[i % 5], None) for i in range(10)]

@@ -12,6 +12,8 @@ from pandas, scikit-learn, scipy and statsmodels.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,7 +99,7 @@ def expected(items: pd.DataFrame, responses: pd.DataFrame, tasks: list[str]) -> 
     }
 
 
-def check(rows: list[dict[str, object]], want: dict[str, float]) -> None:
+def check(rows: list[dict[str, Any]], want: dict[str, Any]) -> None:
     by_metric = {r["metric"]: r for r in rows}
     assert set(by_metric) == {"accuracy", "cohen_kappa", "precision", "recall", "f1", "phi"}
     for metric, row in by_metric.items():

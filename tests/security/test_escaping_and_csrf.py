@@ -13,6 +13,7 @@ from annotation.models import Participant
 from studies.loading.readers import Source
 from studies.models import Item, Study
 from tests.loading.helpers import loader
+from tests.present import present
 from tests.volunteer.pages import Volunteer
 
 pool_load = loader("pool")
@@ -138,8 +139,8 @@ def test_volunteer_pages_escape_every_study_text(tmp_path) -> None:
         seen += 1
         kind, assignment, names = v.form_of(page)
         reply = v.client.post(v.url("q/"), v.answer_data(kind, assignment, names))
-        if reply.status_code == 302 and reply.url.endswith("/finish/"):
-            pages["finish"] = v.client.get(reply.url)
+        if reply.status_code == 302 and reply["Location"].endswith("/finish/"):
+            pages["finish"] = v.client.get(reply["Location"])
             break
     assert seen == 4 and "finish" in pages
     html_all = ""
@@ -187,9 +188,9 @@ def test_every_post_form_carries_a_csrf_token_and_is_refused_without_it(tmp_path
     refused = Client(enforce_csrf_checks=True).post("/s/evil/", {"consent": "on"})
     assert refused.status_code == 403
     assert not Participant.objects.exists()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', welcome).group(1)
+    token = present(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', welcome)).group(1)
     accepted = v.client.post(v.url(), {"consent": "on", "csrfmiddlewaretoken": token})
     assert accepted.status_code == 302 and Participant.objects.count() == 1
-    start = v.client.get(accepted.url).content.decode()
+    start = v.client.get(accepted["Location"]).content.decode()
     for page in (start, v.client.get(v.url("screening/")).content.decode()):
         assert all("csrfmiddlewaretoken" in f for f in FORM.findall(page))

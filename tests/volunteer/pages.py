@@ -7,6 +7,8 @@ from typing import Any
 
 from django.test import Client
 
+from tests.present import present
+
 
 class Volunteer:
     def __init__(self, slug: str, client: Client | None = None) -> None:
@@ -20,10 +22,10 @@ class Volunteer:
     def consent(self, entry: str = "") -> Any:
         response = self.client.post(entry or self.url(), {"consent": "on"})
         assert response.status_code == 302, response.status_code
-        start = self.client.get(response.url)
-        self.resume_code = re.search(r'id="resume-code"[^>]*>(\w+)<', start.content.decode()).group(
-            1
-        )
+        start = self.client.get(response["Location"])
+        self.resume_code = present(
+            re.search(r'id="resume-code"[^>]*>(\w+)<', start.content.decode())
+        ).group(1)
         return start
 
     def screen(self, option: int = 0) -> Any:
@@ -41,8 +43,8 @@ class Volunteer:
     @staticmethod
     def form_of(response: Any) -> tuple[str, str, list[str]]:
         html = response.content.decode()
-        kind = re.search(r'data-kind="(\w+)"', html).group(1)
-        assignment = re.search(r'name="assignment" value="(\d+)"', html).group(1)
+        kind = present(re.search(r'data-kind="(\w+)"', html)).group(1)
+        assignment = present(re.search(r'name="assignment" value="(\d+)"', html)).group(1)
         names = list(dict.fromkeys(re.findall(r'name="(f-[^"]+)"', html)))
         return kind, assignment, names
 

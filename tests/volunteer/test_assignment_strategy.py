@@ -40,7 +40,7 @@ def test_pick_with_no_candidates_is_none() -> None:
 
 def test_checks_are_spread_uniformly_over_the_task() -> None:
     rng = random.Random(3)
-    positions = Counter()
+    positions: Counter[int] = Counter()
     for _ in range(3000):
         regular, checks, pos = 4, 1, 0
         while True:

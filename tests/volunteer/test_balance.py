@@ -16,6 +16,7 @@ from django.utils import timezone
 from annotation import assignment as strategy
 from annotation import services
 from annotation.models import Assignment
+from tests.present import present
 from tests.volunteer.conftest import answer_for, assert_counters_true, build_study, enrol
 
 POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
@@ -37,7 +38,7 @@ def test_many_participants_fill_every_item_to_its_target_evenly() -> None:
         p = enrol(study, group="A" if n % 2 == 0 else "B")
         while (a := services.assignment_next(participant=p)) is not None:
             services.response_submit(participant=p, assignment_id=a.pk, **answer_for("choice", {}))
-            counts = answered_per_item(study, p.group.slug)
+            counts = answered_per_item(study, present(p.group).slug)
             spread = [counts.get(f"t0-choice-{i:04d}", 0) for i in range(20)]
             assert max(spread) - min(spread) <= 1  # balanced at every step
     a_counts, b_counts = answered_per_item(study, "A"), answered_per_item(study, "B")
@@ -62,9 +63,9 @@ def test_each_group_reaches_target_exactly_when_the_numbers_fit() -> None:
 @pytest.mark.django_db
 def test_groups_are_balanced_independently() -> None:
     study = build_study(n_items=2, per_participant=1, target=1)
-    a1 = services.assignment_next(participant=enrol(study, group="A"))
-    b1 = services.assignment_next(participant=enrol(study, group="B"))
-    a2 = services.assignment_next(participant=enrol(study, group="A"))
+    a1 = present(services.assignment_next(participant=enrol(study, group="A")))
+    b1 = present(services.assignment_next(participant=enrol(study, group="B")))
+    a2 = present(services.assignment_next(participant=enrol(study, group="A")))
     assert a1.item_id != a2.item_id  # A's second participant takes A's other item
     assert b1.item_id in {a1.item_id, a2.item_id}
 
@@ -73,14 +74,14 @@ def test_groups_are_balanced_independently() -> None:
 def test_live_claims_count_toward_the_target_and_expired_ones_return_the_item() -> None:
     study = build_study(n_items=2, per_participant=1, target=1)
     now = timezone.now()
-    quitter = services.assignment_next(participant=enrol(study), now=now)
-    other = services.assignment_next(participant=enrol(study), now=now)
+    quitter = present(services.assignment_next(participant=enrol(study), now=now))
+    other = present(services.assignment_next(participant=enrol(study), now=now))
     assert other.item_id != quitter.item_id  # the quitter's claim is still live
     later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 1)
     services.response_submit(
         participant=other.participant, assignment_id=other.pk, answer=0, now=later
     )
-    third = services.assignment_next(participant=enrol(study), now=later)
+    third = present(services.assignment_next(participant=enrol(study), now=later))
     assert third.item_id == quitter.item_id  # the abandoned item came back
 
 
@@ -89,11 +90,11 @@ def test_a_returning_participant_finds_their_expired_claim_renewed() -> None:
     study = build_study(n_items=5, per_participant=2)
     p = enrol(study)
     now = timezone.now()
-    first = services.assignment_next(participant=p, now=now)
+    first = present(services.assignment_next(participant=p, now=now))
     services.assignment_serve(assignment=first, now=now)
     later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 60)
-    again = services.assignment_next(participant=p, now=later)
-    assert again.pk == first.pk and again.expires_at > later and again.served_at is None
+    again = present(services.assignment_next(participant=p, now=later))
+    assert again.pk == first.pk and present(again.expires_at) > later and again.served_at is None
     assert Assignment.objects.filter(participant=p).count() == 1
 
 
@@ -101,7 +102,10 @@ def test_a_returning_participant_finds_their_expired_claim_renewed() -> None:
 def test_asking_twice_for_the_next_item_claims_one_item() -> None:
     study = build_study()
     p = enrol(study)
-    assert services.assignment_next(participant=p).pk == services.assignment_next(participant=p).pk
+    assert (
+        present(services.assignment_next(participant=p)).pk
+        == present(services.assignment_next(participant=p)).pk
+    )
 
 
 @pytest.mark.skipif(
@@ -129,7 +133,7 @@ def test_participants_racing_for_the_last_slots_never_share_one(monkeypatch) -> 
     def claim(p) -> None:
         try:
             barrier.wait()
-            claimed.append(services.assignment_next(participant=p).item_id)
+            claimed.append(present(services.assignment_next(participant=p)).item_id)
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:

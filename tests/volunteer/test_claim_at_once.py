@@ -20,6 +20,7 @@ from annotation.hotpath import claim as sql
 from annotation.models import Assignment, Tally, TaskCount
 from annotation.services import claims
 from studies.models import Item, Task
+from tests.present import present
 from tests.volunteer.conftest import answer_for, build_study, enrol
 
 pytestmark = [
@@ -65,7 +66,7 @@ def test_a_claim_writes_the_assignment_its_count_and_its_tally_together() -> Non
     assert taken == 0 and a.position == 0 and a.status == Assignment.Status.CLAIMED
     stored = Assignment.objects.get(pk=a.pk)
     assert (stored.participant_id, stored.item_id, stored.group_id) == (p.pk, a.item_id, p.group_id)
-    assert Tally.objects.get(item_id=a.item_id, group_id=p.group_id).taken == 1
+    assert Tally.objects.get(item_id=a.item_id, group_id=present(p.group_id)).taken == 1
     count, taken_sum, counts = _written(study)
     assert (count, taken_sum) == (before[0] + 1, before[1] + 1)
     assert counts == [(1, 0, 0)]
@@ -87,14 +88,14 @@ def test_a_claim_from_a_stale_state_writes_nothing() -> None:
         _at_once(p, _state(p), mine=(5, 0))  # counts that never were
     assert _written(study) == after_first
     first = Assignment.objects.get(participant=p)
-    assert services.assignment_next(participant=p).pk == first.pk
+    assert present(services.assignment_next(participant=p)).pk == first.pk
 
 
 def test_nothing_left_to_take_leaves_the_decision_to_the_transaction() -> None:
     study = build_study(n_items=3, per_participant=3)
     p = enrol(study)
     for _ in range(3):
-        a = services.assignment_next(participant=p)
+        a = present(services.assignment_next(participant=p))
         services.response_submit(
             participant=p, assignment_id=a.pk, **answer_for("choice", a.option_order)
         )
@@ -111,7 +112,7 @@ def test_expired_claims_of_the_group_are_swept_by_the_transaction_first() -> Non
     sweeps it and gives that item, now the largest shortfall, to the next volunteer."""
     study = build_study(n_items=4, per_participant=2, target=1, groups=("A",))
     holder, other = enrol(study), enrol(study)
-    held = services.assignment_next(participant=holder)  # claimed, never answered
+    held = present(services.assignment_next(participant=holder))  # claimed, never answered
     later = timezone.now() + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 60)
     others = Item.objects.filter(task=held.task).exclude(pk=held.item_id)
     Tally.objects.filter(item__in=others).update(taken=1)  # the others answered meanwhile
@@ -119,7 +120,7 @@ def test_expired_claims_of_the_group_are_swept_by_the_transaction_first() -> Non
     before = _written(study)
     assert _at_once(other, st, now=later) is None
     assert _written(study) == before
-    got = services.assignment_next(participant=other, now=later)
+    got = present(services.assignment_next(participant=other, now=later))
     assert got.item_id == held.item_id  # back in the pool, and the largest shortfall
     assert Assignment.objects.get(pk=held.pk).status == Assignment.Status.EXPIRED
     assert _at_once(enrol(study), _state(enrol(study)), now=later) is not None  # swept
@@ -161,5 +162,5 @@ def test_the_shuffle_drawn_before_the_item_always_fits_it(monkeypatch: pytest.Mo
 def test_an_unshuffled_study_stores_no_order() -> None:
     study = build_study(n_items=6, per_participant=2, shuffle_options=False)
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     assert Assignment.objects.get(pk=a.pk).option_order == {} == a.option_order

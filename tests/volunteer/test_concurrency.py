@@ -14,6 +14,7 @@ from django.db import connections
 
 from annotation import services
 from annotation.models import Response
+from tests.present import present
 from tests.volunteer.conftest import assert_counters_true, build_study, enrol
 from tests.volunteer.test_balance import POSTGRES
 
@@ -23,7 +24,7 @@ from tests.volunteer.test_balance import POSTGRES
 def test_simultaneous_copies_of_one_answer_store_it_once() -> None:
     study = build_study(kinds=("multi",), per_participant=1)
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     barrier = threading.Barrier(6)
     outcomes: list[str] = []
 
@@ -59,7 +60,7 @@ def test_the_answer_path_statements_are_prepared_on_postgresql() -> None:
     study = build_study(kinds=("choice",), n_items=12, per_participant=12, target=1)
     p = enrol(study)
     for _ in range(8):
-        a = services.assignment_next(participant=p)
+        a = present(services.assignment_next(participant=p))
         services.response_submit(participant=p, assignment_id=a.pk, answer=0)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")

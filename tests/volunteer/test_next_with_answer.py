@@ -15,6 +15,7 @@ from annotation.hotpath import claim as _claim_sql
 from annotation.models import Assignment
 from annotation.services import claims
 from studies.models import Study
+from tests.present import present
 from tests.volunteer.conftest import answer_for, build_study, enrol
 from tests.volunteer.test_api import enrolled, shown_answer
 from tests.volunteer.test_balance import POSTGRES
@@ -131,7 +132,7 @@ def test_a_claim_made_meanwhile_by_the_same_participant_is_found_not_doubled(
     p = enrol(study)
     # The study's tallies and the participant's task counts made first (a new study's
     # first claim makes them, then reads again).
-    _claim_sql.tally.cover(p.group_id, [t.pk for t in study.tasks.all()])
+    _claim_sql.tally.cover(present(p.group_id), [t.pk for t in study.tasks.all()])
     _claim_sql.counts.cover(p.pk, [t.pk for t in study.tasks.all()])  # and their counts
     real_state, made, reads = _claim_sql.state, [], []
 
@@ -143,8 +144,8 @@ def test_a_claim_made_meanwhile_by_the_same_participant_is_found_not_doubled(
         return st
 
     monkeypatch.setattr(_claim_sql, "state", state_then_a_claim_meanwhile)
-    got = services.assignment_next(participant=p)
-    assert got is not None and got.pk == made[0].pk
+    got = present(services.assignment_next(participant=p))
+    assert got.pk == present(made[0]).pk
     assert reads[0] is None and len(reads) == 3  # stale, the other one's, read again
     assert Assignment.objects.filter(participant=p).count() == 1
 
@@ -155,7 +156,7 @@ def test_the_locked_last_attempt_gives_the_same_flow(monkeypatch: pytest.MonkeyP
     p = enrol(study)
     seen = []
     while (a := services.assignment_next(participant=p)) is not None:
-        assert services.assignment_next(participant=p).pk == a.pk
+        assert present(services.assignment_next(participant=p)).pk == a.pk
         seen.append(a.item_id)
         services.response_submit(participant=p, assignment_id=a.pk, **answer_for(a.task.kind, {}))
     assert len(seen) == len(set(seen)) == 2 * (2 + 1)
@@ -173,7 +174,7 @@ def test_simultaneous_requests_of_one_participant_claim_one_item() -> None:
     def ask() -> None:
         try:
             barrier.wait()
-            got.append(services.assignment_next(participant=p).pk)
+            got.append(present(services.assignment_next(participant=p)).pk)
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
+from typing import Any
 
 import pytest
 from django.core.cache import caches
@@ -49,7 +50,7 @@ def limits(settings):
     return settings.RATE_LIMITS
 
 
-def _browser(**meta: str) -> Client:
+def _browser(**meta: Any) -> Client:
     """A browser that opened the welcome page (and so holds its cookie)."""
     client = Client(**meta)
     assert client.get("/s/song-ci-demo/").status_code == 200
@@ -57,7 +58,7 @@ def _browser(**meta: str) -> Client:
     return client
 
 
-def _consent(client: Client, **meta: str) -> int:
+def _consent(client: Client, **meta: Any) -> int:
     status = client.post("/s/song-ci-demo/", {"consent": "on"}, **meta).status_code
     for name in [n for n in client.cookies if n.startswith("shiping-p")]:
         del client.cookies[name]  # forget the participation: the next POST enrols again

@@ -38,7 +38,7 @@ def _volunteer(kinds: tuple[str, ...] = ("choice",)) -> tuple[APIClient, int]:
         (("rating",), {"ratings": {HUGE: 1}}),
     ],
 )
-def test_a_refused_answer_echoes_a_short_excerpt(kinds: tuple[str, ...], body: dict) -> None:  # type: ignore[type-arg]
+def test_a_refused_answer_echoes_a_short_excerpt(kinds: tuple[str, ...], body: dict) -> None:
     client, assignment = _volunteer(kinds)
     reply = client.post(ANSWERS, {"assignment": assignment, **body}, format="json")
     assert reply.status_code == 400

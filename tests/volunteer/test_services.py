@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation import selectors, services
 from annotation.models import Assignment, Participant, Response
 from studies.models import Study
+from tests.present import present
 from tests.volunteer.conftest import answer_for, build_study, enrol
 
 pytestmark = pytest.mark.django_db
@@ -69,8 +70,8 @@ def test_screening_first_answered_option_naming_a_group_wins() -> None:
         services.participant_screen(participant=p, answers={"bg": 1})
     assert q2.key in err.value.message_dict
     p = services.participant_screen(participant=p, answers={"bg": 1, "poet": 0})
-    assert p.group.slug == "B"
-    assert Participant.objects.get(pk=p.pk).group.slug == "B"  # stored, not only in memory
+    assert present(p.group).slug == "B"
+    assert present(Participant.objects.get(pk=p.pk).group).slug == "B"  # stored, not only in memory
     assert p.screening_answers["poet"] == {"option": 0, "label": "yes"}
 
 
@@ -130,7 +131,7 @@ def test_shuffled_options_are_stored_canonical() -> None:
 def test_answer_time_is_measured_server_side_from_serving_to_saving() -> None:
     study = build_study()
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     t0 = timezone.now()
     services.assignment_serve(assignment=a, now=t0)
     services.response_submit(
@@ -142,7 +143,7 @@ def test_answer_time_is_measured_server_side_from_serving_to_saving() -> None:
 def test_resubmitting_the_same_answer_stores_it_once() -> None:
     study = build_study()
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     first = services.response_submit(participant=p, assignment_id=a.pk, answer=1)
     again = services.response_submit(participant=p, assignment_id=a.pk, answer=1)
     assert not first.duplicate and again.duplicate
@@ -152,7 +153,7 @@ def test_resubmitting_the_same_answer_stores_it_once() -> None:
 def test_a_different_answer_to_an_answered_item_is_refused_and_the_first_kept() -> None:
     study = build_study()
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     services.response_submit(participant=p, assignment_id=a.pk, answer=1)
     with pytest.raises(services.AlreadyAnswered):
         services.response_submit(participant=p, assignment_id=a.pk, answer=3)
@@ -162,12 +163,12 @@ def test_a_different_answer_to_an_answered_item_is_refused_and_the_first_kept() 
 def test_invalid_answers_are_refused_with_the_field_named() -> None:
     study = build_study(kinds=("best_worst", "rating"), per_participant=1)
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     with pytest.raises(ValidationError) as err:
         services.response_submit(participant=p, assignment_id=a.pk, answer={"best": 1, "worst": 1})
     assert "worst" in err.value.message_dict
     services.response_submit(participant=p, assignment_id=a.pk, answer={"best": 1, "worst": 0})
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     with pytest.raises(ValidationError) as err:
         services.response_submit(
             participant=p, assignment_id=a.pk, ratings={"beauty": 6, "form": 2}
@@ -182,7 +183,7 @@ def test_invalid_answers_are_refused_with_the_field_named() -> None:
 def test_one_participant_cannot_answer_anothers_assignment() -> None:
     study = build_study()
     alice, mallory = enrol(study), enrol(study)
-    a = services.assignment_next(participant=alice)
+    a = present(services.assignment_next(participant=alice))
     with pytest.raises(ValidationError):
         services.response_submit(participant=mallory, assignment_id=a.pk, answer=2)
     services.response_submit(participant=alice, assignment_id=a.pk, answer=1)
@@ -221,7 +222,8 @@ def test_finishing_gives_the_study_code_or_a_personal_one() -> None:
     for p in (a, b, c):
         answer_all(p)
         services.participant_finish(participant=p)
-    a.refresh_from_db(), b.refresh_from_db(), c.refresh_from_db()
+    for row in (a, b, c):
+        row.refresh_from_db()
     assert a.completion_code == "PROLIFIC-123" and a.status == "finished"
     assert b.completion_code and c.completion_code and b.completion_code != c.completion_code
     assert services.participant_finish(participant=b).completion_code == b.completion_code
@@ -230,7 +232,7 @@ def test_finishing_gives_the_study_code_or_a_personal_one() -> None:
 def test_answers_are_refused_once_a_study_closes() -> None:
     study = build_study()
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
     p.study.refresh_from_db()
     with pytest.raises(ValidationError):

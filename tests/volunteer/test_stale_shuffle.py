@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -21,6 +22,7 @@ from studies.loading.problems import LoadError
 from studies.loading.readers import Source
 from studies.models import Item
 from tests.loading.helpers import loader, snapshot
+from tests.present import present
 from tests.volunteer.conftest import build_study, enrol
 from tests.volunteer.pages import Volunteer
 
@@ -34,16 +36,16 @@ def _pool(study, *, options: dict[str, list[str]] | None = None, parts=None) -> 
     """The study's items as a pool file, with some items' options replaced."""
     lines = []
     for item in Item.objects.filter(study=study).select_related("task").order_by("pk"):
-        line = {"id": item.external_id, "task": item.task.slug, "stem": item.stem}
+        line: dict[str, Any] = {"id": item.external_id, "task": item.task.slug, "stem": item.stem}
         if item.task.kind == "multi":
             line["parts"] = (parts or {}).get(item.external_id) or [
                 {"key": p["key"], "prompt": p["prompt"], "options": [o["text"] for o in p["options"]],
-                 "answer": item.answer[p["key"]]}
+                 "answer": present(item.answer)[p["key"]]}
                 for p in item.parts
             ]  # fmt: skip
         else:
             opts = (options or {}).get(item.external_id) or [o["text"] for o in item.options]
-            line.update(options=opts, answer=min(item.answer["answer"], len(opts) - 1))
+            line.update(options=opts, answer=min(present(item.answer)["answer"], len(opts) - 1))
         lines.append(json.dumps(line, ensure_ascii=False))
     return Source("pool.jsonl", "\n".join(lines).encode(), "jsonl")
 
@@ -52,7 +54,7 @@ def _study_with_a_claim():
     study = build_study(n_items=1, per_participant=1, shuffle_options=True)
     Item.objects.update(options=[{"text": n} for n in NAMES])
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     a.option_order = {"answer": [1, 0, 2, 3]}  # shown first: 南乡子, then 浣溪沙
     a.save(update_fields=["option_order"])
     return study, p, a
@@ -97,7 +99,7 @@ def test_a_reload_changing_a_claimed_items_options_releases_the_claim() -> None:
     assert refused.value.code == "not_yours"
     assert not Response.objects.exists()
     # Their next question is claimed afresh, shuffled over the three options there are now.
-    again = services.assignment_next(participant=p)
+    again = present(services.assignment_next(participant=p))
     assert sorted(again.option_order["answer"]) == [0, 1, 2]
 
 
@@ -121,13 +123,15 @@ def test_through_the_api_the_held_question_is_refused_then_served_afresh() -> No
         client.post(ANSWERS, {"assignment": fresh["assignment"], "answer": 0}, "json").status_code
         == 201
     )
-    assert Item.objects.get().options[int(Response.objects.get().value)]["text"] == shown[0]
+    assert (
+        Item.objects.get().options[int(present(Response.objects.get().value))]["text"] == shown[0]
+    )
 
 
 def test_a_multi_part_reload_is_held_to_the_same_rule() -> None:
     study = build_study(kinds=("multi",), n_items=1, per_participant=1, shuffle_options=True)
     p = enrol(study)
-    a = services.assignment_next(participant=p)
+    a = present(services.assignment_next(participant=p))
     services.response_submit(participant=p, assignment_id=a.pk, answer={"who": 1, "what": 3})
     parts = [
         {"key": "who", "prompt": "Who?", "options": ["a", "b", "c"], "answer": 1},
@@ -168,9 +172,11 @@ def test_on_the_page_the_changed_question_is_shown_again_as_it_is_now() -> None:
     assert reply.status_code == 400 and not Response.objects.exists()
     html = reply.content.decode()
     assert "蝶恋花" not in html and all(n in html for n in NAMES[:3])
-    first = re.search(
-        r'value="0"[^>]*>\s*<span class="num"[^<]*</span><span class="opt-text">([^<]+)<', html
+    first = present(
+        re.search(
+            r'value="0"[^>]*>\s*<span class="num"[^<]*</span><span class="opt-text">([^<]+)<', html
+        )
     )
     ok = v.client.post(v.url("q/"), {"assignment": assignment, "f-answer": "0"})
     assert ok.status_code == 302  # the option shown first is the one stored
-    assert NAMES[int(Response.objects.get().value)] == first.group(1)
+    assert NAMES[int(present(Response.objects.get().value))] == first.group(1)

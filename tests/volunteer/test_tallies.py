@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotation import services
 from annotation.models import Assignment, Tally
+from tests.present import present
 from tests.volunteer.conftest import build_study, enrol
 
 
@@ -35,7 +36,7 @@ def test_tallies_follow_claims_answers_expiries_renewals_and_releases() -> None:
     now = timezone.now()
     people = [enrol(study, group="A" if n % 2 else "B") for n in range(6)]
     for p in people[:4]:
-        a = services.assignment_next(participant=p, now=now)
+        a = present(services.assignment_next(participant=p, now=now))
         services.response_submit(participant=p, assignment_id=a.pk, answer=0, now=now)
         services.assignment_next(participant=p, now=now)  # an open claim
     assert tallied(study) == counted(study)
@@ -45,11 +46,15 @@ def test_tallies_follow_claims_answers_expiries_renewals_and_releases() -> None:
     assert Assignment.objects.filter(status="expired").count() == 4
     assert tallied(study) == counted(study)
     late = Assignment.objects.filter(status="expired").first()
+    assert late is not None
     services.response_submit(  # an answer to a claim found expired takes its item again
         participant=late.participant, assignment_id=late.pk, answer=0, now=later
     )
-    renewed = services.assignment_next(
-        participant=Assignment.objects.filter(status="expired").first().participant, now=later
+    renewed = present(
+        services.assignment_next(
+            participant=present(Assignment.objects.filter(status="expired").first()).participant,
+            now=later,
+        )
     )
     assert renewed.status == "claimed"
     assert tallied(study) == counted(study)
@@ -65,11 +70,12 @@ def test_items_added_or_made_checks_after_the_first_claim_are_taken_into_account
     study = build_study(n_items=3, per_participant=6, target=1, groups=("A",))
     services.assignment_next(participant=enrol(study))  # the tallies made
     task = study.tasks.get()
-    template = Item.objects.filter(task=task).first()
+    template = present(Item.objects.filter(task=task).first())
     for n in range(3):  # added later, e.g. by an admin: covered by the next claim
         template.pk, template.external_id = None, f"late-{n}"
         template.save()
     flipped = Item.objects.filter(task=task).exclude(external_id__startswith="late").last()
+    assert flipped is not None
     flipped.is_attention_check = True  # a reload made it a check
     flipped.save()
     tallies_refresh(study_id=study.pk)
@@ -115,7 +121,7 @@ def test_check_finds_each_kind_of_wrong_counter_and_changes_nothing() -> None:
     study = build_study(n_items=4, per_participant=2, target=2, groups=("A",))
     people = [enrol(study) for _ in range(3)]
     for p in people:
-        a = services.assignment_next(participant=p)
+        a = present(services.assignment_next(participant=p))
         services.response_submit(participant=p, assignment_id=a.pk, answer=0)
         services.assignment_next(participant=p)
     out = io.StringIO()

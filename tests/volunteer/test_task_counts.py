@@ -18,6 +18,7 @@ from django.utils import timezone
 from annotation import services
 from annotation.hotpath import claim as claim_sql
 from annotation.models import Assignment, TaskCount
+from tests.present import present
 from tests.volunteer.conftest import answer_for, build_study, enrol
 
 pytestmark = pytest.mark.django_db
@@ -56,25 +57,27 @@ def test_counts_follow_claims_answers_checks_expiries_renewals_and_releases() ->
     people = [enrol(study, group="A" if n % 2 else "B") for n in range(5)]
     for p in people[:3]:
         for _ in range(4):  # through both tasks, the checks among them
-            a = services.assignment_next(participant=p, now=now)
+            a = present(services.assignment_next(participant=p, now=now))
             answer(p, a, now)
         services.assignment_next(participant=p, now=now)  # an open claim
     assert kept(study) == recounted(study)
     assert any(c for (_r, c, _a) in kept(study).values())  # checks were served and counted
     later = now + timedelta(seconds=settings.ASSIGNMENT_CLAIM_SECONDS + 1)
     for p in people[3:]:  # their claims sweep the others' expired ones: still theirs
-        while (a := services.assignment_next(participant=p, now=later)) is not None:
-            answer(p, a, later)
+        while (b := services.assignment_next(participant=p, now=later)) is not None:
+            answer(p, b, later)
     assert Assignment.objects.filter(status="expired").exists()
     assert kept(study) == recounted(study)
-    late = Assignment.objects.filter(status="expired").first()
+    late = present(Assignment.objects.filter(status="expired").first())
     answer(late.participant, late, later)  # an answer to an expired claim counts once
-    again = Assignment.objects.filter(status="expired").first()
-    assert services.assignment_next(participant=again.participant, now=later).pk == again.pk
+    again = present(Assignment.objects.filter(status="expired").first())
+    assert (
+        present(services.assignment_next(participant=again.participant, now=later)).pk == again.pk
+    )
     assert kept(study) == recounted(study)
     # An answer sent twice (a copy: the rows exist) is counted once.
     p = people[0]
-    a = services.assignment_next(participant=p, now=later)
+    a = present(services.assignment_next(participant=p, now=later))
     answer(p, a, later)
     answer(p, a, later)
     assert kept(study) == recounted(study)
@@ -133,7 +136,7 @@ def test_deletions_and_edits_in_the_admin_keep_tallies_and_counts(admin_client) 
     reply = admin_client.post(f"/admin/annotation/participant/{gone.pk}/delete/", {"post": "yes"})
     assert reply.status_code == 302 and not Assignment.objects.filter(participant=gone).exists()
     assert tallied(study) == counted(study)
-    open_one = Assignment.objects.filter(status="claimed").first()
+    open_one = present(Assignment.objects.filter(status="claimed").first())
     reply = admin_client.post(
         "/admin/annotation/assignment/",
         {"action": "delete_selected", "_selected_action": [open_one.pk], "post": "yes"},
@@ -192,7 +195,7 @@ def test_counts_dropped_under_the_locked_attempt_are_made_again(
         return real_next(*args, **kwargs)
 
     monkeypatch.setattr(claim_sql, "next_regular", dropped_meanwhile)
-    got = services.assignment_next(participant=p)
+    got = present(services.assignment_next(participant=p))
     assert got is not None and got.status == "claimed" and len(calls) == 2
     assert Assignment.objects.filter(participant=p).count() == 2
     assert kept(study) == recounted(study)

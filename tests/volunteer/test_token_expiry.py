@@ -26,7 +26,7 @@ def _enrolled(monkeypatch: pytest.MonkeyPatch, days_ago: float) -> str:
     return str(reply.json()["token"])
 
 
-def _next(token: str):  # type: ignore[no-untyped-def]
+def _next(token: str):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Participant {token}")
     return client.get("/api/v1/volunteer/next/")
@@ -37,7 +37,7 @@ def test_a_fresh_token_works_and_is_not_renewed(monkeypatch: pytest.MonkeyPatch)
     assert reply.status_code == 200 and "X-Participant-Token" not in reply
 
 
-def test_a_day_old_token_is_renewed_on_use(monkeypatch: pytest.MonkeyPatch, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_day_old_token_is_renewed_on_use(monkeypatch: pytest.MonkeyPatch, settings) -> None:
     old = _enrolled(monkeypatch, 2)
     reply = _next(old)
     assert reply.status_code == 200
@@ -46,7 +46,7 @@ def test_a_day_old_token_is_renewed_on_use(monkeypatch: pytest.MonkeyPatch, sett
     assert "X-Participant-Token" not in _next(fresh)
 
 
-def test_an_expired_token_is_refused(monkeypatch: pytest.MonkeyPatch, settings) -> None:  # type: ignore[no-untyped-def]
+def test_an_expired_token_is_refused(monkeypatch: pytest.MonkeyPatch, settings) -> None:
     old = _enrolled(monkeypatch, settings.PARTICIPANT_TOKEN_DAYS + 1)
     reply = _next(old)
     assert reply.status_code in (401, 403)

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
 from demo.build import SLUG, build
+from jobs.loads import file_load
 from research.roles import researcher_role
-from scoring.loads import file_load
 from scoring.rules import unscored_poem_count
 from studies.loading.readers import Source
 from studies.models import LoadKind, Study

@@ -16,6 +16,11 @@ run, calls as plain calls:
 3. ``scoring.rules.rule_scores_after_load`` for items created or changed, so poems carry
    their rule scores (or the summary's notes say why not yet).
 
+After the transaction, a load that left more poems unscored than are scored in the load
+(``SCORE_ON_LOAD_MAX_ITEMS``) hands them to a background rule-scores job
+(``jobs.services.rule_scores_follow``), whatever the interface: command, upload page,
+job runner or demo.
+
 Any problem in the file raises ``LoadError`` before anything is written. A study added by
 a user who is not a superuser is shared with them (else they could not see it).
 """
@@ -33,6 +38,7 @@ from annotation.loading.llm_outputs import llm_outputs_write, validate_llm_outpu
 from annotation.loading.responses import responses_write, validate_responses
 from annotation.services.claims import claims_release, tallies_refresh
 from annotation.services.grading import responses_regrade, responses_remap
+from jobs.services import rule_scores_follow
 from scoring.rules import rule_scores_after_load
 from studies.access import is_superuser
 from studies.loading.pool import pool_write, validate_pool
@@ -100,7 +106,8 @@ def file_load(
         )
         if not summary.dry_run:
             derived_update(study=study, summary=summary)
-    return summary
+    # Outside the load's transaction: without a broker the job runs here at once.
+    return rule_scores_follow(summary, study, user)
 
 
 def derived_update(*, study: Study, summary: Summary) -> None:

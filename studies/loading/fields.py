@@ -1,4 +1,4 @@
-"""Parsing of the values shared by every file format: poems, ids, counts, content hashes.
+"""Parsing of the fields shared by every file format: poems, ids, counts, content hashes.
 (Option indices, option lists and texts are read by ``studies.values``, shared with the
 answer rule.)"""
 
