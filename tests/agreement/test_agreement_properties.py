@@ -91,8 +91,8 @@ def test_cohen_kappa_is_symmetric_in_the_two_raters(
         (i, "b", y) for i, (_, y) in enumerate(pairs)
     ]
     swapped = [(u, "b" if r == "a" else "a", v) for u, r, v in rows]
-    k1 = cohen_kappa(RatingTable.from_rows(rows, level="ordinal"), weights=weights).value  # type: ignore[arg-type]
-    k2 = cohen_kappa(RatingTable.from_rows(swapped, level="ordinal"), weights=weights).value  # type: ignore[arg-type]
+    k1 = cohen_kappa(RatingTable.from_rows(rows, level="ordinal"), weights=weights).value
+    k2 = cohen_kappa(RatingTable.from_rows(swapped, level="ordinal"), weights=weights).value
     assert (math.isnan(k1) and math.isnan(k2)) or k1 == pytest.approx(k2)
     assert math.isnan(k1) or k1 <= 1 + 1e-12
 

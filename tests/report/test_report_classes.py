@@ -54,7 +54,7 @@ def same(a: object, b: float) -> bool:
 @pytest.mark.parametrize(
     ("rater_set", "chosen"),
     [
-        ("humans", sum(PEOPLE.values(), [])),
+        ("humans", [c for chosen in PEOPLE.values() for c in chosen]),
         ("model:gpt", MODEL),
     ],
 )
