@@ -73,11 +73,11 @@ def test_per_class_measures_equal_scikit_learns(rater_set: str, chosen: list[int
         assert same(per[k]["f1"], f[k])
     assert per[3]["label"] == "明"
     for average in ("macro", "weighted"):
-        want = precision_recall_fscore_support(
-            truth, chosen, zero_division=np.nan, average=average
-        )
+        want = precision_recall_fscore_support(truth, chosen, zero_division=np.nan, average=average)
         row = next(x for x in mine if x["summary"] == average)
-        for got, expected in zip((row["precision"], row["recall"], row["f1"]), want[:3], strict=True):
+        for got, expected in zip(
+            (row["precision"], row["recall"], row["f1"]), want[:3], strict=True
+        ):
             assert same(got, float(expected)), (average, got, expected)
 
 
