@@ -21,9 +21,9 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language, gettext_noop
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_cache_control
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -277,7 +277,7 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("volunteer:screening", slug=slug)
     if request.method == "POST":
         return _submit(request, study, p, read)
-    return _next_page(request, services.next_item(participant_id=p.pk, serve_if_started=True))
+    return _next_page(request, services.next_item(participant_id=p.pk, serve=True))
 
 
 def _next_by_cookie(request: HttpRequest, slug: str) -> services.NextItem | None:
@@ -289,7 +289,7 @@ def _next_by_cookie(request: HttpRequest, slug: str) -> services.NextItem | None
         try:
             nxt = services.next_item_by_public_id(
                 public_id=public_id, study_id=study_id, slug=slug,
-                only_if_open=True, serve_if_started=True,
+                only_if_open=True, serve=True,
             )  # fmt: skip
         except ValidationError:  # not screened yet (nothing was claimed)
             return None
@@ -312,11 +312,9 @@ def _next_page(request: HttpRequest, nxt: services.NextItem) -> HttpResponse:
     if a is None:
         services.participant_finish(participant=p)
         return redirect("volunteer:finish", slug=study.slug)
-    # A task's first question opens with its instructions unfolded above it (no page of
-    # their own); its later questions keep them folded.
-    intro = not nxt.task_started
-    services.assignment_serve(assignment=a)
-    return _render_question(request, study, p, a, progress=progress, intro=intro)
+    # Served by the claim's own statement. A task's first question opens with its
+    # instructions unfolded above it (no page of their own); later ones keep them folded.
+    return _render_question(request, study, p, a, progress=progress, intro=not nxt.task_started)
 
 
 def _render_question(

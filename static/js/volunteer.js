@@ -10,8 +10,8 @@
    the form's data-draft) and put back after a refresh; saving clears it. A page the
    browser restores from its back/forward cache is loaded afresh (the server sends the
    pages with no-store, so Back shows the current question, never a stale copy). On a
-   page without a question, Enter follows its link marked data-enter (the resume code's
-   "Continue"). After a refused answer the first problem gets
+   page without a question, Enter follows its "Continue" link (a#continue: the resume
+   code's page). After a refused answer the first problem gets
    the focus (the page's autofocus does it without script). The save button is disabled
    after the first click (the server is idempotent anyway).
    Plain ES5, nothing an in-app browser (WeChat) may lack. */
@@ -29,7 +29,7 @@
 
   var form = document.querySelector("form.question-form");
   if (!form) {
-    enterFollows(document.querySelector("a[data-enter]"));
+    enterFollows(document.querySelector("a#continue"));
     return;
   }
   var hint = form.querySelector(".keys-hint");
