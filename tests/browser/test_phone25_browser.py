@@ -246,12 +246,12 @@ def test_best_worst_stands_side_by_side_on_a_desktop_and_in_tabs_on_a_phone(
 def test_the_welcome_pages_agree_button_is_on_the_first_screen(
     browser, transactional_db, live_server, size
 ) -> None:
-    study = build_study(
-        kinds=("choice",),
-        slug="long",
+    study = build_study(kinds=("choice",), slug="long")
+    Study.objects.filter(pk=study.pk).update(
         consent=CONSENT,
         description="本研究请您阅读若干首宋词并回答问题，约需十分钟。您的回答将帮助我们了解读者如何欣赏古典诗词。",
     )
+    study.refresh_from_db()
     _with_font(study)
     context = browser.new_context(**PHONES[size], locale="zh-CN")
     page = context.new_page()
@@ -291,13 +291,16 @@ def test_the_poems_and_digits_are_set_in_the_studys_own_serif_under_the_csp(
     # bypass_csp off: the font and its CSS load under the site's own policy.
     context = browser.new_context(**PHONES["390x844"], locale="zh-CN", bypass_csp=False)
     page = context.new_page()
-    fonts: list[Any] = []
-    page.on("response", lambda r: fonts.append(r) if "/poem-font-" in r.url else None)
+    fonts: list[tuple[str, int]] = []
+    page.on(
+        "response", lambda r: fonts.append((r.url, r.status)) if "/poem-font-" in r.url else None
+    )
     _enter(page, live_server.url, "rate")
     used = page.evaluate(FONT)
     assert used["faces"] == ["loaded"] and used["check"], used
     assert used["verse"] == "Shiping Serif" and used["digit"] == "Shiping Serif", used
-    assert fonts and fonts[0].status == 200
-    assert fonts[0].headers["content-type"].startswith("font/woff")
-    assert len(fonts[0].body()) < 100_000
+    assert fonts and {status for _url, status in fonts} == {200}, fonts
+    reply = page.request.get(fonts[-1][0])
+    assert reply.headers["content-type"].startswith("font/woff")
+    assert 1_000 < len(reply.body()) < 100_000
     context.close()
