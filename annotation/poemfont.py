@@ -10,15 +10,22 @@ when the ``brotli`` package is installed): a few dozen KB.
 
 A subset is built once and kept on disk (``DATA_DIR/fonts/<study id>-<hash>.woff``), named
 by the hash of its characters and of the source font, so a study whose items change gets
-a new file (and a new URL: the browser may cache each for a year).
+a new file (and a new URL: the browser may cache each for a year). It is built in a
+thread of its own, started by the first request for the study's font CSS; the font's
+request waits for it :data:`WAIT_SECONDS` at most, else the page keeps its fallback
+font and a later page gets the subset (a page never waits seconds for its font).
+``manage.py demo`` builds the demo study's at once.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
+import logging
 import os
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +45,11 @@ BASIC = (
     + "".join(chr(c) for c in range(0xFF01, 0xFF5F))
     + "·—–…‘’“”□＿"
 )
-SUBSET_VERSION = "1"  # raise when the subsetting options change: new files, new URLs
+WAIT_SECONDS = 2.0  # how long a font's request waits for its subset being built
+SUBSET_VERSION = "1"
+logger = logging.getLogger(__name__)
+_building: dict[Path, threading.Thread] = {}
+_building_lock = threading.Lock()  # raise when the subsetting options change: new files, new URLs
 
 
 def woff2_available() -> bool:
@@ -89,9 +100,11 @@ def characters(texts: Iterable[str]) -> str:
     return "".join(sorted(c for c in chars if c.isprintable()))
 
 
+@functools.cache
 def _source_stamp() -> str:
-    stat = SOURCE.stat()
-    return f"{stat.st_size}:{int(stat.st_mtime)}"
+    """The source font's own hash (read once per process): the same on every server,
+    where a file's time would differ between machines and name fonts they lack."""
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -171,3 +184,32 @@ def font_face_css(font_url: str, kind: str) -> str:
         f'@font-face {{ font-family: "{FAMILY}"; src: url("{font_url}") format("{kind}");'
         " font-weight: 400; font-style: normal; font-display: swap; }\n"
     )
+
+
+def _build_quietly(font: StudyFont) -> None:
+    try:
+        font_file(font)
+    except Exception:  # the pages keep their fallback font; the next request tries again
+        logger.exception("the poem font of study %s could not be built", font.study_id)
+    finally:
+        with _building_lock:
+            _building.pop(font.path, None)
+
+
+def font_file_soon(font: StudyFont, wait: float) -> Path | None:
+    """The subset's file when it is built within ``wait`` seconds, else None. The build
+    runs in a thread of its own (one per file at a time), which a request may leave
+    running: the next request finds its file."""
+    path = font.path
+    if path.is_file():
+        return path
+    with _building_lock:
+        thread = _building.get(path)
+        if thread is None:
+            thread = threading.Thread(
+                target=_build_quietly, args=(font,), name=f"poem-font-{path.stem}", daemon=True
+            )
+            _building[path] = thread
+            thread.start()
+    thread.join(wait)
+    return path if path.is_file() else None

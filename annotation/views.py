@@ -518,20 +518,30 @@ def poem_font_css(request: HttpRequest, slug: str) -> HttpResponse:
     study = _font_study(request, slug)
     font = poemfont.study_font(study)
     url = reverse("volunteer:poem-font", args=[study.slug, font.digest, font.flavor])
+    poemfont.font_file_soon(font, 0)  # a first visitor's: its build starts now
     response = HttpResponse(poemfont.font_face_css(url, font.flavor), content_type="text/css")
     patch_cache_control(response, public=True, max_age=FONT_CSS_SECONDS)
     return response
 
 
 @require_GET
-def poem_font(request: HttpRequest, slug: str, digest: str, flavor: str) -> FileResponse:
+def poem_font(
+    request: HttpRequest, slug: str, digest: str, flavor: str
+) -> HttpResponse | FileResponse:
     """The study's subset of the poems' serif (``annotation.poemfont``), built on first
-    use and kept on disk; an old hash (the study's items changed since) is a 404."""
+    use and kept on disk; an old hash (the study's items changed since) is a 404. While
+    it is still being built (seconds), a 503 the browser does not keep: the page uses
+    its fallback font, a later page gets this one."""
     study = _font_study(request, slug)
     font = poemfont.study_font(study)
     if digest != font.digest or flavor != font.flavor:
         raise Http404("No such font")
-    path = poemfont.font_file(font)
+    path = poemfont.font_file_soon(font, poemfont.WAIT_SECONDS)
+    if path is None:
+        busy = HttpResponse("The font is being prepared.", status=503, content_type="text/plain")
+        busy["Retry-After"] = "5"
+        add_never_cache_headers(busy)
+        return busy
     response = FileResponse(path.open("rb"), content_type=font.content_type)
     patch_cache_control(response, public=True, max_age=FONT_SECONDS, immutable=True)
     return response

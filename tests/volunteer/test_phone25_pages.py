@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,7 @@ def test_the_study_font_is_a_small_valid_subset_of_its_characters_built_once(
     settings, tmp_path: Path, monkeypatch
 ) -> None:
     settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(poemfont, "WAIT_SECONDS", 120)  # however busy the machine
     study = _poem_study()
     client = Client()
     url = _font_url(client, study.slug)
@@ -140,6 +142,30 @@ def test_new_characters_give_a_new_font_url_and_the_old_one_is_gone(
     assert client.get(old).status_code == 404
     assert "鹅" in b"".join(client.get(new).streaming_content).decode()
     assert client.get("/s/font/poem-font-0123456789abcdef.exe").status_code == 404
+
+
+def test_a_font_still_being_built_is_a_503_the_browser_does_not_keep(
+    settings, tmp_path: Path, monkeypatch
+) -> None:
+    settings.DATA_DIR = tmp_path
+    release = threading.Event()
+
+    def slow(chars: str, kind: str) -> bytes:
+        release.wait(10)
+        return b"font"
+
+    monkeypatch.setattr(poemfont, "subset_bytes", slow)
+    monkeypatch.setattr(poemfont, "WAIT_SECONDS", 0.05)
+    study = _poem_study()
+    client = Client()
+    url = _font_url(client, study.slug)  # starts the build
+    busy = client.get(url)
+    assert busy.status_code == 503 and "no-store" in busy["Cache-Control"]
+    assert busy["Retry-After"] == "5"
+    release.set()
+    monkeypatch.setattr(poemfont, "WAIT_SECONDS", 10)
+    ready = client.get(url)
+    assert ready.status_code == 200 and b"".join(ready.streaming_content) == b"font"
 
 
 def test_a_draft_studys_font_is_for_staff_who_may_see_it_only(admin_client) -> None:
