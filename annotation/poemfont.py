@@ -6,7 +6,9 @@ Font License 1.1: ``static/fonts/OFL.txt``; rebuilt by ``tools/font_subset.py``)
 character of GB 2312 and of the bundled corpora, 7 MB: far too much for a phone. Each study
 gets a subset of it (``fontTools.subset``) to the characters its pages show (its items,
 tasks, screening, title and consent), the digits and the punctuation, as WOFF (zlib; WOFF2
-when the ``brotli`` package is installed): a few dozen KB.
+when the ``brotli`` package is installed): about 300 bytes a character, a few dozen KB
+for a study of a few poems (a study of thousands of characters gets a large file: the
+demo's is some 850 KB; slicing it by ``unicode-range`` is not done).
 
 A subset is built once and kept on disk (``DATA_DIR/fonts/<study id>-<hash>.woff``), named
 by the hash of its characters and of the source font, so a study whose items change gets
@@ -37,16 +39,14 @@ from studies.models import Item, Study
 
 SOURCE = Path(settings.BASE_DIR) / "static" / "fonts" / "NotoSerifSC-Shiping.otf"
 FAMILY = "Shiping Serif"  # the name static/css/site.css puts first in --cjk
-# Always kept: ASCII (the option digits, scale points, codes), CJK punctuation and
-# full-width forms, and the marks the verse and the blanks use.
+# Always kept: ASCII (the option digits, scale points, codes) and the common CJK
+# punctuation; the study's own texts bring any other mark they use.
 BASIC = (
     "".join(chr(c) for c in range(0x20, 0x7F))
-    + "".join(chr(c) for c in range(0x3000, 0x3040))
-    + "".join(chr(c) for c in range(0xFF01, 0xFF5F))
-    + "·—–…‘’“”□＿"
+    + "\u3000，。、；：？！“”‘’（）《》〈〉【】「」『』—–…·～□＿"
 )
 WAIT_SECONDS = 2.0  # how long a font's request waits for its subset being built
-SUBSET_VERSION = "1"
+SUBSET_VERSION = "2"
 logger = logging.getLogger(__name__)
 _building: dict[Path, threading.Thread] = {}
 _building_lock = threading.Lock()  # raise when the subsetting options change: new files, new URLs
@@ -169,6 +169,7 @@ def font_file(font: StudyFont) -> Path:
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
+        os.chmod(tmp, 0o644)  # not mkstemp's 0600: any server process may read it
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
