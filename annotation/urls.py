@@ -15,6 +15,8 @@ urlpatterns = [
     path("s/<str:slug>/q/", views.question, name="question"),
     path("s/<str:slug>/finish/", views.finish, name="finish"),
     path("s/<str:slug>/resume/", views.resume, name="resume"),
+    path("s/<str:slug>/poem-font.css", views.poem_font_css, name="poem-font-css"),
+    path("s/<str:slug>/poem-font-<str:digest>.<str:flavor>", views.poem_font, name="poem-font"),
     path("api/v1/volunteer/studies/<str:slug>/enrol/", api.EnrolView.as_view(), name="api-enrol"),
     path(
         "api/v1/volunteer/studies/<str:slug>/resume/", api.ResumeView.as_view(), name="api-resume"

@@ -1,28 +1,33 @@
 """The volunteer pages: thin views over ``annotation.services`` and ``annotation.selectors``.
 
 Flow: welcome + consent (public link or group invitation) -> start (resume code) ->
-screening -> for each task: instructions, then its questions -> finish (completion code).
+screening -> for each task, its questions (the first with the task's instructions) ->
+finish (completion code).
 Every POST redirects (POST/redirect/GET); a participant is identified by a signed cookie
 per study, or by typing their resume code on another device.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers, patch_cache_control
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
-from annotation import selectors, services
+from annotation import poemfont, selectors, services
 from annotation.context import PREVIEW_COOKIE
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant
@@ -42,6 +47,23 @@ REDIRECT_SECONDS = 5  # the finish page shows the code this long, then goes to t
 
 
 COOKIE_PREFIX = "shiping-p"
+FONT_CSS_SECONDS = 300  # the font's CSS names the current subset: asked for again soon
+FONT_SECONDS = 365 * 24 * 3600  # a subset's URL names its content: it never changes
+
+
+def no_store(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The page is never kept by the browser (``Cache-Control: no-store``): Back shows
+    the participant's state now (the current question, its count), never an old copy
+    with a stale error or a ticked option. volunteer.js reloads a page that a browser
+    restores from its back/forward cache all the same."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        add_never_cache_headers(response)
+        return response
+
+    return wrapped
 
 
 def _cookie(study: Study) -> str:
@@ -125,6 +147,7 @@ def _in_wechat(request: HttpRequest) -> bool:
     return "MicroMessenger" in request.headers.get("User-Agent", "")
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def welcome(request: HttpRequest, slug: str) -> HttpResponse:
     response = _enter(request, slug, None)
@@ -132,6 +155,7 @@ def welcome(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def preview(request: HttpRequest, slug: str) -> HttpResponse:
     """Staff open any study they may see (a draft too) as a volunteer would, in test
@@ -158,6 +182,7 @@ def _mark_preview(response: HttpResponse, study: Study, *, on: bool) -> None:
         response.delete_cookie(PREVIEW_COOKIE, path=where)
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     response = _enter(request, slug, token)
@@ -182,6 +207,7 @@ def _current(request: HttpRequest, slug: str) -> tuple[Study, Participant | None
     return selectors.participant_for_page(slug, list(_cookie_keys(request)))
 
 
+@no_store
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     study, p = _current(request, slug)
     if p is None:
@@ -190,6 +216,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/start.html", context)
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def screening(request: HttpRequest, slug: str) -> HttpResponse:
     study, p = _current(request, slug)
@@ -220,6 +247,7 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/screening.html", context, status=400 if errors else 200)
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def question(request: HttpRequest, slug: str) -> HttpResponse:
     """The question page: its state from one function whatever the entry path
@@ -230,7 +258,6 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         cookies=list(_cookie_keys(request)),
         posted=posted,
         assignment_id=_posted_assignment(request) if posted else None,
-        begin=request.GET.get("begin", ""),
     )
     study, p = state.study, state.participant
     if p is None:
@@ -247,12 +274,10 @@ def question(request: HttpRequest, slug: str) -> HttpResponse:
         services.participant_finish(participant=p)
         return redirect("volunteer:finish", slug=study.slug)
     a = state.assignment
-    assert a is not None  # INSTRUCTIONS, QUESTION: the current item
-    if state.page == services.Page.INSTRUCTIONS:
-        context = {"study": study, "task": a.task, "progress": state.progress}
-        return render(request, "annotation/instructions.html", context)
-    services.assignment_serve(assignment=a)
-    return _render_question(request, study, p, a, progress=state.progress)
+    assert a is not None  # QUESTION: the current item, served by the claim's own statement
+    # A task's first question opens with its instructions unfolded above it (no page of
+    # their own); later ones keep them folded.
+    return _render_question(request, study, p, a, progress=state.progress, intro=state.intro)
 
 
 def _render_question(
@@ -266,6 +291,7 @@ def _render_question(
     failure: str = "",
     status: int = 200,
     progress: selectors.Progress | None = None,
+    intro: bool = False,
 ) -> HttpResponse:
     q = selectors.item_presentation(a, study=study)
     kind = kind_of(a.task)
@@ -310,8 +336,19 @@ def _render_question(
         # Problems not about one field (e.g. the study closed meanwhile), said above.
         "general_errors": [m for k, messages in errors.items() if k not in keys for m in messages],
         "failure": failure,
+        "intro": intro,
+        "rating": any("scale" in f for f in q["fields"]),
+        # an unsaved choice is kept in the tab's sessionStorage under this key (volunteer.js)
+        "draft_key": _draft_key(p, a),
     }
     return render(request, "annotation/question.html", context, status=status)
+
+
+def _draft_key(p: Participant, a: Assignment) -> str:
+    """Where volunteer.js keeps an unsaved choice (the tab's sessionStorage): per
+    participant (a digest: the page never shows the cookie's id) and item."""
+    who = hashlib.sha256(f"{COOKIE_SALT}:{p.public_id}".encode()).hexdigest()[:16]
+    return f"shiping-draft:{who}:{a.item_id}"
 
 
 def _posted_assignment(request: HttpRequest) -> int | None:
@@ -372,6 +409,7 @@ def _shown(assignment_id: int) -> Assignment:
     return Assignment.objects.select_related("item", "task").get(pk=assignment_id)
 
 
+@no_store
 def finish(request: HttpRequest, slug: str) -> HttpResponse:
     study, p = _current(request, slug)
     if p is None:
@@ -389,6 +427,7 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/finish.html", context)
 
 
+@no_store
 @require_http_methods(["GET", "POST"])
 def resume(request: HttpRequest, slug: str) -> HttpResponse:
     study = selectors.study_for_volunteers(slug)
@@ -406,3 +445,52 @@ def resume(request: HttpRequest, slug: str) -> HttpResponse:
     page = render(request, "annotation/resume.html", {"study": study, "form": form}, status=status)
     remember_browser(request, page)
     return page
+
+
+def _font_study(request: HttpRequest, slug: str) -> Study:
+    """The study whose font is asked for: one volunteers may see, or (a draft) one the
+    member of staff previewing it may see."""
+    study = Study.objects.filter(slug=slug).first()
+    if study is None:
+        raise Http404("No such study")
+    if study.status == Study.Status.DRAFT and not (
+        request.user.is_authenticated and visible_studies(request.user).filter(pk=study.pk).exists()
+    ):
+        raise Http404("No such study")
+    return study
+
+
+@require_GET
+def poem_font_css(request: HttpRequest, slug: str) -> HttpResponse:
+    """The @font-face of the study's poem font (linked from its pages: a file, not an
+    inline style), naming the current subset by its hash."""
+    study = _font_study(request, slug)
+    font = poemfont.study_font(study)
+    url = reverse("volunteer:poem-font", args=[study.slug, font.digest, font.flavor])
+    poemfont.font_file_soon(font, 0)  # a first visitor's: its build starts now
+    response = HttpResponse(poemfont.font_face_css(url, font.flavor), content_type="text/css")
+    patch_cache_control(response, public=True, max_age=FONT_CSS_SECONDS)
+    return response
+
+
+@require_GET
+def poem_font(
+    request: HttpRequest, slug: str, digest: str, flavor: str
+) -> HttpResponse | FileResponse:
+    """The study's subset of the poems' serif (``annotation.poemfont``), built on first
+    use and kept on disk; an old hash (the study's items changed since) is a 404. While
+    it is still being built (seconds), a 503 the browser does not keep: the page uses
+    its fallback font, a later page gets this one."""
+    study = _font_study(request, slug)
+    font = poemfont.study_font(study)
+    if digest != font.digest or flavor != font.flavor:
+        raise Http404("No such font")
+    path = poemfont.font_file_soon(font, poemfont.WAIT_SECONDS)
+    if path is None:
+        busy = HttpResponse("The font is being prepared.", status=503, content_type="text/plain")
+        busy["Retry-After"] = "5"
+        add_never_cache_headers(busy)
+        return busy
+    response = FileResponse(path.open("rb"), content_type=font.content_type)
+    patch_cache_control(response, public=True, max_age=FONT_SECONDS, immutable=True)
+    return response

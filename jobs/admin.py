@@ -32,7 +32,7 @@ from studies.loading.problems import problem_shown
 FIELDS = (
     "kind",
     "study",
-    "status",
+    "status_shown",
     "progress_bar",
     "sign_of_life",
     "outcome",
@@ -94,6 +94,16 @@ class JobAdmin(StudyScoped, admin.ModelAdmin):
     @admin.display(description=_("No."), ordering="pk")
     def number(self, job: Job) -> int:
         return job.pk
+
+    @admin.display(description=_("status"))
+    def status_shown(self, job: Job) -> SafeString:
+        """The status, which the page's script (job_progress.js) keeps up with the job's
+        as it moves the bar: queued, then running, then done or failed."""
+        return format_html(
+            '<span class="job-status" data-status="{}">{}</span>',
+            job.status,
+            job.get_status_display(),
+        )
 
     @admin.display(description=_("progress"))
     def progress_bar(self, job: Job) -> SafeString:

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy
 
 from jobs.forms import UploadForm
 from jobs.loads import file_load
+from jobs.models import Job
 from jobs.presenting import summary_table
 from jobs.services import load_submit
 from jobs.upload_rights import upload_kinds
@@ -39,6 +40,18 @@ class JobUploadForm(UploadForm):
             "For large files: load as a job and follow its progress on the job's page."
         ),
     )
+
+
+def _large_file_note(job: Job, lines: int) -> str:
+    """What the job's page says of a large file run as a job: loaded in the background
+    while its job waits or runs; already loaded when it ran at once (no broker: Celery
+    runs it in this process before the page is sent)."""
+    job.refresh_from_db(fields=["status"])
+    if job.finished:
+        return _("This file has %(n)d lines: it was loaded as a job, which has finished.") % {
+            "n": lines
+        }
+    return _("This file has %(n)d lines: it is loaded in the background.") % {"n": lines}
 
 
 def upload_view(request: HttpRequest) -> HttpResponse:
@@ -72,11 +85,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
             )
             messages.info(request, _("Job %(id)d created.") % {"id": job.pk})
             if large and not data["background"]:
-                messages.info(
-                    request,
-                    _("This file has %(n)d lines: it is loaded in the background.")
-                    % {"n": source.line_count},
-                )
+                messages.info(request, _large_file_note(job, source.line_count))
             return redirect("admin:jobs_job_change", job.pk)
         try:
             loaded = file_load(

@@ -38,6 +38,7 @@ def job_json(job: Job) -> dict[str, Any]:
         "kind": job.kind,
         "study": job.study.slug if job.study else None,
         "status": job.status,
+        "status_label": job.get_status_display(),
         "finished": job.finished,
         **progress,
         "message": job.message,

@@ -44,8 +44,9 @@ class NextItem:
     assignment: Assignment | None
     progress: Progress | None
     closed: bool = False
-    # Whether the participant has been shown a question of the current item's task
-    # before (an answer in it, or this item served): its instructions come first if not.
+    # Whether the participant had been shown a question of the current item's task
+    # before this call (an answer in it, or this item served earlier): the page unfolds
+    # the task's instructions above its first question if not.
     task_started: bool = False
 
 
@@ -75,8 +76,8 @@ def next_item(
     """:func:`assignment_next` for one participant id, with what a reply needs.
 
     ``serve``: the item is shown now (starts its timer, as :func:`assignment_serve`);
-    ``serve_if_started``: only if its task was started (the pages show a task's
-    instructions first), saving the page its own UPDATE.
+    ``serve_if_started``: only if its task was started, saving a caller that shows
+    something else first its own UPDATE.
     ``only_if_open``: claim nothing in a closed study (``closed`` says so) unless the
     participant has finished. Raises ``Participant.DoesNotExist`` for an unknown id.
 
@@ -93,6 +94,7 @@ def next_item_by_public_id(
     study_id: int,
     slug: str,
     only_if_open: bool = False,
+    serve: bool = False,
     serve_if_started: bool = False,
 ) -> NextItem | None:
     """:func:`next_item` for the participant a volunteer page's cookie names (``public_id``
@@ -102,7 +104,7 @@ def next_item_by_public_id(
     first = sql.state_by_public_id(public_id, study_id, slug)
     if first is None:
         return None
-    serving = (False, serve_if_started)
+    serving = (serve, serve_if_started)
     return _next_item(first.me.pk, first, timezone.now(), serving, only_if_open)
 
 
@@ -166,7 +168,8 @@ def _next(
     answered_in = {r.task.pk: r.answered > 0 for r in st.rows}
     if current is None:
         a = _claim(st, now, serving, locked)
-        started = a is not None and (answered_in.get(a.task_id, False) or serve)
+        # a new claim: its task was started before only if something in it was answered
+        started = a is not None and answered_in.get(a.task_id, False)
         return NextItem(me, a, progress, task_started=started)
     started = current.served_at is not None or answered_in.get(current.task_id, False)
     if current.status == Assignment.Status.EXPIRED or (

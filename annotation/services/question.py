@@ -13,8 +13,8 @@ The page has three entry paths, each shaped by the statements it may run
 
 :func:`question_state` runs the one that applies and returns a :class:`QuestionState`
 the view renders. The GET paths claim the participant's next item when they have none
-open (the claim's read is the page's read), so this lives with the services; the view
-keeps the page's own writes (serving the question, finishing the participant).
+open and mark it shown (the claim's read and write are the page's), so this lives with
+the services; the view keeps finishing the participant.
 """
 
 from __future__ import annotations
@@ -42,18 +42,18 @@ class Page(StrEnum):
     SCREENING = "screening"  # not screened yet
     ANSWER = "answer"  # an answer's POST to store
     DONE = "done"  # every item they are due is answered: finish them
-    INSTRUCTIONS = "instructions"  # the current item's task starts: its instructions
-    QUESTION = "question"  # the current item
+    QUESTION = "question"  # the current item (a task's first with its instructions)
 
 
 @dataclass(frozen=True)
 class QuestionState:
     """What the question page is to do, with what it read.
 
-    ``assignment``: the current item (INSTRUCTIONS, QUESTION) or, for ANSWER, the
-    assignment the form names when it was read with the participant (None: not theirs);
-    ``answer_read``: whether that read was made (else the answer's service reads it).
-    ``progress``: the participant's progress, when the claim's read gave it.
+    ``assignment``: the current item (QUESTION) or, for ANSWER, the assignment the form
+    names when it was read with the participant (None: not theirs); ``answer_read``:
+    whether that read was made (else the answer's service reads it). ``progress``: the
+    participant's progress, when the claim's read gave it. ``intro``: the question is its
+    task's first shown to the participant (the page unfolds the task's instructions).
     """
 
     page: Page
@@ -62,6 +62,7 @@ class QuestionState:
     assignment: Assignment | None = None
     answer_read: bool = False
     progress: Progress | None = None
+    intro: bool = False
 
 
 def question_state(
@@ -70,15 +71,13 @@ def question_state(
     cookies: CookieKeys,
     posted: bool = False,
     assignment_id: int | None = None,
-    begin: str = "",
 ) -> QuestionState:
     """The question page's state for study ``slug`` and the request's participant
     ``cookies``. ``posted``: an answer's POST, whose form names ``assignment_id`` (None
-    when it names no valid id). ``begin``: the task whose instructions the volunteer
-    has read (the page's ``?begin=``). Raises Http404 for a study volunteers cannot
+    when it names no valid id). Raises Http404 for a study volunteers cannot
     see when no participant of it is found."""
     if not posted and (nxt := _next_by_cookie(slug, cookies)) is not None:
-        return _from_next(nxt, begin)
+        return _from_next(nxt)
     if posted and assignment_id is not None:
         found = _answering(slug, cookies, assignment_id)
         if found is not None:
@@ -91,7 +90,7 @@ def question_state(
         return refused
     if posted:
         return QuestionState(Page.ANSWER, study, p)
-    return _from_next(next_item(participant_id=p.pk, serve_if_started=True), begin)
+    return _from_next(next_item(participant_id=p.pk, serve=True))
 
 
 def _refused(p: Participant) -> QuestionState | None:
@@ -106,7 +105,7 @@ def _refused(p: Participant) -> QuestionState | None:
     return None
 
 
-def _from_next(nxt: NextItem, begin: str) -> QuestionState:
+def _from_next(nxt: NextItem) -> QuestionState:
     """The state for what asking for the next item found."""
     p = nxt.participant
     study = p.study
@@ -117,8 +116,7 @@ def _from_next(nxt: NextItem, begin: str) -> QuestionState:
     a, progress = nxt.assignment, nxt.progress
     if a is None:
         return QuestionState(Page.DONE, study, p, progress=progress)
-    page = Page.QUESTION if begin == a.task.slug or nxt.task_started else Page.INSTRUCTIONS
-    return QuestionState(page, study, p, a, progress=progress)
+    return QuestionState(Page.QUESTION, study, p, a, progress=progress, intro=not nxt.task_started)
 
 
 def _next_by_cookie(slug: str, cookies: CookieKeys) -> NextItem | None:
@@ -130,7 +128,7 @@ def _next_by_cookie(slug: str, cookies: CookieKeys) -> NextItem | None:
         try:
             nxt = next_item_by_public_id(
                 public_id=public_id, study_id=study_id, slug=slug,
-                only_if_open=True, serve_if_started=True,
+                only_if_open=True, serve=True,
             )  # fmt: skip
         except ValidationError:  # not screened yet (nothing was claimed)
             return None

@@ -1,5 +1,6 @@
 // A job's admin page follows the job while it runs (templates/admin/jobs/job/change_form.html):
-// polls the job's state (jobs:job, JSON) every second and moves the progress bar, then reloads
+// polls the job's state (jobs:job, JSON) every second, moves the progress bar and shows the
+// job's status beside it (queued, running: never "queued" under a moving bar), then reloads
 // the page once the job has finished. A file, not an inline script: the site's
 // Content-Security-Policy runs scripts from its own files only.
 (function () {
@@ -10,7 +11,12 @@
   var labels = JSON.parse(data.textContent);
   var bar = box.querySelector("progress");
   var text = box.querySelector(".job-progress-text");
+  var status = document.querySelector(".field-status_shown .job-status");
   function show(job) {
+    if (status && job.status_label) {
+      status.textContent = job.status_label;
+      status.setAttribute("data-status", job.status);
+    }
     var stage = labels[job.stage] || job.stage || "";
     var count = job.total ? job.done + "/" + job.total : (job.done ? String(job.done) : "");
     if (job.percent === null || job.percent === undefined) {

@@ -4,8 +4,14 @@
    focus, else the first unanswered) and moves the focus on to the next unanswered part;
    Enter saves once every part is answered, otherwise it moves to the first part still
    missing. Fields that must differ (best and worst) cannot name the same option.
-   Best/worst: the poems become tabs (each named by its first words; arrow keys, or a
-   swipe on a phone, move between them). After a refused answer the first problem gets
+   Best/worst: below 1200 px the poems become tabs (each named by its first words; arrow
+   keys, or a swipe on a phone, move between them); wider, they stand side by side.
+   An unsaved choice is kept in the tab's sessionStorage (per participant and item:
+   the form's data-draft) and put back after a refresh; saving clears it. A page the
+   browser restores from its back/forward cache is loaded afresh (the server sends the
+   pages with no-store, so Back shows the current question, never a stale copy). On a
+   page without a question, Enter follows its "Continue" link (a#continue: the resume
+   code's page). After a refused answer the first problem gets
    the focus (the page's autofocus does it without script). The save button is disabled
    after the first click (the server is idempotent anyway).
    Plain ES5, nothing an in-app browser (WeChat) may lack. */
@@ -14,10 +20,18 @@
   document.documentElement.classList.add("js");
   var slice = Array.prototype.slice;
 
+  // Back (or Forward) to a page kept whole in the browser's memory: ask for it again.
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted) window.location.reload();
+  });
+
   poemTabs(document.querySelector(".poem-switch"));
 
   var form = document.querySelector("form.question-form");
-  if (!form) return;
+  if (!form) {
+    enterFollows(document.querySelector("a#continue"));
+    return;
+  }
   var hint = form.querySelector(".keys-hint");
   if (hint) hint.hidden = false;
   var fieldsets = slice.call(form.querySelectorAll("fieldset"));
@@ -75,6 +89,8 @@
     });
   }
   form.addEventListener("change", syncDistinct);
+  restoreDraft();
+  form.addEventListener("change", saveDraft);
   syncDistinct();
 
   document.addEventListener("keydown", function (e) {
@@ -115,6 +131,7 @@
   form.addEventListener("submit", function (e) {
     if (form.getAttribute("data-sent")) { e.preventDefault(); return; }
     form.setAttribute("data-sent", "1");
+    dropDraft();
     var button = form.querySelector("button[type=submit]");
     if (button) window.setTimeout(function () { button.disabled = true; }, 0);
   });
@@ -125,12 +142,58 @@
     if (button) button.disabled = false;
   });
 
+  // The unsaved choices of this question (sessionStorage: this tab only, gone when it
+  // closes), keyed by participant and item. A storage that refuses (private mode, full)
+  // just keeps nothing.
+  function draftKey() { return form.getAttribute("data-draft"); }
+  function storage() {
+    try { return window.sessionStorage || null; } catch (err) { return null; }
+  }
+  function saveDraft() {
+    var store = storage(), key = draftKey();
+    if (!store || !key) return;
+    var chosen = {};
+    radios(form).forEach(function (r) { if (r.checked) chosen[r.name] = r.value; });
+    try { store.setItem(key, JSON.stringify(chosen)); } catch (err) { /* nothing kept */ }
+  }
+  function dropDraft() {
+    var store = storage(), key = draftKey();
+    if (!store || !key) return;
+    try { store.removeItem(key); } catch (err) { /* nothing to drop */ }
+  }
+  // Put back what was chosen before a refresh, unless the page already shows choices
+  // (a refused answer is shown with what was sent).
+  function restoreDraft() {
+    var store = storage(), key = draftKey();
+    if (!store || !key || form.querySelector("input[type=radio]:checked")) return;
+    var chosen;
+    try { chosen = JSON.parse(store.getItem(key) || "null"); } catch (err) { chosen = null; }
+    if (!chosen || typeof chosen !== "object") return;
+    radios(form).forEach(function (r) {
+      if (chosen[r.name] === r.value) r.checked = true;
+    });
+  }
+
+  // Enter on a page that only leads on (no question): follow its marked link.
+  function enterFollows(link) {
+    if (!link) return;
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Enter" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+      var t = e.target;
+      if (t && t !== document.body && t !== document.documentElement && t !== link) return;
+      e.preventDefault();
+      window.location.href = link.href;
+    });
+  }
+
   function poemTabs(box) {
     if (!box) return;
     var list = box.querySelector("[role=tablist]");
     var tabs = list ? slice.call(list.querySelectorAll("[role=tab]")) : [];
     var panels = slice.call(box.querySelectorAll(".poem-panel"));
     if (tabs.length < 2 || tabs.length !== panels.length) return;
+    var wide = window.matchMedia ? window.matchMedia("(min-width: 75rem)") : null;
+    var on = false;
     var shown = 0;
     function select(i, focus) {
       shown = (i + tabs.length) % tabs.length;
@@ -143,11 +206,32 @@
       });
       if (focus) tabs[shown].focus();
     }
-    panels.forEach(function (panel, j) {
-      panel.setAttribute("role", "tabpanel");
-      panel.setAttribute("aria-labelledby", tabs[j].id);
-      panel.tabIndex = 0;
-    });
+    // Tabs on, or off (the poems side by side): by the screen's width, and again when
+    // it changes (a phone turned, a window resized).
+    function arrange() {
+      var tabbed = !(wide && wide.matches);
+      if (tabbed === on) return;
+      on = tabbed;
+      panels.forEach(function (panel, j) {
+        if (on) {
+          panel.setAttribute("role", "tabpanel");
+          panel.setAttribute("aria-labelledby", tabs[j].id);
+          panel.tabIndex = 0;
+        } else {
+          panel.removeAttribute("role");
+          panel.removeAttribute("aria-labelledby");
+          panel.removeAttribute("tabindex");
+          panel.className = panel.className.replace(/ ?inactive/g, "");
+        }
+      });
+      list.hidden = !on;
+      if (on) {
+        if (!/(^| )tabbed( |$)/.test(box.className)) box.className += " tabbed";
+        select(shown, false);
+      } else {
+        box.className = box.className.replace(/ ?tabbed/g, "");
+      }
+    }
     tabs.forEach(function (tab, j) {
       tab.addEventListener("click", function () { select(j, false); });
     });
@@ -169,10 +253,11 @@
       var dx = e.changedTouches[0].clientX - start[0];
       var dy = e.changedTouches[0].clientY - start[1];
       start = null;
+      if (!on) return;
       if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) select(shown + (dx < 0 ? 1 : -1), false);
     }, { passive: true });
-    list.hidden = false;
-    box.className += " tabbed";
-    select(0, false);
+    arrange();
+    if (wide && wide.addEventListener) wide.addEventListener("change", arrange);
+    else if (wide && wide.addListener) wide.addListener(arrange);
   }
 })();

@@ -64,10 +64,6 @@ class Volunteer:
         """Answer the current question; False once the finish page is reached."""
         if "/finish/" in self.page.url:
             return False
-        if self.page.locator("#begin").count():
-            self.shot("4-instructions")
-            with self.page.expect_navigation():
-                self.page.click("#begin")
         form = self.page.locator("form.question-form")
         kind = form.get_attribute("data-kind")
         assignment = int(self.page.get_attribute("input[name=assignment]", "value"))

@@ -108,7 +108,12 @@ def _question_checks(w: Walk, kind: str, name: str) -> None:
         assert dims == 7
         assert page.get_by_role("radio", name="1 很差").count() == dims
         assert page.get_by_role("radio", name="5 很好").count() == dims
-    if kind == "best_worst":  # tabs named by first words; one poem shown at a time
+    if kind == "best_worst" and w.size == "desktop":  # 1200 px and more: side by side
+        assert (
+            not page.get_by_role("tab").count() or not page.locator("[role=tablist]").is_visible()
+        )
+        assert page.locator("#poem-1").is_visible() and page.locator("#poem-2").is_visible()
+    elif kind == "best_worst":  # tabs named by first words; one poem shown at a time
         tabs = page.get_by_role("tab")
         assert tabs.count() == 3 and re.fullmatch(
             r"第 2 首\S+", tabs.nth(1).inner_text().replace("\n", "")
@@ -144,11 +149,6 @@ def test_every_page_kind_fits_the_screen(browser, demo, live_server, axe, size) 
     for _ in range(20):
         if "/finish/" in page.url:
             break
-        if page.locator("#begin").count():
-            if "instructions" not in w.seen:
-                w.look("instructions")
-            with page.expect_navigation():
-                page.click("#begin")
         kind = page.get_attribute("form.question-form", "data-kind")
         name = f"question-{kind}" + ("-blank" if page.locator(".poem .blank").count() else "")
         if name not in w.seen:
@@ -193,9 +193,7 @@ def _to_question(page: Any, base: str, slug: str) -> None:
         page.click("#continue")
     page.locator("label.option").first.click()
     with page.expect_navigation():
-        page.click("main form button[type=submit]")
-    with page.expect_navigation():
-        page.click("#begin")
+        page.click("main form button[type=submit]")  # the first question, instructions unfolded
 
 
 @pytest.mark.parametrize("size", ["360x640", "390x844"])
@@ -264,8 +262,6 @@ def test_the_keyboard_alone_answers_a_multi_part_a_best_worst_and_a_rating_page(
     assert _stored(participant) == {"who": 1, "what": 3}
 
     # Best/worst: 1 for the best moves to the worst, where 1 cannot be chosen; 3 can.
-    with page.expect_navigation():
-        page.click("#begin")
     page.keyboard.press("1")
     assert page.evaluate(active) == "f-worst"
     page.keyboard.press("1")
@@ -279,8 +275,6 @@ def test_the_keyboard_alone_answers_a_multi_part_a_best_worst_and_a_rating_page(
     }
 
     # Rating: Enter with a dimension missing moves to it; then it saves.
-    with page.expect_navigation():
-        page.click("#begin")
     page.keyboard.press("4")
     assert page.evaluate(active) == "f-form"
     page.keyboard.press("Enter")
@@ -308,8 +302,6 @@ def test_without_javascript_every_poem_shows_and_a_refusal_still_opens_on_its_pr
     page.locator("fieldset[data-field=worst] label.option").nth(1).click()
     with page.expect_navigation():
         page.click("form.question-form button[type=submit]")
-    with page.expect_navigation():
-        page.click("#begin")
     page.locator("fieldset[data-field=beauty] label.option").nth(2).click()
     with page.expect_navigation():
         page.click("form.question-form button[type=submit]")

@@ -97,8 +97,7 @@ def test_a_double_submitted_answer_is_stored_once(browser, demo, live_server, sh
     context = browser.new_context(**DESKTOP, locale="zh-CN")
     v = Volunteer(context.new_page(), live_server.url, shoot, "double")
     v.consent()
-    v.screen(option=0)
-    v.page.click("#begin")
+    v.screen(option=0)  # the first question follows, with its task's instructions
     v.page.wait_for_selector("form.question-form")
     v.page.locator("form.question-form label.option").nth(0).click()
     # The same POST sent twice (a re-sent request, a double click without JavaScript).

@@ -25,15 +25,17 @@ def test_no_participant_is_the_welcome_and_an_unscreened_one_the_screening() -> 
     assert state.page == Page.SCREENING and present(state.participant).pk == new.pk
 
 
-def test_instructions_then_the_question_then_the_answer_then_done() -> None:
+def test_the_question_with_its_instructions_then_the_answer_then_done() -> None:
     study = build_study(n_items=2, per_participant=1)
     p = enrol(study)
     keys = [(study.pk, p.public_id)]
     first = question_state(slug="s", cookies=keys)
     a = present(first.assignment)
-    assert first.page == Page.INSTRUCTIONS and first.progress is not None
-    shown = question_state(slug="s", cookies=keys, begin=a.task.slug)
-    assert shown.page == Page.QUESTION and present(shown.assignment).pk == a.pk
+    assert first.page == Page.QUESTION and first.intro and first.progress is not None
+    assert present(a.__class__.objects.get(pk=a.pk).served_at)  # shown by the claim itself
+    shown = question_state(slug="s", cookies=keys)  # the same item again: instructions folded
+    assert shown.page == Page.QUESTION and not shown.intro
+    assert present(shown.assignment).pk == a.pk
     posted = question_state(slug="s", cookies=keys, posted=True, assignment_id=a.pk)
     assert posted.page == Page.ANSWER and posted.answer_read
     assert present(posted.assignment).pk == a.pk

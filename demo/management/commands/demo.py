@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 
+from annotation import poemfont
 from demo.build import SLUG, build
 from jobs.loads import file_load
 from research.roles import researcher_role
@@ -49,6 +50,9 @@ class Command(BaseCommand):
                 else "."
             )
         )
+        # The poems' web font for the study (annotation.poemfont): built now, so that the
+        # first volunteer's pages need not wait for it.
+        poemfont.font_file(poemfont.study_font(study))
         host = opts["host"].rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Volunteer link:   {host}/s/{study.slug}/"))
