@@ -29,7 +29,7 @@ from rest_framework.views import APIView
 
 from annotation import selectors, services
 from annotation.models import Participant
-from annotation.ratelimit import AnswerThrottle, wait_seconds
+from annotation.ratelimit import AnswerThrottle, address_digest, wait_seconds
 from studies.models import Study
 
 KEYWORD = "Participant"
@@ -226,6 +226,7 @@ class EnrolView(APIView):
                 entry=Participant.Entry.API,
                 language=data.validated_data.get("language", ""),
                 recruitment=data.validated_data.get("recruitment"),
+                address=address_digest(request),
             )
             if p.group_id is None:
                 answers = data.validated_data.get("screening", {})

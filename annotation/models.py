@@ -111,6 +111,16 @@ class Participant(models.Model):
     # A digest of the browser's first-party cookie when they consented (never the cookie,
     # never shown to anyone): the quality check of enrolments from one device.
     device = models.CharField(max_length=32, blank=True, editable=False, verbose_name=_("device"))
+    # A keyed digest of the client address they consented from (HMAC with the site's
+    # secret; never the address, never shown to anyone): the quality check of several
+    # enrolments from one address in a short time.
+    address = models.CharField(
+        max_length=32, blank=True, editable=False, verbose_name=_("address digest")
+    )
+    # Practice and qualification (Study.practice_task, Study.qualification): the answers,
+    # the score and where the volunteer was routed, kept here and nowhere else, so they
+    # are never counted (no Response, no claim, no tally).
+    warmup = models.JSONField(default=dict, blank=True, editable=False, verbose_name=_("warm-up"))
     # Staff trying the study as a volunteer (preview and test mode): their answers are kept
     # apart, never in the report, the exports or the balance (docs/running-a-study.md).
     is_test = models.BooleanField(

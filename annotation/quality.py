@@ -4,15 +4,22 @@ participant with a reason (``QualityDecision``), which the report's exclusions a
 
 The rules (documented with their sources in running-a-study.md):
 
-- **speeder**: on at least half of their timed items (and at least ``MIN_ITEMS``), the
-  answer took less than ``SPEED_RATIO`` (one third) of the item's median time among the
-  study's volunteers (Greszki, Meyer & Schoen 2015: under 30–40 % of the median);
-- **straight-lining**: on at least ``MIN_PAGES`` rating pages with two or more scales,
-  ``STRAIGHT_SHARE`` (80 %) or more of them have one and the same point on every scale;
+- **speeder**: on at least ``speed_share`` (half) of their timed items (and at least
+  ``speed_min_items``, 3), the answer took less than ``speed_ratio`` (one third) of the
+  item's median time among the study's volunteers (Greszki, Meyer & Schoen 2015: under
+  30–40 % of the median);
+- **straight-lining**: on at least ``straight_min_pages`` (3) rating pages with two or
+  more scales, ``straight_share`` (80 %) or more of them have one and the same point on
+  every scale;
 - **attention**: more failed attention checks than the study allows
   (``attention_max_failures``: the existing ``flagged``);
 - **duplicate**: another participant of the study consented from the same browser
-  (a digest of its first-party cookie, never the cookie and never shown);
+  (a digest of its first-party cookie, never the cookie and never shown); or
+  ``address_min_enrolments`` (3) or more participants consented from one address within
+  ``address_window_minutes`` (30; a keyed digest of the address, never the address);
+
+The thresholds are the study's (``Study.quality_rules`` over the defaults above:
+``studies.quality_rules``).
 - **incomplete**: consented, not finished, and no answer for ``STALE_HOURS`` hours.
 
 Test participants (staff's preview) are neither checked nor counted in the medians.
@@ -32,12 +39,8 @@ from django.utils.translation import gettext_noop
 
 from annotation.models import Participant, QualityDecision, Response
 from studies.models import Study, Task
+from studies.quality_rules import QualityRules, rules_of
 
-SPEED_RATIO = 1 / 3
-SPEED_SHARE = 0.5
-MIN_ITEMS = 3
-STRAIGHT_SHARE = 0.8
-MIN_PAGES = 3
 STALE_HOURS = 24
 
 
@@ -74,25 +77,30 @@ def _times(study: Study) -> tuple[dict[int, dict[int, int]], dict[int, dict[int,
     return times, pages
 
 
-def _speeder(mine: dict[int, int], medians: dict[int, float]) -> Flag | None:
+def _speeder(mine: dict[int, int], medians: dict[int, float], rules: QualityRules) -> Flag | None:
     timed = [(ms, medians[item]) for item, ms in mine.items() if medians.get(item)]
-    fast = [ms / med for ms, med in timed if ms < SPEED_RATIO * med]
-    if len(timed) < MIN_ITEMS or len(fast) < SPEED_SHARE * len(timed):
+    fast = [ms / med for ms, med in timed if ms < rules.speed_ratio * med]
+    if len(timed) < rules.speed_min_items or len(fast) < rules.speed_share * len(timed):
         return None
     return Flag(
         QualityDecision.Reason.SPEEDER,
         _(
-            "%(fast)d of %(n)d timed items under a third of the item's median time "
+            "%(fast)d of %(n)d timed items under %(limit)d%% of the item's median time "
             "(typically %(ratio)d%% of it)"
         )
-        % {"fast": len(fast), "n": len(timed), "ratio": round(100 * statistics.median(fast))},
+        % {
+            "fast": len(fast),
+            "n": len(timed),
+            "limit": round(100 * rules.speed_ratio),
+            "ratio": round(100 * statistics.median(fast)),
+        },
     )
 
 
-def _straight(mine: dict[int, list[float]]) -> Flag | None:
+def _straight(mine: dict[int, list[float]], rules: QualityRules) -> Flag | None:
     scaled = [values for values in mine.values() if len(values) >= 2]
     flat = [values for values in scaled if len(set(values)) == 1]
-    if len(scaled) < MIN_PAGES or len(flat) < STRAIGHT_SHARE * len(scaled):
+    if len(scaled) < rules.straight_min_pages or len(flat) < rules.straight_share * len(scaled):
         return None
     points = sorted({int(v[0]) for v in flat})
     return Flag(
@@ -102,10 +110,47 @@ def _straight(mine: dict[int, list[float]]) -> Flag | None:
     )
 
 
+def _same_address(people: list[Participant], rules: QualityRules) -> dict[int, list[Participant]]:
+    """Participant pk -> the others who consented from the same address within the
+    study's window of them, for those in a run of ``address_min_enrolments`` or more."""
+    window = timedelta(minutes=rules.address_window_minutes)
+    out: dict[int, list[Participant]] = {}
+    if not rules.address_window_minutes:
+        return out
+    by_address: dict[str, list[Participant]] = defaultdict(list)
+    for p in people:
+        if p.address:
+            by_address[p.address].append(p)
+    for same in by_address.values():
+        for p in same:
+            at = p.consented_at or p.created_at
+            near = [o for o in same if abs((o.consented_at or o.created_at) - at) <= window]
+            if len(near) >= rules.address_min_enrolments:
+                out[p.pk] = [o for o in near if o.pk != p.pk]
+    return out
+
+
+def _address_flag(others: list[Participant], rules: QualityRules) -> Flag:
+    return Flag(
+        QualityDecision.Reason.DUPLICATE,
+        _(
+            "consented from the same address as %(others)s, within %(minutes)d minutes "
+            "(%(n)d enrolments; the study flags %(min)d or more)"
+        )
+        % {
+            "others": "、".join(o.public_id for o in others),
+            "minutes": rules.address_window_minutes,
+            "n": len(others) + 1,
+            "min": rules.address_min_enrolments,
+        },
+    )
+
+
 def quality_checks(study: Study, *, now: datetime | None = None) -> list[Checked]:
     """Every volunteer of the study (test participants aside) with their flags, flagged
     ones first; each with their decision if one was recorded."""
     now = now or timezone.now()
+    rules = rules_of(study.quality_rules)
     times, pages = _times(study)
     per_item: dict[int, list[int]] = defaultdict(list)
     for mine in times.values():
@@ -122,6 +167,7 @@ def quality_checks(study: Study, *, now: datetime | None = None) -> list[Checked
     for p in people:
         if p.device:
             devices[p.device].append(p.public_id)
+    addresses = _same_address(people, rules)
     last = dict(
         Response.objects.filter(study=study, rater__kind="human")
         .values_list("rater_id")
@@ -134,7 +180,8 @@ def quality_checks(study: Study, *, now: datetime | None = None) -> list[Checked
         checked = Checked(p, answered=len(mine))
         checked.median_ms = float(statistics.median(mine.values())) if mine else None
         checked.decision = getattr(p, "quality_decision", None)
-        for flag in (_speeder(mine, medians), _straight(pages.get(p.rater_id, {}))):
+        speeder = _speeder(mine, medians, rules)
+        for flag in (speeder, _straight(pages.get(p.rater_id, {}), rules)):
             if flag is not None:
                 checked.flags.append(flag)
         if p.flagged:
@@ -154,9 +201,12 @@ def quality_checks(study: Study, *, now: datetime | None = None) -> list[Checked
                     % {"others": "、".join(others)},
                 )
             )
+        if p.pk in addresses:
+            checked.flags.append(_address_flag(addresses[p.pk], rules))
         seen = last.get(p.rater_id) or p.consented_at or p.created_at
         stale = now - seen > timedelta(hours=STALE_HOURS)
-        if p.status != Participant.Status.FINISHED and stale:
+        ended = bool(p.warmup.get("failed"))  # the qualification ended them: not incomplete
+        if p.status != Participant.Status.FINISHED and stale and not ended:
             checked.flags.append(
                 Flag(
                     QualityDecision.Reason.INCOMPLETE,

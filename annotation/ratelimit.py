@@ -30,6 +30,7 @@ up to twice the count in a short burst: the limits are set with that in mind.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
 import math
 import secrets
@@ -114,6 +115,18 @@ def device_digest(request: HttpRequest) -> str:
     if not found:
         return ""
     return hashlib.sha256(f"{BROWSER_SALT}:{found}".encode()).hexdigest()[:32]
+
+
+def address_digest(request: HttpRequest) -> str:
+    """A keyed digest of the client's address group (an IPv4 address, an IPv6 /64): an
+    HMAC with the site's secret, so the stored value tells enrolments from one address
+    apart without being the address or reversible by trying every address. Empty when
+    the request has no address."""
+    address = client_address(request)
+    if not address:
+        return ""
+    key = f"shiping.address:{settings.SECRET_KEY}".encode()
+    return hmac.new(key, _address_key(address).encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def remember_browser(request: HttpRequest, response: HttpResponse) -> None:

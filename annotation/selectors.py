@@ -168,10 +168,15 @@ SETUP_SECONDS = 60  # consent and the background questions, in the time estimate
 
 
 def study_outline(study: Study) -> Outline:
-    """The study's tasks with their question counts, and the estimated time: the study's
-    ``estimated_minutes``, else every question at its kind's usual pace
+    """The study's tasks with their question counts (a practice or qualification task:
+    all its items), and the estimated time: the study's ``estimated_minutes``, else every question at its kind's usual pace
     (``Kind.seconds_per_item``) plus a minute for consent and screening, rounded up."""
-    tasks = [(t, _due(t)) for t in _tasks_with_counts(study.pk).order_by("position", "slug")]
+    # practice and qualification tasks (annotation.services.warmup): all their items
+    warmup = {study.practice_task, str((study.qualification or {}).get("task") or "")} - {""}
+    tasks = [
+        (t, t.n_regular if t.slug in warmup else _due(t))  # type: ignore[attr-defined]
+        for t in _tasks_with_counts(study.pk).order_by("position", "slug")
+    ]
     if study.estimated_minutes:
         return Outline(tasks, study.estimated_minutes)
     seconds = SETUP_SECONDS + sum(n * kind_of(t).seconds_per_item(t) for t, n in tasks)
@@ -287,3 +292,17 @@ def flagged_rater_ids(study: Study) -> list[int]:
     how many it left out (never silently).
     """
     return list(flagged_participants(study).order_by("rater_id").values_list("rater_id", flat=True))
+
+
+def failed_qualification(study: Study) -> int:
+    """How many of the study's volunteers (test participants aside) the qualification
+    ended (``annotation.services.warmup``; the report's exclusions)."""
+    return Participant.objects.filter(study=study, is_test=False, warmup__failed=True).count()
+
+
+def practice_answers(study: Study) -> tuple[int, int]:
+    """(volunteers, answers) of the study's practice answers, test participants aside:
+    never stored as responses, so never counted; the report's exclusions say how many."""
+    rows = Participant.objects.filter(study=study, is_test=False, warmup__has_key="practice")
+    counts = [len(w.get("practice", {})) for w in rows.values_list("warmup", flat=True)]
+    return len(counts), sum(counts)

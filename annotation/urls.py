@@ -3,7 +3,7 @@ volunteer API (/api/v1/volunteer/…)."""
 
 from django.urls import path
 
-from annotation import api, views
+from annotation import api, views, warmup_views
 
 app_name = "volunteer"
 urlpatterns = [
@@ -13,7 +13,10 @@ urlpatterns = [
     path("s/<str:slug>/start/", views.start, name="start"),
     path("s/<str:slug>/screening/", views.screening, name="screening"),
     path("s/<str:slug>/q/", views.question, name="question"),
+    path("s/<str:slug>/practice/", warmup_views.practice, name="practice"),
+    path("s/<str:slug>/ended/", warmup_views.ended, name="ended"),
     path("s/<str:slug>/finish/", views.finish, name="finish"),
+    path("s/<str:slug>/finish/share.png", views.finish_share, name="finish-share"),
     path("s/<str:slug>/resume/", views.resume, name="resume"),
     path("s/<str:slug>/poem-font.css", views.poem_font_css, name="poem-font-css"),
     path("s/<str:slug>/poem-font-<str:digest>.<str:flavor>", views.poem_font, name="poem-font"),

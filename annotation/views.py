@@ -31,7 +31,16 @@ from annotation import poemfont, selectors, services
 from annotation.context import PREVIEW_COOKIE
 from annotation.forms import ConsentForm, ResumeForm, read_answer
 from annotation.models import Assignment, Participant
-from annotation.ratelimit import answer_wait, device_digest, remember_browser, wait_seconds
+from annotation.ratelimit import (
+    address_digest,
+    answer_wait,
+    device_digest,
+    remember_browser,
+    wait_seconds,
+)
+from annotation.results import Results, finish_results
+from annotation.services import warmup
+from annotation.share_image import share_png
 from studies.access import visible_studies
 from studies.kinds import kind_of
 from studies.models import Study
@@ -121,6 +130,7 @@ def _enter(
                 recruitment=request.GET,
                 test=test,
                 device=device_digest(request),
+                address=address_digest(request),
             )
         except ValidationError as exc:
             form.add_error(None, exc)
@@ -222,6 +232,10 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
     study, p = _current(request, slug)
     if p is None:
         return redirect("volunteer:welcome", slug=slug)
+    if warmup.warmup_failed(p):
+        return redirect("volunteer:ended", slug=slug)
+    if warmup.warmup_pending(p):  # screened: practice and qualification first
+        return redirect("volunteer:practice", slug=slug)
     if p.group_id is not None:
         return redirect("volunteer:question", slug=slug)
     if not study.is_open and not p.is_test:
@@ -235,6 +249,8 @@ def screening(request: HttpRequest, slug: str) -> HttpResponse:
         except ValidationError as exc:
             errors = exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
         else:
+            if warmup.warmup_pending(p):
+                return redirect("volunteer:practice", slug=slug)
             return redirect("volunteer:question", slug=slug)
     questions = [
         {"q": q, "selected": request.POST.get(f"q-{q.key}", ""), "errors": errors.get(q.key, [])}
@@ -424,7 +440,43 @@ def finish(request: HttpRequest, slug: str) -> HttpResponse:
             study.completion_url, code=p.completion_code, params=p.recruitment
         )
         context["redirect_seconds"] = REDIRECT_SECONDS
+    if study.finish_results:  # off by default: a study that must not reveal answers
+        context["results"] = finish_results(p)
+        context["place"] = _place_line(context["results"])
     return render(request, "annotation/finish.html", context)
+
+
+def _score_line(results: Results) -> str:
+    return _("Score %(right)d / %(n)d") % {"right": results.right, "n": results.keyed}
+
+
+def _place_line(results: Results) -> str:
+    if results.percentile is None:
+        return ""
+    return _("Ahead of %(p)d%% of the %(n)d volunteers of your group who finished") % {
+        "p": results.percentile,
+        "n": results.group_size,
+    }
+
+
+def finish_share(request: HttpRequest, slug: str) -> HttpResponse:
+    """The finish page's share image (PNG): the study's title, the volunteer's score and
+    the QR code of the study's public link. A 404 unless the study shows results and the
+    volunteer has finished."""
+    study, p = _current(request, slug)
+    if not study.finish_results or p is None or p.status != Participant.Status.FINISHED:
+        raise Http404("No share image")
+    results = finish_results(p, with_answers=False)
+    png = share_png(
+        title=study.title,
+        score_line=_score_line(results),
+        place_line=_place_line(results),
+        invite=_("Scan to take part"),
+        url=request.build_absolute_uri(reverse("volunteer:welcome", args=[study.slug])),
+    )
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 @no_store

@@ -17,6 +17,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from scoring.prosody.families import DEFAULT_FAMILIES
+from studies.quality_rules import rules_problems
 from studies.recruitment import completion_problem
 
 slug_validator = RegexValidator(
@@ -68,6 +69,43 @@ def validate_reading_overrides(value: object) -> None:
     problem = reading_overrides_problem(value)
     if problem is not None:
         raise ValidationError(problem)
+
+
+def validate_quality_rules(value: object) -> None:
+    """A ``quality_rules`` setting (studies/quality_rules.py), as the study loader reads it."""
+    problems = rules_problems(value)
+    if problems:
+        raise ValidationError(
+            [f"{name}: {message}" if name else message for name, message in problems]
+        )
+
+
+def validate_qualification(value: object) -> None:
+    """``{}``, or ``{"task": slug, "routes": [{"min_score": n ≥ 0, "group": slug | null}]}``."""
+    if value in ({}, None):
+        return
+    routes = value.get("routes") if isinstance(value, dict) else None
+    good = (
+        isinstance(value, dict)
+        and isinstance(value.get("task"), str)
+        and isinstance(routes, list)
+        and bool(routes)
+        and all(
+            isinstance(r, dict)
+            and isinstance(r.get("min_score"), int)
+            and not isinstance(r.get("min_score"), bool)
+            and r["min_score"] >= 0
+            and (r.get("group") is None or isinstance(r.get("group"), str))
+            for r in routes
+        )
+    )
+    if not good:
+        raise ValidationError(
+            _(
+                'must be {} or {"task": "<task slug>", "routes": [{"min_score": 2, '
+                '"group": "<group slug or null>"}]}'
+            )
+        )
 
 
 class Study(models.Model):
@@ -164,6 +202,48 @@ class Study(models.Model):
         help_text=_(
             "The time the welcome page announces. Unset: estimated from the questions each "
             "volunteer answers."
+        ),
+    )
+    # Practice and qualification (docs/running-a-study.md): the slug of the task whose
+    # items every volunteer answers first, each followed by its right answer and
+    # explanation (never counted), and the qualification set that routes by score.
+    practice_task = models.CharField(
+        _("practice task"),
+        max_length=50,
+        blank=True,
+        help_text=_(
+            "A task whose items every volunteer answers first, each followed by the right "
+            "answer and its explanation; these answers are never counted."
+        ),
+    )
+    qualification = models.JSONField(
+        _("qualification"),
+        default=dict,
+        blank=True,
+        validators=[validate_qualification],
+        help_text=_(
+            'The qualification set, e.g. {"task": "qual", "routes": [{"min_score": 3, '
+            '"group": "C"}, {"min_score": 2, "group": null}]}: a volunteer scoring below every '
+            "route is thanked and ends there."
+        ),
+    )
+    quality_rules = models.JSONField(
+        _("quality rules"),
+        default=dict,
+        blank=True,
+        validators=[validate_quality_rules],
+        help_text=_(
+            "This study's thresholds of the quality checks (speeder, straight-lining, "
+            "duplicate addresses); those it does not give are the documented defaults."
+        ),
+    )
+    finish_results = models.BooleanField(
+        _("results on the finish page"),
+        default=False,
+        help_text=_(
+            "Show volunteers, after finishing, their score, their place in their group, every "
+            "answer with the right one and its explanation, and a share image. Off for studies "
+            "that must not reveal answers."
         ),
     )
     public_token = models.CharField(

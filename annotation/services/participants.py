@@ -21,6 +21,7 @@ from annotation import assignment as strategy
 from annotation import selectors
 from annotation.models import Participant, QualityDecision, Rater, new_resume_code
 from annotation.services._common import require_open, rng
+from annotation.services.warmup import has_warmup, warmup_hold
 from studies.models import PREVIEW_GROUP, Group, Study
 from studies.recruitment import recruitment_params
 
@@ -36,6 +37,7 @@ def participant_enrol(
     recruitment: Mapping[str, str] | None = None,
     test: bool = False,
     device: str = "",
+    address: str = "",
 ) -> Participant:
     """A new participant who accepted the study's consent text (recorded with the time).
 
@@ -47,6 +49,11 @@ def participant_enrol(
     ``test``: staff trying the study out (preview and test mode, any status of the study):
     the participant is marked a test and placed in the study's preview group
     (:func:`preview_group`) once screened, so nothing they do counts anywhere.
+
+    ``device``, ``address``: digests of the browser's cookie and of the client address
+    (never either itself), for the quality checks of duplicate enrolments. A study with
+    practice or qualification items holds the group until they are done
+    (``annotation.services.warmup``).
     """
     if not test:
         require_open(study)
@@ -75,10 +82,14 @@ def participant_enrol(
         task_order=strategy.task_order(slugs, randomize=study.randomize_task_order, rng=rng),
         is_test=test,
         device=device[:32],
+        address=address[:32],
     )
     participant.rater = Rater.objects.create(
         study=study, kind=Rater.Kind.HUMAN, name=participant.public_id
     )
+    if group is not None and has_warmup(study):
+        warmup_hold(participant=participant, group=group)
+        group = None
     participant.save()
     if group is not None:
         participants_place(participants=[participant], group=group)
@@ -91,7 +102,7 @@ def participant_screen(*, participant: Participant, answers: Mapping[str, object
     study = participant.study
     if not participant.is_test:
         require_open(study)
-    if participant.group_id is not None:
+    if participant.group_id is not None or "held" in participant.warmup:
         return participant  # already placed (invitation, or screened before): no change
     questions = list(study.screening.order_by("position"))
     errors: dict[str, list[str]] = {}
@@ -117,6 +128,10 @@ def participant_screen(*, participant: Participant, answers: Mapping[str, object
         group = preview_group(study)
     participant.screening_answers = recorded
     participant.status = Participant.Status.SCREENED
+    if has_warmup(study) and group is not None:
+        warmup_hold(participant=participant, group=group)
+        participant.save(update_fields=["screening_answers", "status", "warmup"])
+        return participant
     participant.save(update_fields=["screening_answers", "status"])
     participants_place(participants=[participant], group=group)
     return participant

@@ -22,7 +22,12 @@ from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Rater, Response
 from annotation.quality import EXCLUSION_REASONS, excluded_by_decision, kept_by_decision
-from annotation.selectors import flagged_rater_ids, test_rater_ids
+from annotation.selectors import (
+    failed_qualification,
+    flagged_rater_ids,
+    practice_answers,
+    test_rater_ids,
+)
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -282,6 +287,27 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             }
         )
         frame = frame.loc[~trial].reset_index(drop=True)
+    # Practice and qualification (annotation.services.warmup): never stored as responses,
+    # so nothing leaves the frame; the rows say how many there were.
+    if study.practice_task:
+        n_people, n_answers = practice_answers(study)
+        exclusions.append(
+            {
+                "reason": gettext_noop("practice answers (never counted)"),
+                "n_participants": n_people,
+                "n_responses": n_answers,
+                "applies_to": "every table",
+            }
+        )
+    if (study.qualification or {}).get("task"):
+        exclusions.append(
+            {
+                "reason": gettext_noop("failed qualification"),
+                "n_participants": failed_qualification(study),
+                "n_responses": 0,
+                "applies_to": "every table",
+            }
+        )
     # A researcher's decision on a participant (annotation.quality) wins over the flag.
     kept = set(kept_by_decision(study))
     flagged = [r for r in flagged_rater_ids(study) if r not in kept]

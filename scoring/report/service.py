@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from annotation.models import AggregateResult, QualityDecision, Response
-from annotation.selectors import flagged_rater_ids
+from annotation.selectors import failed_qualification, flagged_rater_ids, practice_answers
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
 from scoring.report.plan import Goals, plan_rows
@@ -34,6 +34,9 @@ def fingerprint(study: Study) -> str:
         Response.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
         Item.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
         flagged_rater_ids(study),
+        # practice and qualification (annotation.services.warmup): the exclusions' rows
+        failed_qualification(study) if study.qualification else 0,
+        practice_answers(study) if study.practice_task else 0,
         AggregateResult.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
         study.updated_at,
         study.exclude_flagged,

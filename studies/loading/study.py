@@ -23,6 +23,7 @@ from studies.loading.study_parts import (
     parse_tasks,
 )
 from studies.loading.study_settings import SETTINGS, parse_settings
+from studies.loading.warmup import parse_warmup
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
 from studies.values import parse_text, with_params
 
@@ -40,6 +41,8 @@ KNOWN_KEYS = {
     "target_per_item",
     "settings",
     "rate_limits",
+    "practice",
+    "qualification",
     *STUDY_FIELDS,
     *SETTINGS,
 }
@@ -84,6 +87,7 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     group_slugs = {g["slug"] for g in spec.groups}
     spec.screening = parse_screening(data.get("screening"), lines, group_slugs)
     spec.tasks = parse_tasks(data.get("tasks"), lines)
+    fields.update(parse_warmup(data, lines, spec.tasks, group_slugs))
     return spec
 
 

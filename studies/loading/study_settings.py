@@ -13,6 +13,7 @@ from scoring.prosody.families import TONE_FAMILIES
 from studies.loading.fields import is_count
 from studies.loading.study_parts import Lines
 from studies.models import reading_overrides_problem
+from studies.quality_rules import rules_problems
 from studies.recruitment import completion_problem
 from studies.values import with_params
 
@@ -105,6 +106,14 @@ def _reading_overrides(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _quality_rules(value: Any) -> dict[str, Any]:
+    """The study's own quality thresholds (studies/quality_rules.py); each problem is
+    reported at its rule's line by :func:`parse_settings`."""
+    if rules_problems(value):
+        raise _Bad(rules_problems(value)[0][1])
+    return dict(value)
+
+
 # Each setting's reader: the value to store, or _Bad.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "shuffle_options": _flag,
@@ -118,6 +127,8 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "completion_url": _completion_url,
     "rule_raters": _rule_raters,
     "reading_overrides": _reading_overrides,
+    "quality_rules": _quality_rules,
+    "finish_results": _flag,
 }
 
 
@@ -138,6 +149,10 @@ def parse_settings(data: dict[str, Any], lines: Lines) -> dict[str, Any]:
                 None,
                 with_params(_("unknown setting (known: %(names)s)"), names=", ".join(SETTINGS)),
             )
+            continue
+        if key == "quality_rules" and (problems := rules_problems(value)):
+            for name, message in problems:
+                lines.at(f"{path}.{name}" if name else path).error(None, message)
             continue
         try:
             out[key] = reader(value)

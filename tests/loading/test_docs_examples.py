@@ -36,6 +36,8 @@ LOADERS = {
     "llm_outputs.jsonl": ["load_llm_outputs", "--study", "poetry-understanding"],
     "responses.jsonl": ["load_responses", "--study", "poetry-understanding"],
     "题库.csv": ["load_pool", "--study", "poetry-understanding"],
+    "study-warmup.json": ["load_study"],
+    "pool-warmup.jsonl": ["load_pool", "--study", "poetry-warmup"],
 }
 SKIPPED = {"migrate"}  # pytest-django has migrated the test database
 
@@ -97,3 +99,8 @@ def test_every_example_of_the_loading_docs_loads_as_written(
     # the session of loading.md loads formats.md's files again: nothing changes
     assert "pool.jsonl: 4 rows; 0 created, 0 updated, 4 unchanged" in out
     assert "load_pool 题库.csv --study poetry-understanding --encoding gbk" in ran
+    # practice and qualification, the quality rules and the finish page (formats.md)
+    warm = Study.objects.get(slug="poetry-warmup")
+    assert warm.practice_task == "warm" and warm.qualification["task"] == "qual"
+    assert warm.finish_results and warm.quality_rules["speed_ratio"] == 0.3
+    assert Item.objects.filter(study=warm, task__slug="qual").count() == 2
