@@ -49,7 +49,7 @@ from threadpoolctl import threadpool_limits
 from .table import FloatArray
 
 N_QUADRATURE = 41  # the fixed Gauss–Hermite nodes of the ``grid`` EAP (short tests)
-N_COARSE = 81  # the fit's coarse nodes on [−GRID_LIMIT, GRID_LIMIT] (step 0.15)
+N_COARSE = 61  # the fit's coarse nodes on [−GRID_LIMIT, GRID_LIMIT] (step 0.2)
 GRID_LIMIT = 6.0
 SLOPE_MARGIN = 1.5  # the fit's grid holds for slopes up to 1.5 × the starting ones
 FINE_STEP = 0.1  # the fit's largest fine step (module doc, ``fit_grid``)

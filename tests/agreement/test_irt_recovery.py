@@ -69,7 +69,7 @@ def test_2pl_distinct_patterns_get_distinct_abilities_at_2000_items() -> None:
 
 
 def test_mean_squares_by_hand_and_a_noisy_item_misfits() -> None:
-    x, theta = rasch(30, 1000, seed=3)
+    x, _theta = rasch(30, 1000, seed=3)
     rng = np.random.default_rng(4)
     x[5] = rng.integers(0, 2, x.shape[1])  # a coin-flip item (e.g. mis-keyed)
     x[rng.random(x.shape) < 0.1] = MISSING
