@@ -18,9 +18,11 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   2,000 units × 1,000 people (bench/bench_irt.py); both stay the tests' reference. Here
   the marginal likelihood
 
-      log L(a, b) = Σ_j log Σ_q w_q Π_{i answered by j} P_i(θ_q)^x_ij (1 − P_i(θ_q))^(1−x_ij)
+      log L(a, b) = Σ_j log ∫ Π_{i answered by j} P_i(θ)^x_ij (1 − P_i(θ))^(1−x_ij) φ(θ) dθ
 
-  (Gauss–Hermite nodes θ_q with normal weights w_q, ``N_QUADRATURE`` of them)
+  (each person's log-likelihood at ``N_COARSE`` nodes, spline-interpolated onto a
+  trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
+  41 fixed Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
@@ -28,7 +30,10 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
-  Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``).
+  Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``);
+  plausible values (``plausible_values``, Mislevy 1991) for a respondent's percentile
+  among a group with an interval (``percentile_interval``).
+* **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982).
 
 Units that everyone right or everyone wrong carry no information on their own
 parameters (their difficulty runs off to ±∞); respondents with very few answers have
