@@ -35,7 +35,7 @@ from scoring.agreement.irt import MISSING, abilities_eap, fit_1pl, fit_2pl  # no
 GOAL_SECONDS = 60.0
 
 
-def simulate(n_people: int, n_models: int, n_units: int, share: float, seed: int):  # type: ignore[no-untyped-def]
+def simulate(n_people: int, n_models: int, n_units: int, share: float, seed: int):
     rng = np.random.default_rng(seed)
     a = rng.lognormal(0, 0.3, n_units)
     b = rng.normal(0, 1, n_units)

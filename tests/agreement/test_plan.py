@@ -100,7 +100,7 @@ from scoring.agreement.plan import (  # noqa: E402
 )
 
 
-def _study(mu: float, comp, n_people: int, k: int, pool: int, item_effect, rng):  # type: ignore[no-untyped-def]
+def _study(mu: float, comp, n_people: int, k: int, pool: int, item_effect, rng):
     """One simulated study, written independently of the module: each person answers k
     items, going round the pool in a random order; logistic crossed intercepts."""
     order = rng.permutation(pool)
@@ -112,7 +112,7 @@ def _study(mu: float, comp, n_people: int, k: int, pool: int, item_effect, rng):
     return y, person, items
 
 
-def _two_way_se(y: np.ndarray, x: np.ndarray, person: np.ndarray, items: np.ndarray):  # type: ignore[no-untyped-def]
+def _two_way_se(y: np.ndarray, x: np.ndarray, person: np.ndarray, items: np.ndarray):
     """statsmodels' two-way (people × items) cluster-robust OLS (Cameron, Gelbach &
     Miller 2011) with the independent-answers floor."""
     fit = sm.OLS(y, x).fit(
