@@ -226,3 +226,28 @@ def test_alpha_assurance_needs_more_items_than_the_mean_width() -> None:
     assert out.mean_width[out.n_needed_mean] <= 0.3
     # about half the studies at the mean-width size reach it (issue 23: 54-71 %)
     assert out.assurance[out.n_needed_mean] < 0.8
+
+
+def test_clustered_difference_matches_statsmodels_two_way_ols() -> None:
+    """``crossed.clustered_difference`` (the test the plan sizes for) against
+    statsmodels' OLS on a group indicator with two-way (people × items) cluster-robust
+    errors: the same difference, standard error and p-value (t with min(G) − 1 df)."""
+    from scoring.agreement.crossed import clustered_difference
+
+    rng = np.random.default_rng(21)
+    effect = rng.normal(0, 0.8, 40)
+    comp = logistic_components(0.6, 0.1, 0.1)
+    ya, pa, ia = _study(0.6, comp, 15, 8, 40, effect, rng)
+    yb, pb, ib = _study(0.1, comp, 12, 8, 40, effect, rng)
+    y = np.concatenate([ya, yb])
+    group = np.concatenate([np.ones_like(ya), np.zeros_like(yb)])
+    person, items = np.concatenate([pa, pb + 15]), np.concatenate([ia, ib])
+    ours = clustered_difference(y, group == 1, {"person": person, "item": items})
+    fit = _two_way_se(y, np.column_stack([np.ones_like(y), group]), person, items)
+    se = float(np.sqrt(fit.cov_params()[1, 1]))
+    assert ours.value == pytest.approx(fit.params[1])
+    # statsmodels' small-sample factor (N − 1)/(N − K) with K = 2 regressors
+    assert ours.se == pytest.approx(se / np.sqrt((y.size - 1) / (y.size - 2)), rel=1e-9)
+    df = min(27, np.unique(items).size) - 1
+    assert ours.df == df
+    assert ours.p_value == pytest.approx(2 * stats.t.sf(abs(ours.value / ours.se), df))
