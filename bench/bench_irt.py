@@ -16,6 +16,7 @@ Usage: .venv/bin/python bench/bench_irt.py [--quick]
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -57,7 +58,7 @@ def main() -> None:
     n_people, n_models, n_units = (190, 10, 400) if args.quick else (950, 50, 2000)
     x, a, b, theta = simulate(n_people, n_models, n_units, 0.2, seed=15)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     one = fit_1pl(x)
     t_1pl = time.perf_counter() - start
     two = fit_2pl(x, start=one)
@@ -65,6 +66,7 @@ def main() -> None:
     ab = abilities_eap(x, two)
     ab1 = abilities_eap(x, one)
     total = time.perf_counter() - start
+    total_cpu = time.process_time() - cpu
 
     girth_x = np.where(x == MISSING, girth.INVALID_RESPONSE, x)
     s = time.perf_counter()
@@ -84,7 +86,11 @@ def main() -> None:
             "fit_1pl": round(t_1pl, 2),
             "fit_2pl": round(t_2pl, 2),
             "total": round(total, 2),
+            # CPU seconds of the process (one BLAS thread): the time on an idle core,
+            # whatever else the machine runs
+            "total_cpu": round(total_cpu, 2),
         },
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "baseline": {
             "girth_rasch_mml_seconds": round(t_rasch, 2),
             "girth_twopl_mml_units": slice_units,
@@ -99,6 +105,7 @@ def main() -> None:
             "discrimination_2pl": corr(two.discrimination, a),
             "ability_2pl": corr(ab.theta, theta),
             "ability_1pl": corr(ab1.theta, theta),
+            "mean_slope_2pl_over_truth": round(float(two.discrimination.mean() / a.mean()), 4),
         },
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "python": platform.python_version(),
@@ -107,6 +114,7 @@ def main() -> None:
     print(
         f"IRT {result['raters']} raters × {n_units} units ({result['answers']} answers): "
         f"1PL {t_1pl:.1f} s + 2PL {t_2pl:.1f} s + EAP = {total:.1f} s "
+        f"({total_cpu:.1f} CPU s, load {result['load_average_1min']}) "
         f"(goal < {GOAL_SECONDS:.0f} s: {'met' if result['meets_goal'] else 'NOT met'}); "
         f"girth.rasch_mml {t_rasch:.1f} s (ratio {result['ratio_to_rasch_mml']}); "
         f"girth.twopl_mml on {slice_units} units {t_girth_2pl:.1f} s; "

@@ -18,9 +18,11 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   2,000 units × 1,000 people (bench/bench_irt.py); both stay the tests' reference. Here
   the marginal likelihood
 
-      log L(a, b) = Σ_j log Σ_q w_q Π_{i answered by j} P_i(θ_q)^x_ij (1 − P_i(θ_q))^(1−x_ij)
+      log L(a, b) = Σ_j log ∫ Π_{i answered by j} P_i(θ)^x_ij (1 − P_i(θ))^(1−x_ij) φ(θ) dθ
 
-  (Gauss–Hermite nodes θ_q with normal weights w_q, ``N_QUADRATURE`` of them)
+  (each person's log-likelihood at ``N_COARSE`` nodes, spline-interpolated onto a
+  trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
+  41 fixed Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
@@ -28,7 +30,10 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
-  Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``).
+  Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``);
+  plausible values (``plausible_values``, Mislevy 1991) for a respondent's percentile
+  among a group with an interval (``percentile_interval``).
+* **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982).
 
 Units that everyone right or everyone wrong carry no information on their own
 parameters (their difficulty runs off to ±∞); respondents with very few answers have
@@ -43,12 +48,16 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
-from scipy import optimize, sparse, special
+from scipy import interpolate, optimize, sparse, special
 from threadpoolctl import threadpool_limits
 
 from .table import FloatArray
 
-N_QUADRATURE = 41
+N_QUADRATURE = 41  # the fixed Gauss–Hermite nodes of the ``grid`` EAP (short tests)
+N_COARSE = 61  # the fit's coarse nodes on [−GRID_LIMIT, GRID_LIMIT] (step 0.2)
+GRID_LIMIT = 6.0
+SLOPE_MARGIN = 1.5  # the fit's grid holds for slopes up to 1.5 × the starting ones
+FINE_STEP = 0.1  # the fit's largest fine step (module doc, ``fit_grid``)
 A_BOUNDS = (0.05, 8.0)
 B_BOUNDS = (-8.0, 8.0)
 MISSING = -1  # in the response matrices of this module
@@ -85,6 +94,42 @@ def quadrature(n: int = N_QUADRATURE) -> tuple[FloatArray, FloatArray]:
     """Nodes and weights of N(0, 1) (probabilists' Gauss–Hermite), weights summing to 1."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(n)
     return nodes.astype(np.float64), (weights / weights.sum()).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The fit's integration grid (module doc): each person's log-likelihood is computed
+    at the ``coarse`` nodes (one matrix product for everyone), interpolated by a cubic
+    spline (``spline``: coarse × fine, linear in the log-likelihoods) onto the ``fine``
+    nodes, and integrated there by the trapezoid rule against N(0, 1) (``log_weights``)."""
+
+    coarse: FloatArray
+    fine: FloatArray
+    spline: FloatArray
+    log_weights: FloatArray
+
+
+def fit_grid(information: float) -> Grid:
+    """The grid for a matrix whose most informative response pattern has at most
+    ``information`` (Σ a_i² / 4 over the person's answers: the Fisher information of θ
+    is Σ a_i² P_i (1 − P_i) ≤ that).
+
+    The posterior SD of θ is then at least 1 / √(1 + information); the fine step is that
+    SD / 1.5 (at most ``FINE_STEP``): the trapezoid rule's relative
+    error on a normal-shaped integrand of SD σ at step h is ~exp(−2π² σ² / h²) (< 1e-8
+    here), so the integral holds however long the test (issue 23: 41 fixed Gauss–Hermite
+    nodes gave a 1PL slope of 0.76 instead of 1.3 at 2,000 items).
+    """
+    sd = 1.0 / math.sqrt(1.0 + max(information, 0.0))
+    step = min(FINE_STEP, sd / 1.5)
+    n_fine = 2 * math.ceil(GRID_LIMIT / step) + 1
+    coarse = np.linspace(-GRID_LIMIT, GRID_LIMIT, N_COARSE)
+    fine = np.linspace(-GRID_LIMIT, GRID_LIMIT, n_fine)
+    basis = interpolate.CubicSpline(coarse, np.eye(N_COARSE), axis=0)(fine)  # fine × coarse
+    h = float(fine[1] - fine[0])
+    log_w = -(fine**2) / 2 + math.log(h) - 0.5 * math.log(2 * math.pi)
+    log_w[[0, -1]] += math.log(0.5)  # the trapezoid's end weights
+    return Grid(coarse, fine, np.ascontiguousarray(basis.T), log_w)
 
 
 def check_matrix(responses: np.ndarray) -> np.ndarray:
@@ -149,16 +194,36 @@ def _log_posterior(
     return like, special.expit(z)
 
 
+def _information(seen: Matrix, slopes: FloatArray) -> float:
+    """The largest Σ a_i² / 4 over one person's answers (``fit_grid``)."""
+    if not seen.shape[1]:
+        return 0.0
+    per_person = np.asarray(_transposed(seen) @ (slopes * slopes)).ravel() / 4
+    return float(per_person.max())
+
+
+def _integrate(like: FloatArray, grid: Grid) -> tuple[FloatArray, FloatArray]:
+    """Each person's log marginal likelihood (``like``: log-likelihoods at the coarse
+    nodes, persons × coarse) and d log L / d like (the posterior carried back through
+    the spline, persons × coarse)."""
+    joint = like @ grid.spline + grid.log_weights[None, :]
+    norm = logsumexp_rows(joint)
+    post = np.exp(joint - norm[:, None])  # persons × fine
+    post[post < TINY] = 0.0
+    return norm, post @ grid.spline.T
+
+
 def marginal_loglik(
     responses: np.ndarray, difficulty: FloatArray, discrimination: FloatArray
 ) -> float:
+    """log L(a, b) of the module doc, integrated on the fit's grid (``fit_grid``)."""
     x = check_matrix(responses)
-    right, wrong, _seen = _parts(x)
-    nodes, weights = quadrature()
+    right, wrong, seen = _parts(x)
     a = np.broadcast_to(np.asarray(discrimination, dtype=float), difficulty.shape)
     b = np.asarray(difficulty, dtype=float)
-    like, _ = _log_posterior(_transposed(right), _transposed(wrong), a, b, nodes)
-    return float(logsumexp_rows(like + np.log(weights)[None, :]).sum())
+    grid = fit_grid(_information(seen, np.asarray(a, dtype=np.float64)))
+    like, _ = _log_posterior(_transposed(right), _transposed(wrong), a, b, grid.coarse)
+    return float(_integrate(like, grid)[0].sum())
 
 
 def fit_1pl(responses: np.ndarray) -> ItemFit:
@@ -190,18 +255,18 @@ def _fit(right: Matrix, wrong: Matrix, seen: Matrix, x0: FloatArray, *, shared: 
     """
     n_units = right.shape[0]
     n_a = 1 if shared else n_units
-    nodes, weights = quadrature()
-    log_w = np.log(weights)
+    # the grid for the most informative pattern, at slopes up to SLOPE_MARGIN times the
+    # start's (at least 1.5 for the 1PL, which starts at 1)
+    start_slopes = np.broadcast_to(np.exp(x0[:n_a]), (n_units,))
+    grid = fit_grid(_information(seen, np.maximum(start_slopes, 1.0) * SLOPE_MARGIN))
+    nodes = grid.coarse
     right_t, wrong_t = _transposed(right), _transposed(wrong)
 
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         log_a, b = params[:n_a], params[n_a:]
         a = np.broadcast_to(np.exp(log_a), (n_units,))
         like, p = _log_posterior(right_t, wrong_t, a, b, nodes)
-        joint = like + log_w[None, :]
-        norm = logsumexp_rows(joint)
-        post = np.exp(joint - norm[:, None])  # persons × nodes
-        post[post < TINY] = 0.0
+        norm, post = _integrate(like, grid)  # post: persons × coarse nodes
         # Fisher's identity: the score is the posterior expectation of the complete-data
         # score; d log L / d z_iq = r_iq - n_iq P_i(θ_q) with expected counts r and n.
         resid = np.asarray(right @ post) - np.asarray(seen @ post) * p
@@ -301,3 +366,93 @@ def _abilities_grid(responses: np.ndarray, fit: ItemFit) -> Abilities:
     mean = post @ nodes
     var = post @ nodes**2 - mean**2
     return Abilities(mean.astype(np.float64), np.sqrt(np.maximum(var, 0)).astype(np.float64))
+
+
+@dataclass(frozen=True)
+class MeanSquares:
+    """Rasch-family item fit (Wright & Masters 1982, ch. 5; Linacre's Winsteps manual):
+    per unit, over the persons who answered it, with P = P_i(θ_j) at each person's
+    ability and the standardised residual z = (x − P) / √(P (1 − P)):
+
+    * ``outfit``: the mean of z² (unweighted: sensitive to unexpected answers of persons
+      far from the unit's difficulty, lucky guesses and careless slips);
+    * ``infit``: Σ (x − P)² / Σ P (1 − P) (information-weighted: sensitive to misfit
+      near the unit's difficulty).
+
+    Both have expectation 1 under the model; ~0.5–1.5 is "productive for measurement"
+    (Linacre 2002), above 1.5 or 2 the unit is noisier than the model says (a mis-keyed
+    or ambiguous item), well below 1 more predictable (often a discrimination above the
+    others', which the 2PL absorbs)."""
+
+    outfit: FloatArray
+    infit: FloatArray
+    n: FloatArray  # answers per unit
+
+
+def mean_squares(responses: np.ndarray, fit: ItemFit, theta: FloatArray) -> MeanSquares:
+    """Outfit and infit mean squares of every unit (``MeanSquares``) at abilities
+    ``theta`` (one per person: the report uses the EAPs, which for short tests shrink
+    toward 0 and make both statistics slightly conservative; Wright & Masters use the
+    ML abilities, undefined for all-right or all-wrong patterns)."""
+    x = check_matrix(responses)
+    unit, person = np.nonzero(x != MISSING)
+    right = (x[unit, person] == 1).astype(np.float64)
+    p = special.expit(fit.discrimination[unit] * (np.asarray(theta)[person] - fit.difficulty[unit]))
+    var = np.maximum(p * (1 - p), 1e-12)
+    sq = (right - p) ** 2
+    n_units = x.shape[0]
+    n = np.bincount(unit, minlength=n_units).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        outfit = np.bincount(unit, weights=sq / var, minlength=n_units) / n
+        infit = np.bincount(unit, weights=sq, minlength=n_units) / np.bincount(
+            unit, weights=var, minlength=n_units
+        )
+    return MeanSquares(outfit.astype(np.float64), infit.astype(np.float64), n)
+
+
+def plausible_values(abilities: Abilities, draws: int, seed: int) -> FloatArray:
+    """``draws`` plausible values per person (draws × persons; Mislevy 1991; Mislevy,
+    Beaton, Kaplan & Sheehan 1992): random draws from each person's posterior of θ,
+    here its normal approximation N(EAP, posterior SD²) (the adaptive quadrature's
+    posteriors are close to normal; exact as tests lengthen). Unlike the EAPs, which
+    shrink toward the mean by a share that depends on test length, plausible values
+    have the population's spread, so a model's 2,000-item ability and people's 20-item
+    ones are compared on one footing."""
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal((draws, abilities.theta.size))
+    out: FloatArray = abilities.theta[None, :] + abilities.se[None, :] * noise
+    return out
+
+
+@dataclass(frozen=True)
+class PercentileInterval:
+    value: float  # the median over the draws
+    low: float
+    high: float
+    draws: int
+
+
+def percentile_interval(
+    one: FloatArray, group: FloatArray, *, confidence: float = 0.95, seed: int = 0
+) -> PercentileInterval:
+    """A respondent's percentile (mid-rank) among a group, from plausible values.
+
+    ``one``: the respondent's plausible values (draws); ``group``: the members'
+    (draws × members). Each draw resamples the members with replacement (the group is
+    a sample of its population) and places the respondent's draw among the members'
+    draws; the percentile is the median over draws and the interval their central
+    ``confidence`` share, so it carries both the measurement error of every ability and
+    the group's sampling error (Mislevy 1991, §4: statistics computed per plausible
+    value, then pooled)."""
+    draws, members = group.shape
+    if members == 0 or draws == 0:
+        return PercentileInterval(math.nan, math.nan, math.nan, draws)
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, members, size=(draws, members))
+    resampled = np.take_along_axis(group, pick, axis=1)
+    below = (resampled < one[:, None]).sum(axis=1)
+    ties = (resampled == one[:, None]).sum(axis=1)
+    pct = 100.0 * (below + 0.5 * ties) / members
+    tail = (1 - confidence) / 2
+    low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
+    return PercentileInterval(float(mid), float(low), float(high), draws)

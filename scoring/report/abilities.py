@@ -12,10 +12,17 @@ with keyed answers (people and models together) is a respondent. Both the 1PL an
   than 2 answered (the list is in ``what``, at most ``LIST_LIMIT`` names);
 * ``rater``: each respondent's ability (EAP) and its standard error (posterior SD),
   with their number of answers and share right; ``rater_set`` is the group or model;
-* ``model_percentile``: each model's ability beside each human set, the model's
-  percentile among its members (mid-rank) and the set's median;
+* ``model_percentile``: each model's ability beside each human set and the set's median;
+  ``percentile``: the model's percentile among the set's population from
+  ``PV_DRAWS`` plausible values (Mislevy 1991: draws from every ability's posterior,
+  the members resampled in each draw; ``scoring.agreement.irt.percentile_interval``)
+  with its interval ``pct_low``–``pct_high`` (measurement error and the group's
+  sampling error); ``percentile_eap``: the mid-rank among the members' EAPs (which
+  shrink short tests toward the mean: the old number, kept for comparison);
 * ``distribution``: each rater set's abilities: n, mean, sd, min, quartiles, max;
-* ``item``: each unit's difficulty and discrimination.
+* ``item``: each unit's difficulty and discrimination, and its fit: ``outfit`` and
+  ``infit`` mean squares at the EAP abilities (Wright & Masters 1982; expectation 1,
+  above ~1.5 noisier than the model, e.g. a mis-keyed or ambiguous item).
 
 Abilities are on the N(0, 1) scale of the fitted population (people and models
 together): comparable within one fit, not between fits.
@@ -29,12 +36,24 @@ import numpy as np
 import pandas as pd
 
 from scoring.agreement import percentile_rank
-from scoring.agreement.irt import MISSING, ItemFit, abilities_eap, fit_1pl, fit_2pl
+from scoring.agreement.irt import (
+    MISSING,
+    Abilities,
+    ItemFit,
+    abilities_eap,
+    fit_1pl,
+    fit_2pl,
+    mean_squares,
+    percentile_interval,
+    plausible_values,
+)
 from scoring.report.data import StudyData, TaskInfo
 from scoring.report.sets import HUMANS, RaterSet, groups_of, model_label, single_models
+from scoring.report.settings import SEED
 
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
+PV_DRAWS = 1000  # plausible values per respondent for the model percentiles
 MAX_CELLS = 5_000_000  # units × respondents of the dense matrix a fit may use (bench: 2M in 30 s)
 COLUMNS = (
     "task",
@@ -49,6 +68,9 @@ COLUMNS = (
     "n",
     "accuracy",
     "percentile",
+    "pct_low",
+    "pct_high",
+    "percentile_eap",
     "median",
     "mean",
     "sd",
@@ -58,6 +80,8 @@ COLUMNS = (
     "max",
     "difficulty",
     "discrimination",
+    "outfit",
+    "infit",
     "n_raters",
     "n_units",
     "loglik",
@@ -187,9 +211,11 @@ def _fit_rows(
     two = fit_2pl(matrix, start=one)
     ext = data.items["external_id"]
     for fit in (one, two):
-        rows += _one_fit(base, fit, matrix, raters, names, set_of, n_answers, accuracy, sets)
-        for (item, fld), b, a in zip(
-            units.itertuples(index=False), fit.difficulty, fit.discrimination, strict=True
+        ab = abilities_eap(matrix, fit)
+        rows += _one_fit(base, fit, ab, matrix, raters, names, set_of, n_answers, accuracy, sets)
+        ms = mean_squares(matrix, fit, ab.theta)
+        for k, ((item, fld), b, a) in enumerate(
+            zip(units.itertuples(index=False), fit.difficulty, fit.discrimination, strict=True)
         ):
             rows.append(
                 {
@@ -200,7 +226,9 @@ def _fit_rows(
                     "field": fld,
                     "difficulty": float(b),
                     "discrimination": float(a),
-                    "n": int((matrix[u_index.get_loc((item, fld))] != MISSING).sum()),
+                    "outfit": float(ms.outfit[k]),
+                    "infit": float(ms.infit[k]),
+                    "n": int(ms.n[k]),
                 }
             )
     return rows
@@ -209,6 +237,7 @@ def _fit_rows(
 def _one_fit(
     base: dict[str, Any],
     fit: ItemFit,
+    ab: Abilities,
     matrix: np.ndarray,
     raters: np.ndarray,
     names: dict[int, str],
@@ -217,7 +246,6 @@ def _one_fit(
     accuracy: np.ndarray,
     sets: list[RaterSet],
 ) -> list[dict[str, Any]]:
-    ab = abilities_eap(matrix, fit)
     here = {**base, "irt": fit.model}
     rows: list[dict[str, Any]] = [
         {
@@ -261,10 +289,14 @@ def _one_fit(
                     **_describe(values[s.name]),
                 }
             )
+    index = {pk: k for k, pk in enumerate(raters.tolist())}
+    pv = plausible_values(ab, PV_DRAWS, SEED)
     for m in single_models(sets):
         for pk in (r for r in m.raters.tolist() if r in theta):
             for h in humans:
                 if values[h.name].size:
+                    members = [index[r] for r in h.raters.tolist() if r in index]
+                    pct = percentile_interval(pv[:, index[pk]], pv[:, members], seed=SEED)
                     rows.append(
                         {
                             **here,
@@ -272,7 +304,11 @@ def _one_fit(
                             "rater_set": h.name,
                             "rater": names[pk],
                             "ability": theta[pk],
-                            "percentile": percentile_rank(theta[pk], values[h.name].tolist()),
+                            "se": float(ab.se[index[pk]]),
+                            "percentile": pct.value,
+                            "pct_low": pct.low,
+                            "pct_high": pct.high,
+                            "percentile_eap": percentile_rank(theta[pk], values[h.name].tolist()),
                             "median": float(np.median(values[h.name])),
                             "n": int(values[h.name].size),
                         }

@@ -1,17 +1,27 @@
 """Planning a study from its data so far: how many more volunteers each goal needs.
 
-Read by ``manage.py plan`` and the dashboard's planning panel. Three kinds of row
-(``target``), each with the goal, where the study stands and ``status`` (``met`` or
-``short``); the methods are in ``scoring.agreement.plan``:
+Read by ``manage.py plan``, the researcher API and the dashboard's planning panel. Three
+kinds of row (``target``), each with the goal, where the study stands (``now``) and
+``status`` (``met`` or ``short``); the methods are in ``scoring.agreement.plan``
+(simulation from a logistic model with crossed person and item intercepts fitted to the
+data so far; docs/statistics.md, planning):
 
-* ``accuracy``: per keyed task (its headline field: ``*`` for all-parts tasks) × group,
-  the Wilson half-width now and the answers (and volunteers, at the task's items per
-  participant) needed for the goal half-width at the share observed so far;
-* ``two_groups``: per pair of groups and keyed task, the answers per group for the
-  goal power to tell their shares apart at ``alpha`` (and the power now);
+* ``accuracy``: per keyed task (its headline field: ``*`` for all-parts tasks) × human
+  set: ``now`` is the half-width of the report's people × items clustered interval;
+  ``n_needed`` the volunteers per group whose simulated studies' mean half-width meets
+  the goal, with ``coverage`` (of the model's share) and ``assurance`` (studies meeting
+  the goal) there; ``sim_now``: the simulated mean half-width at the current number;
+* ``two_groups``: per pair of human groups and keyed task: ``now`` the simulated power
+  of the people × items clustered t test of their difference at the current numbers,
+  ``p_now`` that test on the data, ``n_needed`` volunteers per group for the goal power;
 * ``alpha_width``: per task field × human set, Krippendorff's alpha (nominal for
-  choices, ordinal for ratings) now, its simulated interval width at the items rated
-  so far and the number of items for the goal width.
+  choices, ordinal for ratings): ``now`` the width of its bootstrap interval on the data,
+  ``n_needed`` the items for ``ASSURANCE`` of simulated studies to reach the goal width
+  (``n_needed_mean``: for the mean width), ``assurance`` there.
+
+``status`` is ``met`` exactly when the data's own interval (or, for two groups, the
+simulated power at the current numbers) meets the goal; then ``n_more`` is 0. A short
+row's ``n_needed`` is above the current number (or None with the reason).
 """
 
 from __future__ import annotations
@@ -22,31 +32,43 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from scoring.agreement.alpha import alpha_plan
+from scoring.agreement.compare import cohens_h
+from scoring.agreement.crossed import ClusteredCI, clustered_difference
 from scoring.agreement.plan import (
-    alpha_units_for_width,
-    two_group_n,
-    wilson_half_width,
-    wilson_n,
+    PEOPLE_GRID,
+    Components,
+    Design,
+    alpha_assurance,
+    logistic_components,
+    plan_half_width,
+    plan_power,
 )
-from scoring.report.accuracy import accuracy_rows, per_rater
+from scoring.report import clusters
+from scoring.report.accuracy import keyed_answers
 from scoring.report.agreement import cell_table
 from scoring.report.data import StudyData, study_data
 from scoring.report.sets import HUMANS, RaterSet, groups_of, rater_sets
 from scoring.report.settings import SEED
 from studies.kinds import KINDS
-from studies.models import Study, Task
+from studies.models import Study
+
+PLAN_CLUSTER = "person+item"  # the report's default clustering, which the plan sizes for
+ASSURANCE = 0.8  # alpha: the share of simulated studies that must reach the width
 
 
 @dataclass(frozen=True)
 class Goals:
-    half_width: float = 0.05  # accuracy: Wilson half-width
+    half_width: float = 0.05  # accuracy: half-width of the people × items interval
     power: float = 0.8  # two groups: power
     alpha: float = 0.05  # two groups: significance level
     alpha_width: float = 0.2  # agreement: width of alpha's interval
     confidence: float = 0.95
-    n_sims: int = 200
+    n_sims: int = (
+        200  # simulated studies per size (alpha: half as many, each with half as many resamples)
+    )
     seed: int = SEED
 
     def __post_init__(self) -> None:
@@ -72,82 +94,153 @@ def _human_sets(sets: list[RaterSet]) -> list[RaterSet]:
     return groups or [s for s in sets if s.name == HUMANS]
 
 
-def _accuracy(
-    data: StudyData, sets: list[RaterSet], goals: Goals, per: dict[str, int]
-) -> list[dict[str, Any]]:
+def _design(part: pd.DataFrame, pool: int) -> Design:
+    per_person = round(float(part.groupby("rater").size().median()))
+    return Design(max(per_person, 1), max(pool, 1))
+
+
+def _crossed(data: StudyData, part: pd.DataFrame, confidence: float) -> ClusteredCI:
+    groups = clusters.labels(data, PLAN_CLUSTER, part["rater"].to_numpy(), part["item"].to_numpy())
+    return clusters.interval(
+        part["right"].to_numpy(), groups, confidence=confidence, proportion=True
+    )
+
+
+def _components(ci: ClusteredCI) -> Components:
+    return logistic_components(
+        ci.value, ci.icc.get("person", math.nan), ci.icc.get("item", math.nan)
+    )
+
+
+def _more(needed: int | None, now: int, met: bool) -> tuple[int | None, int | None]:
+    if met:
+        return now, 0
+    return needed, (needed - now if needed is not None else None)
+
+
+def _accuracy(data: StudyData, sets: list[RaterSet], goals: Goals) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    humans = {s.name for s in _human_sets(sets)}
-    acc = accuracy_rows(data, sets, per_rater(data), confidence=goals.confidence)
+    humans = _human_sets(sets)
+    answers = keyed_answers(data)
     for task in data.tasks.values():
         headline = KINDS[task.kind].headline
         if headline is None or task.is_rating:
             continue
-        mine = [r for r in acc if r["task"] == task.slug and r["field"] == headline]
-        mine = [r for r in mine if r["rater_set"] in humans]
-        for r in mine:
-            n, p = int(r["n_responses"]), float(r["value"])
-            needed = wilson_n(p, goals.half_width, confidence=goals.confidence)
-            more = max(0, needed - n)
+        cell = answers.loc[(answers["task"] == task.id) & (answers["field"] == headline)]
+        pool = int(cell["item"].nunique())
+        fitted: dict[str, tuple[pd.DataFrame, ClusteredCI, Components]] = {}
+        for s in humans:
+            part = cell.loc[np.isin(cell["rater"].to_numpy(), s.raters)]
+            if part.empty:
+                continue
+            ci = _crossed(data, part, goals.confidence)
+            comp = _components(ci)
+            fitted[s.name] = (part, ci, comp)
+            people = int(part["rater"].nunique())
+            half_now = (ci.ci_high - ci.ci_low) / 2
+            met = math.isfinite(half_now) and half_now <= goals.half_width
+            plan = plan_half_width(
+                comp,
+                _design(part, pool),
+                goals.half_width,
+                people,
+                confidence=goals.confidence,
+                reps=goals.n_sims,
+                seed=goals.seed,
+            )
+            needed, more = _more(plan.n_needed, people, met)
+            at = plan.at_now if met else plan.at_needed
             rows.append(
                 {
                     "target": "accuracy",
                     "task": task.slug,
                     "field": headline,
-                    "rater_set": r["rater_set"],
-                    "value": p,
-                    "n_now": n,
-                    "volunteers_now": int(r["n_raters"]),
-                    "now": wilson_half_width(p, n, confidence=goals.confidence),
+                    "rater_set": s.name,
+                    "value": ci.value,
+                    "n_now": people,
+                    "answers_now": len(part),
+                    "now": half_now,
+                    "sim_now": plan.at_now.mean,
                     "goal": goals.half_width,
                     "n_needed": needed,
                     "n_more": more,
-                    "volunteers_more": math.ceil(more / per.get(task.slug, 1)),
-                    "status": _status(more == 0),
+                    "coverage": at.coverage if at else None,
+                    "assurance": at.assurance if at else None,
+                    "icc_person": ci.icc.get("person", math.nan),
+                    "icc_item": ci.icc.get("item", math.nan),
+                    "method": f"{ci.method}; simulated from a crossed logistic model",
+                    "status": _status(met),
+                    "reason": None
+                    if met or needed is not None
+                    else (
+                        f"not met with up to {PEOPLE_GRID[-1]} volunteers on this task's "
+                        f"{pool} items: the items' own variation bounds the interval "
+                        "(more items are needed)"
+                    ),
                 }
             )
-        for a, b in combinations(mine, 2):
-            pair = two_group_n(
-                float(a["value"]),
-                float(b["value"]),
-                power=goals.power,
-                alpha=goals.alpha,
-                n1_now=int(a["n_responses"]),
-                n2_now=int(b["n_responses"]),
-            )
-            n_needed = math.ceil(pair.n_per_group) if math.isfinite(pair.n_per_group) else None
-            pair_more: int | None = (
-                max(0, n_needed - min(int(a["n_responses"]), int(b["n_responses"])))
-                if n_needed is not None
-                else None
-            )
+        for a, b in combinations(list(fitted), 2):
             rows.append(
-                {
-                    "target": "two_groups",
-                    "task": task.slug,
-                    "field": headline,
-                    "rater_set": a["rater_set"],
-                    "set_b": b["rater_set"],
-                    "value": float(a["value"]) - float(b["value"]),
-                    "effect_h": pair.effect_h,
-                    "n_now": min(int(a["n_responses"]), int(b["n_responses"])),
-                    "now": pair.power_now,
-                    "goal": goals.power,
-                    "n_needed": n_needed,
-                    "n_more": pair_more,
-                    "volunteers_more": (
-                        math.ceil(pair_more / per.get(task.slug, 1))
-                        if pair_more is not None
-                        else None
-                    ),
-                    "status": _status(pair_more == 0),
-                    "reason": (
-                        "the two shares are equal so far: no sample size tells them apart"
-                        if n_needed is None
-                        else None
-                    ),
-                }
+                _two_groups(data, task.slug, headline, pool, fitted[a], fitted[b], a, b, goals)
             )
     return rows
+
+
+def _two_groups(
+    data: StudyData,
+    slug: str,
+    headline: str,
+    pool: int,
+    side_a: tuple[pd.DataFrame, ClusteredCI, Components],
+    side_b: tuple[pd.DataFrame, ClusteredCI, Components],
+    name_a: str,
+    name_b: str,
+    goals: Goals,
+) -> dict[str, Any]:
+    (part_a, ci_a, comp_a), (part_b, ci_b, comp_b) = side_a, side_b
+    both = pd.concat([part_a, part_b], ignore_index=True)
+    side = np.arange(len(both)) < len(part_a)
+    groups = clusters.labels(data, PLAN_CLUSTER, both["rater"].to_numpy(), both["item"].to_numpy())
+    test = clustered_difference(both["right"].to_numpy(), side, groups, confidence=goals.confidence)
+    people = min(int(part_a["rater"].nunique()), int(part_b["rater"].nunique()))
+    row: dict[str, Any] = {
+        "target": "two_groups",
+        "task": slug,
+        "field": headline,
+        "rater_set": name_a,
+        "set_b": name_b,
+        "value": ci_a.value - ci_b.value,
+        "effect_h": cohens_h(ci_a.value, ci_b.value),
+        "n_now": people,
+        "p_now": test.p_value,
+        "goal": goals.power,
+        "method": f"{test.method} of the difference; simulated from a crossed logistic model",
+    }
+    if ci_a.value == ci_b.value:
+        reason = "the two shares are equal so far: no sample size tells them apart"
+        return {**row, "status": "short", "reason": reason}
+    plan = plan_power(
+        comp_a,
+        comp_b,
+        _design(both, pool),
+        goals.power,
+        people,
+        alpha=goals.alpha,
+        reps=goals.n_sims,
+        seed=goals.seed,
+    )
+    met = plan.at_now.mean >= goals.power
+    needed, more = _more(plan.n_needed, people, met)
+    return {
+        **row,
+        "now": plan.at_now.mean,
+        "n_needed": needed,
+        "n_more": more,
+        "status": _status(met),
+        "reason": None
+        if met or needed is not None
+        else f"power {goals.power:.0%} not reached with up to {PEOPLE_GRID[-1]} per group",
+    }
 
 
 def _alpha(data: StudyData, sets: list[RaterSet], goals: Goals) -> list[dict[str, Any]]:
@@ -186,25 +279,35 @@ def _alpha(data: StudyData, sets: list[RaterSet], goals: Goals) -> list[dict[str
                     why = plan.result.reason or "fewer than 2 items rated by two or more"
                     rows.append({**where, "n_now": units, "status": "short", "reason": why})
                     continue
-                sim = alpha_units_for_width(
+                sim = alpha_assurance(
                     plan.replicate,
                     units,
                     goals.alpha_width,
                     confidence=goals.confidence,
-                    n_sims=goals.n_sims,
+                    assurance=ASSURANCE,
+                    n_sims=max(10, goals.n_sims // 2),
+                    n_inner=max(10, goals.n_sims // 2),
                     seed=goals.seed,
                 )
-                needed = sim.n_units_needed
+                met = math.isfinite(sim.width_now) and sim.width_now <= goals.alpha_width
+                needed, more = _more(sim.n_needed, units, met)
+                at = units if met else sim.n_needed
                 rows.append(
                     {
                         **where,
                         "value": plan.result.value,
                         "n_now": units,
                         "now": sim.width_now,
+                        "sim_now": sim.mean_width.get(units),
                         "n_needed": needed,
-                        "n_more": max(0, needed - units) if needed is not None else None,
-                        "status": _status(needed is not None and needed <= units),
-                        "reason": None if needed is not None else "not met within 10,000 items",
+                        "n_more": more,
+                        "n_needed_mean": units if met else sim.n_needed_mean,
+                        "assurance": sim.assurance.get(at) if at is not None else None,
+                        "method": "bootstrap over items; studies simulated from the observed items",
+                        "status": _status(met),
+                        "reason": None
+                        if met or needed is not None
+                        else f"not met in {ASSURANCE:.0%} of studies within 10,000 items",
                     }
                 )
     return rows
@@ -220,13 +323,20 @@ COLUMNS = (
     "value",
     "effect_h",
     "n_now",
-    "volunteers_now",
+    "answers_now",
     "now",
+    "p_now",
+    "sim_now",
     "goal",
     "n_needed",
     "n_more",
-    "volunteers_more",
+    "n_needed_mean",
+    "coverage",
+    "assurance",
+    "icc_person",
+    "icc_item",
     "status",
+    "method",
     "reason",
 )
 
@@ -239,5 +349,4 @@ def plan_rows(
     goals = goals or Goals()
     data = study_data(study) if data is None else data
     sets = rater_sets(data.raters, data.group_slugs)
-    per = dict(Task.objects.filter(study=study).values_list("slug", "per_participant"))
-    return _accuracy(data, sets, goals, per) + _alpha(data, sets, goals)
+    return _accuracy(data, sets, goals) + _alpha(data, sets, goals)

@@ -77,7 +77,10 @@ def test_rater_rows_percentiles_and_distributions(report) -> None:
             rater="gpt-4o",
         )
         expected = stats.percentileofscore(members, gpt, kind="mean")
-        assert pct["percentile"] == pytest.approx(expected)
+        assert pct["percentile_eap"] == pytest.approx(expected)
+        # the plausible-value percentile and its interval (issue 23)
+        assert 0 <= pct["pct_low"] <= pct["percentile"] <= pct["pct_high"] <= 100
+        assert pct["pct_high"] > pct["pct_low"]
         assert pct["ability"] == pytest.approx(gpt)
     assert (raters["se"] > 0).all()
     # accuracy column is the share right over the units used
@@ -94,3 +97,10 @@ def test_what_was_left_out_is_said(report) -> None:
     assert "ck-easy" in reasons["units every respondent got right"]["what"]
     assert not pick(rows, task="ck", summary="rater", rater="sparse")
     assert not pick(rows, task="ck", summary="item", item="ck-easy")
+
+
+def test_item_rows_carry_their_fit(report) -> None:
+    _study, rows, _ = report
+    items = pick(rows, task="ck", irt="1pl", summary="item")
+    assert items and all(r["outfit"] > 0 and r["infit"] > 0 for r in items)
+    assert 0.5 < float(np.median([r["infit"] for r in items])) < 1.5

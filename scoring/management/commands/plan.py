@@ -13,12 +13,18 @@ from studies.models import Study
 from studies.values import is_digits
 
 GOALS = {
-    "half_width": (float, "accuracy: Wilson interval half-width to reach (default 0.05)"),
+    "half_width": (
+        float,
+        "accuracy: half-width of the people × items interval to reach (default 0.05)",
+    ),
     "power": (float, "two groups: power to tell their accuracies apart (default 0.8)"),
     "alpha": (float, "two groups: significance level of that test (default 0.05)"),
     "alpha_width": (float, "agreement: width of Krippendorff's alpha interval (default 0.2)"),
     "confidence": (float, "confidence level of every interval (default 0.95)"),
-    "n_sims": (int, "simulated studies per size for alpha (default 200)"),
+    "n_sims": (
+        int,
+        "simulated studies per size (default 200; alpha: half, each with half as many resamples)",
+    ),
     "seed": (int, "random seed of the simulation"),
 }
 
@@ -33,9 +39,9 @@ def _shown(v: Any) -> str:
 
 class Command(BaseCommand):
     help = (
-        "From a study's data so far: answers and volunteers per group for a target accuracy "
-        "interval or to tell two groups apart, items for a target alpha interval width "
-        "(docs/statistics.md, planning)."
+        "From a study's data so far: volunteers per group for a target accuracy interval "
+        "or to tell two groups apart, items for a target alpha interval width, sized by "
+        "simulation from a crossed people x items model (docs/statistics.md, planning)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
