@@ -130,6 +130,10 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     from scoring.report import build_report, settings_from
     from scoring.report.writers import write
 
+    if job.params.get("background"):  # the pages' stored report (jobs.reports)
+        from jobs.reports import background_report_run
+
+        return background_report_run(job, on_progress)
     assert job.study is not None
     fmt = job.params.get("format", "json")
     if fmt not in ("json", "xlsx"):
