@@ -88,7 +88,7 @@ def stored_report(key: str) -> tuple[Job, StoredReport] | None:
         if path is None:
             return None
         with path.open("rb") as fh:
-            found = pickle.load(fh)  # noqa: S301  (our own worker's file, see above)
+            found = pickle.load(fh)
         cache.set(cache_name, found, CACHE_SECONDS)
     return job, found
 

@@ -71,4 +71,4 @@ def run_report_job(job_id: int) -> str:
     """``run_job`` for report jobs, which ``CELERY_TASK_ROUTES`` sends to a queue of
     their own (``reports``), so a heavy report never waits behind a load, nor a load
     behind reports (docs/deploy.md, worker pools)."""
-    return run_job(job_id)  # type: ignore[no-any-return]
+    return str(run_job(job_id))

@@ -212,8 +212,8 @@ def stored_report(request: Request, study: Study) -> Report | Response:
     try:
         state = report_state(study, settings, request.user)
     except ReportRateLimited as exc:
-        body = {"detail": exc.message, "retry_after": exc.retry_after}
-        return Response(body, status=429, headers={"Retry-After": str(exc.retry_after)})
+        limit = {"detail": exc.message, "retry_after": exc.retry_after}
+        return Response(limit, status=429, headers={"Retry-After": str(exc.retry_after)})
     if state.current and state.stored is not None:
         return state.stored.report
     stale = state.stored
@@ -233,7 +233,9 @@ def stored_report(request: Request, study: Study) -> Report | Response:
     }
     if body["status"] == "failed":
         return Response(body, status=503)
-    headers = {"Retry-After": "5", **({"Location": body["status_url"]} if state.status_url else {})}
+    headers = {"Retry-After": "5"}
+    if state.status_url:
+        headers["Location"] = request.build_absolute_uri(state.status_url)
     return Response(body, status=202, headers=headers)
 
 

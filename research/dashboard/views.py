@@ -25,8 +25,8 @@ from research.downloads import (
 from research.recruit import recruit_links
 from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
-from studies.models import Study
 from scoring.rules import default_tone_system, unscored_poem_count
+from studies.models import Study
 
 PREFERRED = ("/structural", "/tonal")
 
