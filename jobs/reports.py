@@ -39,7 +39,7 @@ from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
 from research.reports import ReportRateLimited, ReportState, StoredReport
 from scoring.report.build import build_report
-from scoring.report.service import TableCache, fingerprint, plan_for
+from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
 from scoring.report.settings import ReportSettings, settings_from
 from studies.loading.progress import ProgressCallback
 from studies.models import Study
@@ -206,12 +206,14 @@ def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     on_progress("computing", 0, 3)
     fp, answers = fingerprint(study), answer_count(study)  # what the result will be of
     reuse = TableCache(study, fp)
-    report = build_report(study, settings, reuse=reuse, fp=fp)
+    reader = StudyReader(study)  # one read of the responses serves the report, the
+    data = reader.data(settings.tasks)  # per-form rule rates and (every task) the plan
+    report = build_report(study, settings, reuse=reuse, data=data, fp=fp)
     on_progress("computing", 1, 3)
     per_form = None
     if "form" not in settings.by:
         forms = replace(settings, by=(*settings.by, "form"))
-        per_form = build_report(study, forms, only=("rule_rates",), reuse=reuse, fp=fp)
+        per_form = build_report(study, forms, ("rule_rates",), reuse=reuse, data=data, fp=fp)
     on_progress("computing", 2, 3)
     stored = StoredReport(
         report=report,
@@ -219,7 +221,7 @@ def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         answers=answers,
         computed_at=timezone.now(),
         rule_rates_by_form=per_form.tables["rule_rates"] if per_form is not None else None,
-        plan_rows=plan_for(study, PANEL_GOALS, fp=fp),
+        plan_rows=plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
     )
     path = result_path("reports", job, "pkl")
     partial = path.with_name(path.name + ".part")
