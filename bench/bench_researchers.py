@@ -153,6 +153,7 @@ def main() -> None:
         )
         loadtest.manage(env, "migrate", "--noinput")
         loadtest.manage(env, "demo", "--no-users")
+        loadtest.manage(env, "collectstatic", "--noinput", "-v0")  # the pages' static files
         loadtest.manage(
             {**env, "DJANGO_SUPERUSER_PASSWORD": PASSWORD},
             "createsuperuser", "--noinput", "--username", USER, "--email", "r@example.org",
@@ -209,7 +210,7 @@ def main() -> None:
         "report_jobs": jobs,
         "quick": args.quick,
     }
-    path = write_result(f"researchers-{args.layout}", result)
+    path = write_result("researchers", result)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     print(f"written to {path}")
 
