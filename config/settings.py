@@ -200,13 +200,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # their own on one machine with nothing more to install; Redis is for production.
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _queue = DATA_DIR / "queue"
-    for _sub in ("in", "processed"):
+    for _sub in ("in", "processed", "control"):
         (_queue / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS.update(
         {
             "data_folder_in": str(_queue / "in"),
             "data_folder_out": str(_queue / "in"),
             "processed_folder": str(_queue / "processed"),
+            # the exchange-to-queue tables (one per queue: jobs, reports), else ./control
+            "control_folder": str(_queue / "control"),
             "store_processed": False,
         }
     )
