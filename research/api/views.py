@@ -197,6 +197,11 @@ REPORT_RESPONSES: dict[Any, Any] = {
         "state), then ask again. ``stale`` describes the last complete report, if any.",
     ),
     400: OpenApiResponse(OpenApiTypes.OBJECT, description="A setting is not valid."),
+    503: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description="The report job failed (without a broker, where it runs at once); "
+        "``detail`` says why. With a broker the next request starts it again.",
+    ),
     429: OpenApiResponse(
         OpenApiTypes.OBJECT,
         description="Too many report computations started this hour (REPORT_STARTS_PER_HOUR); "
