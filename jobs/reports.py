@@ -8,7 +8,7 @@
   have moved since it started, it submits one follow-up (a follow-up submits none).
 - **Stored**: the result (the report, the heatmaps' per-form rule rates and the planning
   rows) is written to ``DATA_DIR/reports/<study>-job<id>.pkl`` (the durable copy, read
-  back by the job's row) and cached by job id, so a page shows the last complete report,
+  back by the job's row; the older copies of the same key are deleted) and cached by job id, so a page shows the last complete report,
   current or stale, with the fingerprint it was computed on.
 - **Rate limited**: a user starts at most ``REPORT_STARTS_PER_HOUR`` computations an
   hour (joining a running job or reading a stored report is free).
@@ -240,6 +240,20 @@ def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         message=_("report computed on %(n)d answers") % {"n": answers},
         result_file=stored_name(path),
     )
+
+
+def report_done(job: Job) -> None:
+    """After a background report job (``jobs.services.job_run``): older stored copies of
+    the same key are deleted (the newest is the only one shown), then maybe a follow-up."""
+    if job.kind != Job.Kind.REPORT or not job.key or job.status != Job.Status.DONE:
+        return
+    older = Job.objects.filter(key=job.key, status=Job.Status.DONE, finished_at__lt=job.finished_at)
+    for old in older.exclude(result_file=""):
+        path = _stored_path(old)
+        if path is not None:
+            path.unlink(missing_ok=True)
+        Job.objects.filter(pk=old.pk).update(result_file="")
+    report_follow_up(job)
 
 
 def report_follow_up(job: Job) -> Job | None:

@@ -175,11 +175,11 @@ def job_run(job_id: int) -> Job | None:
         uploads_purge()
     except (OSError, DatabaseError):
         logger.warning("uploaded files could not be purged", exc_info=True)
-    if job.key:  # a background report on data that moved meanwhile: one follow-up
-        from jobs.reports import report_follow_up
+    if job.key:  # a background report: older copies dropped; data moved meanwhile: a follow-up
+        from jobs.reports import report_done
 
         try:
-            report_follow_up(job)
+            report_done(job)
         except DatabaseError:
             logger.warning("job %s: no follow-up report submitted", job.pk, exc_info=True)
     return job

@@ -9,6 +9,7 @@ test runs it with ``jobs.services.job_run``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,8 +29,9 @@ SETTINGS = ReportSettings(n_boot=0)
 
 
 @pytest.fixture
-def broker(settings: Any) -> Any:
+def broker(settings: Any, tmp_path: Path) -> Any:
     settings.CELERY_TASK_ALWAYS_EAGER = False  # jobs wait for a worker (never in the request)
+    settings.DATA_DIR = tmp_path / "data"  # the stored reports' files
     return settings
 
 
@@ -132,7 +134,7 @@ def test_a_stale_report_is_shown_with_its_age_while_recomputed(
 
 @pytest.mark.slow  # runs a report job (seconds on a loaded machine)
 def test_one_follow_up_when_the_data_moved_during_a_job(
-    world: World, broker: Any, monkeypatch: pytest.MonkeyPatch
+    world: World, broker: Any, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     study = world.own.study
     job, _new = report_submit(study, SETTINGS, fingerprint(study))
@@ -150,7 +152,11 @@ def test_one_follow_up_when_the_data_moved_during_a_job(
     assert follow.pk != job.pk and follow.params["follow_up_of"] == job.pk
     assert follow.status == Job.Status.QUEUED
     world.own.answer("during", "ck-2", "answer", 1)
+    first_file = Path(settings.DATA_DIR) / Job.objects.get(pk=job.pk).result_file
+    assert first_file.is_file()
     job_run(follow.pk)  # a follow-up has no follow-up of its own
+    assert not first_file.exists()  # the older stored copy is gone, the newest is kept
+    assert Job.objects.get(pk=job.pk).result_file == ""
     assert report_follow_up(Job.objects.get(pk=follow.pk)) is None
     assert len(report_jobs(world)) == 2
 
