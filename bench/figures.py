@@ -337,10 +337,28 @@ def coverage(r: dict[str, Any]) -> list[Figure]:
                    "≥ 93 %", low["coverage"] >= 0.93)]  # fmt: skip
 
 
+def researchers(r: dict[str, Any]) -> list[Figure]:
+    """Volunteers' latency while researchers ask for heavy reports (bench_researchers.py)."""
+    vol = r.get("volunteers") or {}
+    who = _get(r, "researchers", "clients")
+    regime = (f"{vol.get('n', '?')} volunteers answering, {who} researchers asking for "
+              f"n_boot=2000 reports with new seeds ({r.get('layout')} gunicorn pools)")  # fmt: skip
+    out = []
+    for kind, lat in (vol.get("latency") or {}).items():
+        if "p99_ms" in lat:
+            out.append(Figure("researchers", f"volunteers' {kind} p99 (p50 {lat.get('p50_ms')})",
+                              lat["p99_ms"], "ms", "goal", 100.0, _ratio(lat["p99_ms"], 100.0),
+                              regime, "p99 < 100 ms", lat["p99_ms"] < 100))  # fmt: skip
+    failed = (vol.get("retries") or 0) + sum((vol.get("errors") or {}).values())
+    out.append(Figure("researchers", "volunteers' requests retried (5xx or transport) + failed",
+                      failed, "", "none", 0, None, regime, "0", failed == 0))  # fmt: skip
+    return out
+
+
 EXTRACTORS: dict[str, Callable[[dict[str, Any]], list[Figure]]] = {
     "loading": loading, "prosody": prosody, "readings": readings, "agreement": agreement, "report": report,
     "submit": submit, "load": load, "irt": irt, "pages": pages, "claims": claims,
-    "coverage": coverage,
+    "coverage": coverage, "researchers": researchers,
 }  # fmt: skip
 
 

@@ -10,6 +10,8 @@ Every value comes from the environment (docs/deploy.md):
 - ``GUNICORN_MAX_REQUESTS`` recycle a worker after this many requests (default 2000,
   with jitter, so a slow leak never takes a worker down);
 - access log on standard output (``GUNICORN_ACCESS_LOG=-``, or a path; empty turns it off);
+- ``GUNICORN_NAME`` the pool's process name (default ``shiping``; a second pool for the
+  researchers' pages, docs/deploy.md, says ``shiping-research``);
 - ``GUNICORN_PRELOAD`` (default 1): the master imports the application and every view
   (config/wsgi.py) once and forks warm workers; no database connection is open then.
 
@@ -44,5 +46,5 @@ errorlog = "-"
 loglevel = _env("GUNICORN_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = _env("FORWARDED_ALLOW_IPS", "127.0.0.1")
-proc_name = "shiping"
+proc_name = _env("GUNICORN_NAME", "shiping")
 preload_app = _env("GUNICORN_PRELOAD", "1") == "1"

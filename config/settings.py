@@ -181,6 +181,10 @@ else:
 # demo, tasks run in-process at once, so nothing extra is needed.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# Two queues, so researchers' heavy reports never delay loads and exports, nor the other way
+# round (config/celery.py routes report jobs to ``reports``; docs/deploy.md, worker pools):
+# ``celery -A config worker -Q jobs`` and ``celery -A config worker -Q reports``.
+CELERY_TASK_DEFAULT_QUEUE = "jobs"
 CELERY_TASK_IGNORE_RESULT = True  # a job's outcome lives in its Job row, not a result backend
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-job leaves the message for another worker
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -196,13 +200,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # their own on one machine with nothing more to install; Redis is for production.
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _queue = DATA_DIR / "queue"
-    for _sub in ("in", "processed"):
+    for _sub in ("in", "processed", "control"):
         (_queue / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS.update(
         {
             "data_folder_in": str(_queue / "in"),
             "data_folder_out": str(_queue / "in"),
             "processed_folder": str(_queue / "processed"),
+            # the exchange-to-queue tables (one per queue: jobs, reports), else ./control
+            "control_folder": str(_queue / "control"),
             "store_processed": False,
         }
     )
@@ -310,6 +316,10 @@ COMPLETION_HOSTS = env_list(
         ".qualtrics.com",
     ],
 )
+# Background reports (jobs/reports.py): how many report computations one user may start
+# an hour (a new seed, new resamples or new settings, or data that moved); reading a
+# stored report or joining a running computation is free. 0 turns the limit off.
+REPORT_STARTS_PER_HOUR = env_int("REPORT_STARTS_PER_HOUR", 30)
 # The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {

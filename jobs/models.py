@@ -77,6 +77,15 @@ class Job(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("started at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
+    # Background reports (jobs.reports): the study and report settings the job computes
+    # (``report:<study>:<settings digest>``); at most one queued or running job per key.
+    key = models.CharField(
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text=_("What the job computes, for jobs that must not run twice at once."),
+        verbose_name=_("key"),
+    )
     heartbeat_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -89,6 +98,13 @@ class Job(models.Model):
         verbose_name_plural = _("jobs")
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["kind", "status"], name="job_kind_status")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key"],
+                condition=models.Q(status__in=["queued", "running"]) & ~models.Q(key=""),
+                name="job_one_active_per_key",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.get_status_display()})"

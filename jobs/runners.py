@@ -128,14 +128,20 @@ def report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     report settings of ``params["settings"]`` (any of ``ReportSettings``; the defaults
     otherwise)."""
     from scoring.report import build_report, settings_from
+    from scoring.report.prereg import deviations_record
     from scoring.report.writers import write
 
+    if job.params.get("background"):  # the pages' stored report (jobs.reports)
+        from jobs.reports import background_report_run
+
+        return background_report_run(job, on_progress)
     assert job.study is not None
     fmt = job.params.get("format", "json")
     if fmt not in ("json", "xlsx"):
         raise ValueError(f"a report job writes json or xlsx, not {fmt!r}")
     settings = settings_from(job.params.get("settings") or {})
     on_progress("computing", 0, 1)
+    deviations_record(job.study, settings)  # departures from a frozen plan, first seen now
     report = build_report(job.study, settings)
     path = result_path("reports", job, fmt)
     partial = path.with_name(path.name + ".part")

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from jobs.models import Job
 from jobs.progress import Heartbeat, JobProgress, cache_key, runner_gone, silence_allowed
 from jobs.runners import RUNNERS
-from jobs.tasks import TRANSIENT_DB_ERRORS, drop_broken_connection, run_job
+from jobs.tasks import TRANSIENT_DB_ERRORS, drop_broken_connection, run_job, run_report_job
 from scoring.rules import poem_items
 from studies.loading.problems import LoadError, Note, Summary
 from studies.models import Study
@@ -78,8 +78,13 @@ def uploads_purge(*, keep_days: int | None = None) -> int:
     return len(removed)
 
 
-def job_submit(*, kind: str, study: Study | None, params: dict[str, Any], user: Any = None) -> Job:
-    """Record a job and enqueue it once the current transaction commits.
+def job_submit(
+    *, kind: str, study: Study | None, params: dict[str, Any], user: Any = None, key: str = ""
+) -> Job:
+    """Record a job and enqueue it once the current transaction commits: report jobs
+    on the ``reports`` queue, every other on ``jobs`` (``CELERY_TASK_ROUTES``). ``key``:
+    what the job computes, when at most one may be queued or running for it (the
+    database refuses a second: ``IntegrityError``; ``jobs.reports``).
 
     Without a broker (``CELERY_BROKER_URL`` unset) Celery runs it at once in this
     process, so the returned job may already be done; reload it to see.
@@ -90,9 +95,11 @@ def job_submit(*, kind: str, study: Study | None, params: dict[str, Any], user: 
         kind=kind,
         study=study,
         params=params,
+        key=key,
         created_by=user if getattr(user, "pk", None) else None,
     )
-    transaction.on_commit(partial(run_job.delay, job.pk))
+    task = run_report_job if kind == Job.Kind.REPORT else run_job
+    transaction.on_commit(partial(task.delay, job.pk))
     return job
 
 
@@ -168,6 +175,13 @@ def job_run(job_id: int) -> Job | None:
         uploads_purge()
     except (OSError, DatabaseError):
         logger.warning("uploaded files could not be purged", exc_info=True)
+    if job.key:  # a background report: older copies dropped; data moved meanwhile: a follow-up
+        from jobs.reports import report_done
+
+        try:
+            report_done(job)
+        except DatabaseError:
+            logger.warning("job %s: no follow-up report submitted", job.pk, exc_info=True)
     return job
 
 

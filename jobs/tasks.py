@@ -34,6 +34,18 @@ class JobTask(Task):  # type: ignore[misc,unused-ignore]  # celery ships no type
             job_give_up(int(args[0]), exc)
 
 
+RETRYING = {
+    "base": JobTask,
+    "acks_late": True,
+    "ignore_result": True,
+    "autoretry_for": TRANSIENT_DB_ERRORS,
+    "retry_backoff": 1,
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
+
+
 @shared_task(
     base=JobTask,
     name="shiping.run_job",
@@ -52,3 +64,11 @@ def run_job(job_id: int) -> str:
     drop_broken_connection()  # after the error behind a retry
     job = job_run(job_id)
     return job.status if job is not None else "missing"
+
+
+@shared_task(name="shiping.run_report_job", **RETRYING)
+def run_report_job(job_id: int) -> str:
+    """``run_job`` for report jobs, which ``CELERY_TASK_ROUTES`` sends to a queue of
+    their own (``reports``), so a heavy report never waits behind a load, nor a load
+    behind reports (docs/deploy.md, worker pools)."""
+    return str(run_job(job_id))

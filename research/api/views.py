@@ -7,8 +7,9 @@ from dataclasses import asdict
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, generics
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,10 +24,18 @@ from research.downloads import (
     report_download,
     responses_download,
 )
-from scoring.report import BY_KEYS, N_BOOT, TABLES, ReportSettings, SettingsError, settings_from
+from research.reports import ReportRateLimited, report_state
+from scoring.report import (
+    BY_KEYS,
+    N_BOOT,
+    TABLES,
+    Report,
+    ReportSettings,
+    SettingsError,
+    settings_from,
+)
 from scoring.report.build import unknown_tasks
 from scoring.report.plan import Goals, plan_rows
-from scoring.report.service import report_for
 from scoring.report.settings import (
     CLUSTER,
     CLUSTERS,
@@ -181,19 +190,76 @@ class ResponseList(generics.ListAPIView):
         )
 
 
+REPORT_RESPONSES: dict[Any, Any] = {
+    202: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description="Being computed by a background job: poll ``status_url`` (the job's "
+        "state), then ask again. ``stale`` describes the last complete report, if any.",
+    ),
+    400: OpenApiResponse(OpenApiTypes.OBJECT, description="A setting is not valid."),
+    503: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description="The report job failed (without a broker, where it runs at once); "
+        "``detail`` says why. With a broker the next request starts it again.",
+    ),
+    429: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description="Too many report computations started this hour (REPORT_STARTS_PER_HOUR); "
+        "Retry-After says when to try again.",
+    ),
+}
+
+
+def stored_report(request: Request, study: Study) -> Report | Response:
+    """The stored report of the query's settings when it is current; else a 202 naming
+    the background job computing it (started if need be), or a 429. Never computes."""
+    settings = report_settings(request, study)
+    try:
+        state = report_state(study, settings, request.user)
+    except ReportRateLimited as exc:
+        limit = {"detail": exc.message, "retry_after": exc.retry_after}
+        return Response(limit, status=429, headers={"Retry-After": str(exc.retry_after)})
+    if state.current and state.stored is not None:
+        return state.stored.report
+    stale = state.stored
+    body: dict[str, Any] = {
+        "status": "failed" if state.failed and not state.computing else "computing",
+        "detail": state.failed or _("The report is being computed; ask again shortly."),
+        "job": state.job_id,
+        "status_url": request.build_absolute_uri(state.status_url) if state.status_url else None,
+        "fingerprint": state.fingerprint,
+        "stale": None
+        if stale is None
+        else {
+            "fingerprint": stale.fingerprint,
+            "computed_at": stale.computed_at.isoformat(),
+            "answers_since": state.answers_since,
+        },
+    }
+    if body["status"] == "failed":
+        return Response(body, status=503)
+    headers = {"Retry-After": "5"}
+    if state.status_url:
+        headers["Location"] = request.build_absolute_uri(state.status_url)
+    return Response(body, status=202, headers=headers)
+
+
 class ReportView(APIView):
-    @extend_schema(responses=out.ReportOut, tags=TAGS, parameters=SETTING_PARAMETERS)
+    @extend_schema(
+        responses={200: out.ReportOut, **REPORT_RESPONSES}, tags=TAGS, parameters=SETTING_PARAMETERS
+    )
     def get(self, request: Request, study_id: int) -> Response:
         """The statistics report (formats.md §5): every table as flat rows; the settings
-        used are echoed under ``settings``."""
+        used are echoed under ``settings``. Computed by a background job: 202 with the
+        job's ``status_url`` until the report for the current data is stored."""
         study = study_for(request.user, study_id)
-        report = report_for(study, report_settings(request, study))
-        return Response(report.as_json())
+        found = stored_report(request, study)
+        return found if isinstance(found, Response) else Response(found.as_json())
 
 
 class ReportExport(APIView):
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **REPORT_RESPONSES},
         tags=TAGS,
         parameters=[
             OpenApiParameter("file", str, enum=list(REPORT_FORMATS), description="default json"),
@@ -202,12 +268,13 @@ class ReportExport(APIView):
         ],
     )
     def get(self, request: Request, study_id: int) -> Any:
-        """The report as a file: JSON, CSV (one table, or a zip of all) or XLSX."""
+        """The report as a file: JSON, CSV (one table, or a zip of all) or XLSX; 202 with
+        the job's ``status_url`` while it is computed (as ``report``)."""
         study = study_for(request.user, study_id)
         fmt = _choice(request, "file", REPORT_FORMATS, "json")
         table = _choice(request, "table", TABLES, None)
-        report = report_for(study, report_settings(request, study))
-        return report_download(report, fmt, table)
+        found = stored_report(request, study)
+        return found if isinstance(found, Response) else report_download(found, fmt, table)
 
 
 PLAN_GOALS = {

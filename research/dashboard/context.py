@@ -2,10 +2,9 @@
 string (the same names and checks as the CLI and the API), the chosen views (task filter,
 agreement cell, metrics), the pivot, paged tables and the charts.
 
-The report comes from ``report_for`` (cached until the study's data or the settings
-change); the per-form rule rates behind the heatmap are a second cached report holding
-that one table only, built from the same read of the study as the page's report (the
-view's ``StudyReader``).
+The report is the one a background job stored (``research.reports``; never computed in
+the request); the per-form rule rates behind the heatmap are stored beside it by the
+same job.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from research.dashboard.labels import Labels
 from research.dashboard.pivot import agreement_pivot
 from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
-from scoring.report.build import PAPER_TABLES, Report, unknown_tasks
-from scoring.report.service import StudyReader, report_for
+from scoring.report.build import PAPER_TABLES, Report, Rows, unknown_tasks
 from scoring.report.settings import CLUSTERS, RATINGS_CI, SETTING_NAMES, ReportSettings
 from studies.models import Study
 
@@ -80,10 +78,11 @@ def paper_context(
     report: Report,
     query: QueryDict,
     labels: Labels,
-    fp: str | None = None,
-    reader: StudyReader | None = None,
+    rule_rates_by_form: Rows | None = None,
 ) -> dict[str, Any]:
-    """The views of the new tables: a chart where a paper has one, then the table."""
+    """The views of the new tables: a chart where a paper has one, then the table;
+    ``rule_rates_by_form``: the ``rule_rates`` rows split by form too, for the heatmaps
+    (stored beside the report by its background job)."""
     t = report.tables
     by = report.settings.by
     task = query.get("task", "")
@@ -99,12 +98,8 @@ def paper_context(
     out["rate_metrics"], out["rate_metric"] = metrics, metric
     out["rule_rates_svg"] = _svg(paper.rule_rates_chart(t["rule_rates"], metric))
     heat_rows = t["rule_rates"]
-    if metric and "form" not in by:
-        forms_by = (*by, "form")
-        per_form = report_for(
-            study, replace(report.settings, by=forms_by), only=("rule_rates",), fp=fp, reader=reader
-        )
-        heat_rows = per_form.tables["rule_rates"]
+    if metric and "form" not in by and rule_rates_by_form is not None:
+        heat_rows = rule_rates_by_form
     out["rule_rate_heatmaps"] = [
         (condition, _svg(svg))
         for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)

@@ -1,7 +1,9 @@
-"""Dashboard pages: thin views over the report service, progress selectors and charts."""
+"""Dashboard pages: thin views over the stored background report (``research.reports``),
+progress selectors and charts."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -12,7 +14,6 @@ from django.utils.safestring import mark_safe
 from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
 from research.dashboard import charts, context, progress
-from research.dashboard.beyond import PANEL_GOALS
 from research.dashboard.labels import Labels, explain_star
 from research.dashboard.tables import table_view
 from research.downloads import (
@@ -22,9 +23,10 @@ from research.downloads import (
     responses_download,
 )
 from research.recruit import recruit_links
+from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
-from scoring.report.service import StudyReader, fingerprint, plan_for, report_for
 from scoring.rules import default_tone_system, unscored_poem_count
+from studies.models import Study
 
 PREFERRED = ("/structural", "/tonal")
 
@@ -52,13 +54,56 @@ def study_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
+    """Opens at once: the progress tables come from counters, and the report is the last
+    one a background job stored for these settings (``research.reports``), current or
+    stale with its age; when there is none yet the page says so and reloads itself."""
     study = study_for(request.user, study_id)
     form = context.read_settings(study, request.GET)
-    fp = fingerprint(study)
-    # one read of the responses serves the report, the heatmaps' per-form rule rates and
-    # the planning rows (whichever of them the cache does not hold yet)
-    reader = StudyReader(study)
-    report = report_for(study, form.settings, fp=fp, reader=reader)
+    status = 400 if form.errors else 200  # a bad setting is named on the page, as a 400
+    limited: ReportRateLimited | None = None
+    try:  # never a computation started for settings the researcher did not ask for
+        state = report_state(study, form.settings, request.user, start=not form.errors)
+    except ReportRateLimited as exc:
+        limited, status = exc, 429
+        state = report_state(study, form.settings, request.user, start=False)
+    ctx = {
+        "study": study,
+        "unscored": unscored_poem_count(study),
+        "form": form,
+        **context.settings_choices(study),
+        "task_filter": request.GET.get("task", ""),
+        "star_note": explain_star(),
+        "state": state,
+        "limited": limited.message if limited is not None else "",
+        # reload while the first report is computed (nothing to read meanwhile)
+        "refresh": REFRESH_SECONDS if state.stored is None and state.computing else None,
+        "table_names": TABLES,
+        "funnel": progress.funnel(study),
+        "answers": progress.task_progress_cached(study, state.fingerprint),
+        "published_svg": _safe(charts.published_chart(study)),
+        "aggregates": AggregateResult.objects.filter(study=study).order_by("task", "model"),
+        "report_formats": REPORT_FORMATS,
+        "response_formats": RESPONSE_FORMATS,
+        "recruit": recruit_links(request, study),
+        "settings_query": settings_query(form),
+        "report": None,
+        "tables": {},
+        "plan_rows": [],
+    }
+    if state.stored is not None:
+        ctx.update(report_context(request, study, state.stored))
+    response = render(request, "research/dashboard.html", ctx, status=status)
+    if limited is not None:
+        response["Retry-After"] = str(limited.retry_after)
+    return response
+
+
+REFRESH_SECONDS = 5
+
+
+def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> dict[str, Any]:
+    """What the page shows of a stored report: tables, views and charts (no computing)."""
+    report = stored.report
     labels = Labels(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     # the study's default rule rater first (its rule_raters setting; classical unless it says)
@@ -67,15 +112,9 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     metric = _pick(request.GET.get("metric"), metrics, *preferred)
     tables = report.as_json()
     query = request.GET
-    ctx = {
-        "study": study,
-        "unscored": unscored_poem_count(study),
+    return {
         "report": report,
         "tables": tables,
-        "form": form,
-        **context.settings_choices(study),
-        "task_filter": query.get("task", ""),
-        "star_note": explain_star(),
         **context.agreement_context(report, query, labels),
         "views": {
             name: table_view(name, tables[name], labels, query, by=report.settings.by)
@@ -88,28 +127,17 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
             )
         },
         "comparison_matrix": context.comparison_matrix(report, query, labels),
-        **context.paper_context(study, report, query, labels, fp, reader),
-        "plan_rows": plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
-        "table_names": TABLES,
-        "funnel": progress.funnel(study),
-        "answers": progress.task_progress_cached(study, fp),
+        **context.paper_context(study, report, query, labels, stored.rule_rates_by_form),
+        "plan_rows": stored.plan_rows or [],
         "accuracy_svg": _safe(charts.accuracy_chart(report, study)),
         "correlation_svg": _safe(charts.correlation_chart(report, study)),
         "rules_svg": _safe(charts.rules_chart(report, study, rule)) if rule else None,
         "cipai_svg": _safe(charts.cipai_chart(report, metric)) if metric else None,
-        "published_svg": _safe(charts.published_chart(study)),
         "rules": rules,
         "rule": rule,
         "metrics": metrics,
         "metric": metric,
-        "aggregates": AggregateResult.objects.filter(study=study).order_by("task", "model"),
-        "report_formats": REPORT_FORMATS,
-        "response_formats": RESPONSE_FORMATS,
-        "recruit": recruit_links(request, study),
-        "settings_query": settings_query(form),
     }
-    # a bad setting is named on the page (the defaults used for it), as a 400
-    return render(request, "research/dashboard.html", ctx, status=400 if form.errors else 200)
 
 
 def settings_query(form: context.SettingsForm) -> str:
@@ -124,6 +152,8 @@ def settings_query(form: context.SettingsForm) -> str:
 
 @login_required
 def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpResponse:
+    """The stored report when it is current; else a page that waits for the job
+    computing it (202) and reloads itself into the file."""
     study = study_for(request.user, study_id)
     table = request.GET.get("table") or None
     if fmt not in REPORT_FORMATS or (table is not None and table not in TABLES):
@@ -132,7 +162,20 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
     if form.errors:  # never a report computed for settings the researcher did not ask for
         problems = "\n".join(f"{name}: {message}" for name, message in form.errors.items())
         return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
-    return report_download(report_for(study, form.settings), fmt, table)
+    try:
+        state = report_state(study, form.settings, request.user)
+    except ReportRateLimited as exc:
+        return rate_limited(exc)
+    if state.current and state.stored is not None:
+        return report_download(state.stored.report, fmt, table)
+    ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
+    return render(request, "research/report_wait.html", ctx, status=202)
+
+
+def rate_limited(exc: ReportRateLimited) -> HttpResponse:
+    response = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 @login_required

@@ -7,6 +7,7 @@ command's options) and raises :class:`SettingsError` naming the setting at fault
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
@@ -62,6 +63,10 @@ class ReportSettings:
 
     def cache_key(self) -> str:
         return repr(tuple(getattr(self, f.name) for f in fields(self)))
+
+    def digest(self) -> str:
+        """A short hash of every setting (background reports are kept per digest)."""
+        return hashlib.sha256(self.cache_key().encode()).hexdigest()[:16]
 
 
 def check(s: ReportSettings) -> None:

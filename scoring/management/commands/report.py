@@ -22,6 +22,7 @@ from scoring.report import (
     paper,
     settings_from,
 )
+from scoring.report.prereg import deviations_record
 from scoring.report.registry import TABLES
 from scoring.report.settings import CLUSTER, CLUSTERS, MIN_SIDE, PASS_THRESHOLD, RATINGS_CI
 from scoring.report.writers import FORMATS, write, write_json
@@ -111,6 +112,7 @@ class Command(BaseCommand):
             settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci", "cluster")})
         except SettingsError as exc:
             raise CommandError(f"--{exc.name.replace('_', '-')}: {exc.message}") from exc
+        deviations_record(study, settings)  # departures from a frozen plan, first seen now
         try:
             only = (layout.table,) if layout is not None else ()
             report = build_report(study, settings, only=only)

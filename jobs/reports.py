@@ -1,0 +1,279 @@
+"""Background reports: a study's report for given settings is computed by a job (the
+``reports`` queue), never in a web request (``research.reports`` is the pages' side).
+
+- **Single flight**: a job computing a report carries the key
+  ``report:<study>:<settings digest>``; the database allows one queued or running job
+  per key (``job_one_active_per_key``), so a second request joins the running job.
+- **Debounced**: new answers start nothing while a job runs; when it ends on data that
+  have moved since it started, it submits one follow-up (a follow-up submits none).
+- **Stored**: the result (the report, the heatmaps' per-form rule rates and the planning
+  rows) is written to ``DATA_DIR/reports/<study>-job<id>.pkl`` (the durable copy, read
+  back by the job's row; the older copies of the same key are deleted) and cached by job id, so a page shows the last complete report,
+  current or stale, with the fingerprint it was computed on.
+- **Rate limited**: a user starts at most ``REPORT_STARTS_PER_HOUR`` computations an
+  hour (joining a running job or reading a stored report is free).
+
+Without a broker (``CELERY_TASK_ALWAYS_EAGER``: tests, a bare ``runserver``) every job
+runs in-process at once, this one too; production and ``make demo`` have a worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.models import Response
+from jobs.models import Job
+from jobs.runners import Outcome, result_path, stored_name
+from research.reports import ReportRateLimited, ReportState, StoredReport
+from scoring.report.build import build_report
+from scoring.report.prereg import deviations_record
+from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
+from scoring.report.settings import ReportSettings, settings_from
+from studies.loading.progress import ProgressCallback
+from studies.models import Study
+
+logger = logging.getLogger(__name__)
+
+ACTIVE = (Job.Status.QUEUED, Job.Status.RUNNING)
+CACHE_SECONDS = 24 * 3600
+
+
+def report_key(study: Study, settings: ReportSettings) -> str:
+    return f"report:{study.pk}:{settings.digest()}"
+
+
+def answer_count(study: Study) -> int:
+    return Response.objects.filter(study=study).count()
+
+
+# --- the stored result -------------------------------------------------------------
+
+
+def _stored_path(job: Job) -> Path | None:
+    if not job.result_file:
+        return None
+    root = Path(django_settings.DATA_DIR).resolve()
+    path = (root / job.result_file).resolve()
+    return path if path.is_relative_to(root) and path.is_file() else None
+
+
+def stored_report(key: str) -> tuple[Job, StoredReport] | None:
+    """The last complete report of ``key`` and its job: from the cache (by job id), else
+    from the job's result file (a pickle this project's worker wrote under DATA_DIR,
+    the same trust as the cache, which pickles too)."""
+    job = (
+        Job.objects.filter(kind=Job.Kind.REPORT, key=key, status=Job.Status.DONE)
+        .exclude(result_file="")
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+    if job is None:
+        return None
+    cache_name = f"shiping:report-job:{job.pk}"
+    found: StoredReport | None = cache.get(cache_name)
+    if found is None:
+        path = _stored_path(job)
+        if path is None:
+            return None
+        with path.open("rb") as fh:
+            found = pickle.load(fh)
+        cache.set(cache_name, found, CACHE_SECONDS)
+    return job, found
+
+
+# --- starting and joining ---------------------------------------------------------
+
+
+def _check_rate(user: Any) -> None:
+    limit = int(django_settings.REPORT_STARTS_PER_HOUR)
+    if limit <= 0 or not getattr(user, "pk", None):
+        return
+    since = timezone.now() - timedelta(hours=1)
+    started = list(
+        Job.objects.filter(kind=Job.Kind.REPORT, created_by=user, created_at__gte=since)
+        .exclude(key="")
+        .order_by("created_at")
+        .values_list("created_at", flat=True)[:limit]
+    )
+    if len(started) >= limit:
+        raise ReportRateLimited(started[0] + timedelta(hours=1), limit)
+
+
+def _active(key: str) -> Job | None:
+    from jobs.services import job_fail_if_runner_gone
+
+    job = Job.objects.filter(key=key, status__in=ACTIVE).first()
+    if job is not None and job_fail_if_runner_gone(job):
+        return None
+    return job
+
+
+def report_submit(
+    study: Study,
+    settings: ReportSettings,
+    fp: str,
+    *,
+    user: Any = None,
+    follow_up_of: int | None = None,
+) -> tuple[Job, bool]:
+    """The job computing ``study``'s report with ``settings``: a new one, or the one
+    already queued or running for them (the second value says whether it is new)."""
+    from jobs.services import job_run, job_submit
+
+    key = report_key(study, settings)
+    params: dict[str, Any] = {"background": True, "settings": settings.as_json(), "fp": fp}
+    if follow_up_of is not None:
+        params["follow_up_of"] = follow_up_of
+    try:
+        with transaction.atomic():
+            job = job_submit(kind=Job.Kind.REPORT, study=study, params=params, user=user, key=key)
+    except IntegrityError:  # another request or worker started it a moment ago: join it
+        running = Job.objects.filter(key=key, status__in=ACTIVE).first()
+        if running is None:
+            raise
+        return running, False
+    if django_settings.CELERY_TASK_ALWAYS_EAGER:
+        job_run(job.pk)  # no broker: every job runs in-process at once (the queued one no-ops)
+    return job, True
+
+
+class JobReportBackend:
+    """``research.reports.ReportBackend`` through jobs (registered by ``jobs.apps``)."""
+
+    def state(
+        self, study: Study, settings: ReportSettings, user: Any, *, start: bool
+    ) -> ReportState:
+        key = report_key(study, settings)
+        fp, answers = fingerprint(study), answer_count(study)
+        found = stored_report(key)
+        stored = found[1] if found is not None else None
+        job = _active(key)
+        started = False
+        failed = "" if job is not None else _failed_since(key, found[0] if found else None)
+        if job is None and start and (stored is None or stored.fingerprint != fp):
+            _check_rate(user)
+            job, started = report_submit(study, settings, fp, user=user)
+            job.refresh_from_db()
+            if job.finished:  # ran at once (no broker)
+                found = stored_report(key)
+                stored = found[1] if found is not None else stored
+                failed = job.message if job.status == Job.Status.FAILED else ""
+                job = None
+            else:
+                failed = ""
+        return ReportState(
+            stored=stored,
+            fingerprint=fp,
+            answers=answers,
+            job_id=job.pk if job is not None else None,
+            status_url=reverse("jobs:job", args=[job.pk]) if job is not None else None,
+            failed=failed,
+            started=started,
+        )
+
+
+def _failed_since(key: str, done: Job | None) -> str:
+    """Why the latest job for ``key`` failed, when it is newer than the last done one."""
+    last = Job.objects.filter(key=key).order_by("-created_at", "-pk").first()
+    if last is None or last.status != Job.Status.FAILED or (done is not None and last == done):
+        return ""
+    return last.message or _("the report job failed")
+
+
+# --- the runner --------------------------------------------------------------------
+
+
+def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
+    """Compute and store the report of ``job.params["settings"]`` (with the dashboard's
+    per-form rule rates and planning rows)."""
+    from research.dashboard.beyond import PANEL_GOALS
+
+    assert job.study is not None
+    study = job.study
+    settings = settings_from(job.params.get("settings") or {})
+    on_progress("computing", 0, 3)
+    deviations_record(study, settings)  # departures from a frozen plan, first seen now
+    fp, answers = fingerprint(study), answer_count(study)  # what the result will be of
+    reuse = TableCache(study, fp)
+    reader = StudyReader(study)  # one read of the responses serves the report, the
+    data = reader.data(settings.tasks)  # per-form rule rates and (every task) the plan
+    report = build_report(study, settings, reuse=reuse, data=data, fp=fp)
+    on_progress("computing", 1, 3)
+    per_form = None
+    if "form" not in settings.by:
+        forms = replace(settings, by=(*settings.by, "form"))
+        per_form = build_report(study, forms, ("rule_rates",), reuse=reuse, data=data, fp=fp)
+    on_progress("computing", 2, 3)
+    stored = StoredReport(
+        report=report,
+        fingerprint=fp,
+        answers=answers,
+        computed_at=timezone.now(),
+        rule_rates_by_form=per_form.tables["rule_rates"] if per_form is not None else None,
+        plan_rows=plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
+    )
+    path = result_path("reports", job, "pkl")
+    partial = path.with_name(path.name + ".part")
+    with partial.open("wb") as fh:
+        pickle.dump(stored, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(partial, path)
+    cache.set(f"shiping:report-job:{job.pk}", stored, CACHE_SECONDS)
+    on_progress("computing", 3, 3)
+    return Outcome(
+        summary={
+            "settings": settings.as_json(),
+            "fingerprint": fp,
+            "answers": answers,
+            "tables": {k: len(v) for k, v in report.tables.items()},
+        },
+        message=_("report computed on %(n)d answers") % {"n": answers},
+        result_file=stored_name(path),
+    )
+
+
+def report_done(job: Job) -> None:
+    """After a background report job (``jobs.services.job_run``): older stored copies of
+    the same key are deleted (the newest is the only one shown), then maybe a follow-up."""
+    if job.kind != Job.Kind.REPORT or not job.key or job.status != Job.Status.DONE:
+        return
+    older = Job.objects.filter(key=job.key, status=Job.Status.DONE, finished_at__lt=job.finished_at)
+    for old in older.exclude(result_file=""):
+        path = _stored_path(old)
+        if path is not None:
+            path.unlink(missing_ok=True)
+        Job.objects.filter(pk=old.pk).update(result_file="")
+    report_follow_up(job)
+
+
+def report_follow_up(job: Job) -> Job | None:
+    """After a background report job: one follow-up when the study's data moved while it
+    ran (a follow-up itself has none, so answers arriving steadily cost one more
+    computation, not an endless chain). Returns the follow-up job, if any."""
+    if (
+        job.kind != Job.Kind.REPORT
+        or not job.key
+        or job.status != Job.Status.DONE
+        or job.study is None
+        or job.params.get("follow_up_of") is not None
+    ):
+        return None
+    computed_on = (job.summary or {}).get("fingerprint")
+    fp = fingerprint(job.study)
+    if computed_on is None or computed_on == fp:
+        return None
+    settings = settings_from(job.params.get("settings") or {})
+    follow, new = report_submit(job.study, settings, fp, follow_up_of=job.pk)
+    return follow if new else None
