@@ -23,7 +23,7 @@ from studies.loading.pool import ItemSpec, check_task_moves, parse_item
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import Source, read_records
-from studies.loading.values import is_count, parse_id
+from studies.loading.values import count_problem, parse_id
 from studies.models import ImportLog, Item, Study, Task
 from studies.values import with_params
 
@@ -75,8 +75,8 @@ def _common(data: dict[str, Any], report: Reporter) -> tuple[str, str, int, str]
     sample = data.get("sample", 0)
     if sample is None:
         sample = 0
-    if not is_count(sample):
-        report.error("sample", _("must be a whole number ≥ 0"))
+    if (problem := count_problem(sample)) is not None:
+        report.error("sample", problem)
         sample = 0
     raw = data.get("raw", "")
     if not isinstance(raw, str):

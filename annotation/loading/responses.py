@@ -28,7 +28,7 @@ from studies.loading.plain import loads
 from studies.loading.problems import Collector, Reporter, Summary
 from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import CELL_FORMATS, Source, read_records
-from studies.loading.values import is_count, parse_id
+from studies.loading.values import count_problem, parse_id
 from studies.models import Group, ImportLog, Item, Study, Task
 from studies.recruitment import recruitment_params
 from studies.values import is_digits, with_params
@@ -84,8 +84,8 @@ def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime 
     time_ms = data.get("time_ms")
     if isinstance(time_ms, str) and is_digits(time_ms.strip()):
         time_ms = int(time_ms)
-    if time_ms is not None and not is_count(time_ms):
-        report.error("time_ms", _("must be a whole number of milliseconds ≥ 0"))
+    if time_ms is not None and (problem := count_problem(time_ms)) is not None:
+        report.error("time_ms", problem)
         time_ms = None
     at = data.get("answered_at")
     when = None
