@@ -329,7 +329,9 @@ def _unclosed_quote(text: str, record: Record, header: list[str]) -> str | None:
             return None
         filled = [column for column in header if record.data.get(column, "")]
         swallowed = [column for column in filled if "\n" in record.data[column]]
-        return (swallowed or filled or [None])[0] if swallowed else (filled or [None])[-1]
+        if swallowed:
+            return swallowed[0]
+        return filled[-1] if filled else None
     return None
 
 
