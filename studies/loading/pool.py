@@ -1,4 +1,5 @@
-"""Question pools (formats.md §2), JSONL or CSV: validate every line, then upsert by id.
+"""Question pools (formats.md §2), JSONL, CSV or XLSX: validate each line and upsert by
+id, a batch at a time, in one pass inside the load's transaction (``pool_write``).
 
 Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
 a changed one is updated. The summary lists the items created or changed, those whose
