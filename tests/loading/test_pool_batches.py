@@ -125,8 +125,10 @@ def test_a_repeated_id_is_named_across_batches_and_within_one(
     ]
 
 
-def test_a_reload_of_many_batches_is_idempotent(example_study: Study) -> None:
-    lines = [_line(i) for i in range(2 * 500 + 3)]
+def test_a_reload_of_many_batches_is_idempotent(
+    example_study: Study, spied: dict[str, list[int]]
+) -> None:
+    lines = [_line(i) for i in range(3 * SMALL_BATCH + 3)]
     load = loader("pool")
     first = load(_source(lines), study=example_study)
     again = load(_source(lines), study=example_study)
