@@ -10,12 +10,15 @@
   leave the tenth, scored inside its own load, not comparable. bench_prosody measures
   scoring.)
   Its peak memory is recorded beside a pool a tenth its size (memory should not grow with
-  the file: issue 11, defect 15) and beside the figure before the streaming load.
+  the file: issue 11, defect 15; issue 26: within 1.2 × at 150,000 / 15,000 lines) and
+  beside the figures before the streaming load. ``--memory`` runs only these two loads
+  (15,000 and 150,000 lines, or N/10 and N with ``--items N``) and writes
+  ``results/loading_memory.json``.
 - ``export_responses`` of M generated responses (default 1,000,000) through the real
   command, against a floor: one raw SQL cursor reading the same joined rows and writing
   them with the csv module. Targets: under 20 s, peak memory under 300 MB.
 
-Run: ``python bench/bench_loading.py [--quick] [--database-url URL]``.
+Run: ``python bench/bench_loading.py [--quick | --memory [--items N]] [--database-url URL]``.
 """
 
 from __future__ import annotations
@@ -191,11 +194,60 @@ def floor_export(out: Path) -> float:
     return timed(run)
 
 
+# Peak RSS of load_pool before the one-pass load (issue 26), same machine, SQLite.
+BEFORE_ONE_PASS = {"items": 150_000, "peak_rss_mb": 402.9, "tenth_peak_rss_mb": 267.3}
+MEMORY_RATIO_GOAL = 1.2
+
+
+def memory_only(n_items: int, database_url: str | None) -> dict[str, object]:
+    """``load_pool`` of n/10 and n lines, each into its own study, in child processes:
+    their peak RSS (VmHWM) and ratio."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        env = bench_env(tmpdir, database_url)
+        manage(env, "migrate", "--noinput")
+        loading = {**env, "SCORE_ON_LOAD": "0"}
+        runs = {}
+        for n in (n_items // 10, n_items):
+            (tmpdir / "study.json").write_text(json.dumps({**STUDY, "slug": f"m{n}"}), "utf-8")
+            manage(env, "load_study", str(tmpdir / "study.json"))
+            pool = tmpdir / f"pool{n}.jsonl"
+            write_pool(pool, n)
+            runs[n] = {
+                **manage(loading, "load_pool", str(pool), "--study", f"m{n}"),
+                "file_mb": pool.stat().st_size / 2**20,
+            }
+            pool.unlink()
+    setup_django(env)
+    from django.db import connection
+
+    small, large = runs[n_items // 10], runs[n_items]
+    ratio = large["peak_rss_mb"] / small["peak_rss_mb"]
+    return {
+        "database": connection.vendor,
+        "lines": {str(n): r for n, r in runs.items()},
+        "ratio": ratio,
+        "goal_ratio": MEMORY_RATIO_GOAL,
+        "meets_goal": ratio <= MEMORY_RATIO_GOAL,
+        "before_one_pass": BEFORE_ONE_PASS,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="10,000 items and 100,000 responses")
+    parser.add_argument(
+        "--memory", action="store_true", help="only load_pool's peak memory at N/10 and N lines"
+    )
+    parser.add_argument("--items", type=int, default=150_000, help="N for --memory")
     parser.add_argument("--database-url", help="default: a fresh SQLite file")
     args = parser.parse_args()
+    if args.memory:
+        memory = memory_only(args.items, args.database_url)
+        path = write_result("loading_memory", memory)
+        print(json.dumps(memory, indent=2))
+        print(f"written to {path}")
+        return
     n_items, n_responses = (10_000, 100_000) if args.quick else (150_000, 1_000_000)
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
@@ -258,6 +310,8 @@ def main() -> None:
             "ratio_to_tenth": load["peak_rss_mb"] / load_small["peak_rss_mb"],
             # Before the streaming load (commit c42b7f2, 2026-11-25): the content held whole.
             "previous": {"items": 100_000, "peak_rss_mb": 639.8},
+            "before_one_pass": BEFORE_ONE_PASS,
+            "goal_ratio": MEMORY_RATIO_GOAL,
         },
         "export_csv": {
             **export_csv,

@@ -1,8 +1,9 @@
 """REST framework glue shared by every API view: the exception handler, a JSON parser
-that refuses deeply nested documents, and the one pagination with a bounded page size."""
+that refuses deeply nested documents and repeated keys, and the one pagination with a bounded page size."""
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 
@@ -50,19 +51,49 @@ def json_depth_exceeds(data: Any, limit: int) -> bool:
     return False
 
 
+class RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(key)
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object, or :class:`RepeatedKey` for its first repeat
+    (Python would keep the last value, so ``{"answer": 0, "answer": 2}`` would mean 2
+    here and 0 to another reader)."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise RepeatedKey(key)
+            seen.add(key)
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with a 400 (not a 500) for documents nested too deeply."""
+    """DRF's JSON parser, with a 400 (not a 500) for documents nested too deeply and a
+    400 naming the key for an object that names a key twice."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         too_deep = _("The JSON document is nested too deeply (at most %(n)s levels).") % {
             "n": MAX_JSON_DEPTH
         }
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = super().parse(stream, media_type, parser_context)
+            text = codecs.getreader(encoding)(stream).read()
+            data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
         except RecursionError:
             raise ParseError(too_deep) from None
-        except json.JSONDecodeError as exc:  # pragma: no cover - DRF wraps ValueError itself
-            raise ParseError(str(exc)) from None
+        except RepeatedKey as exc:
+            message = _("The key %(key)s appears twice in one JSON object: send it once.")
+            raise ParseError(message % {"key": json.dumps(exc.key, ensure_ascii=False)}) from None
+        except ValueError as exc:  # not JSON, not UTF-8, NaN or Infinity
+            raise ParseError(_("JSON parse error - %(reason)s") % {"reason": exc}) from None
         if json_depth_exceeds(data, MAX_JSON_DEPTH):
             raise ParseError(too_deep)
         return data

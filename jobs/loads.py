@@ -3,8 +3,10 @@
 The one entry point for every kind of file (docs/formats.md): the ``load_*`` commands,
 the admin's upload page, the background job runner and the demo all call
 :func:`file_load`. It validates the whole file first (outside any transaction, so a long
-validation holds no lock), then, in one transaction, writes it and, unless it was a dry
-run, calls as plain calls:
+validation holds no lock; a question pool, whose files are the longest, is instead
+validated as it is written, in bounded batches inside the transaction, so its memory does
+not grow with the file: ``studies.loading.pool``), then, in one transaction, writes it
+and, unless it was a dry run, calls as plain calls:
 
 1. ``annotation.services.grading.responses_regrade`` for items whose answer key changed,
    so stored ``correct`` values never go stale;
@@ -21,7 +23,7 @@ After the transaction, a load that left more poems unscored than are scored in t
 (``jobs.services.rule_scores_follow``), whatever the interface: command, upload page,
 job runner or demo.
 
-Any problem in the file raises ``LoadError`` before anything is written. A study added by
+Any problem in the file raises ``LoadError``, and nothing it wrote is kept. A study added by
 a user who is not a superuser is shared with them (else they could not see it).
 """
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import AggregateResult
-from studies.loading.fields import is_count, is_number
+from studies.loading.fields import count_problem, is_number
 from studies.loading.problems import Reporter, Summary
 from studies.models import Study
 from studies.values import with_params
@@ -33,8 +33,8 @@ def aggregate_parse(
         )
         return None
     n = data.get("n")
-    if n is not None and not is_count(n):
-        report.error("n", _("must be a whole number ≥ 0"))
+    if n is not None and (problem := count_problem(n)) is not None:
+        report.error("n", problem)
         return None
     source = data.get("source", "")
     assert value is not None  # checked above

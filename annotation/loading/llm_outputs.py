@@ -17,7 +17,7 @@ from annotation.loading.aggregates import aggregate_parse, aggregate_upsert
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Rater
 from studies.kinds import kind_of, parse_answer
-from studies.loading.fields import is_count, parse_id
+from studies.loading.fields import count_problem, parse_id
 from studies.loading.finish import load_finish
 from studies.loading.items_write import apply_items
 from studies.loading.pool import ItemSpec, check_task_moves, parse_item
@@ -75,8 +75,8 @@ def _common(data: dict[str, Any], report: Reporter) -> tuple[str, str, int, str]
     sample = data.get("sample", 0)
     if sample is None:
         sample = 0
-    if not is_count(sample):
-        report.error("sample", _("must be a whole number ≥ 0"))
+    if (problem := count_problem(sample)) is not None:
+        report.error("sample", problem)
         sample = 0
     raw = data.get("raw", "")
     if not isinstance(raw, str):

@@ -23,7 +23,7 @@ from annotation.services.answers import participants_recount_attention
 from annotation.services.participants import participants_place
 from annotation.spreadsheet import csv_restore
 from studies.kinds import kind_of, parse_answer
-from studies.loading.fields import is_count, parse_id
+from studies.loading.fields import count_problem, parse_id
 from studies.loading.finish import load_finish
 from studies.loading.plain import loads
 from studies.loading.problems import Collector, Reporter, Summary
@@ -84,8 +84,8 @@ def _time(data: dict[str, Any], report: Reporter) -> tuple[int | None, datetime 
     time_ms = data.get("time_ms")
     if isinstance(time_ms, str) and is_digits(time_ms.strip()):
         time_ms = int(time_ms)
-    if time_ms is not None and not is_count(time_ms):
-        report.error("time_ms", _("must be a whole number of milliseconds ≥ 0"))
+    if time_ms is not None and (problem := count_problem(time_ms)) is not None:
+        report.error("time_ms", problem)
         time_ms = None
     at = data.get("answered_at")
     when = None

@@ -28,12 +28,30 @@ from .tones import ToneSystem
 METRIC_COLUMNS = tuple(dict.fromkeys((*CI_METRICS, *SHI_METRICS, *COUPLET_METRICS)))
 
 
+class InputError(ValueError):
+    """A line of the input that is not usable JSON, named with the file and line."""
+
+
 def read_poems(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL (one object a line, blank lines skipped) or CSV file (by suffix)."""
+    """Rows of a JSONL (one object a line, blank lines skipped) or CSV file (by suffix).
+    A JSONL line that is not JSON, or names a key twice in one object (JSON would keep
+    the last), raises :class:`InputError` with the file, the line and the key."""
+    from .cli import _no_constants, _unique_keys  # the console tool's checks (it imports us)
+
     text = path.read_text(encoding="utf-8-sig")
     if path.suffix.lower() == ".csv":
         return list(csv.DictReader(io.StringIO(text)))
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(
+                json.loads(line, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+            )
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{path}, line {number}: {exc or 'nested too deeply'}") from None
+    return rows
 
 
 def poem_fields(row: dict[str, Any]) -> tuple[str, str, str | None]:
@@ -95,8 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lenient", action="store_true")
     ap.add_argument("--ccv-compatible", action="store_true")
     args = ap.parse_args(argv)
+    try:
+        poems = read_poems(args.file)
+    except InputError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     rows = score_rows(
-        read_poems(args.file),
+        poems,
         tone_system=args.tone_system,
         lenient=args.lenient,
         ccv_compatible=args.ccv_compatible,

@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from studies.loading.problems import Reporter
-from studies.values import is_int, with_params
+from studies.values import Text, is_digits, is_int, with_params
 
 POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7)|couplet)$")
 POEM_KEYS = ("title", "author", "form", "text", "source", "condition")
@@ -40,6 +40,36 @@ def is_number(value: Any) -> bool:
 def is_count(value: Any) -> bool:
     """A whole number ≥ 0 that fits an integer column."""
     return is_int(value) and 0 <= value <= MAX_COUNT
+
+
+def count_problem(value: Any, low: int = 0) -> Text | None:
+    """What is wrong with ``value`` as a whole number from ``low`` to ``MAX_COUNT``, said
+    as it is (a positive number is never told it "must be ≥ 0"); None when it is one."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        shown = str(value)
+    else:
+        shown = f"{value:g}" if isinstance(value, float) else repr(value)
+    if isinstance(value, str):
+        if is_digits(value.strip()):
+            return with_params(_("%(value)s is text: write the number without quotes"), value=shown)
+        return with_params(_("%(value)s is not a whole number"), value=shown)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return with_params(_("%(value)s is not a whole number"), value=shown)
+    if isinstance(value, float) and not math.isfinite(value):
+        return with_params(_("%(value)s is not a whole number"), value=shown)
+    if value < low:
+        return with_params(
+            _("%(value)s is too small: the smallest allowed is %(low)s"), value=shown, low=low
+        )
+    if value > MAX_COUNT:
+        return with_params(
+            _("%(value)s is too large: the largest allowed is %(high)s"),
+            value=shown,
+            high=MAX_COUNT,
+        )
+    if not is_int(value):
+        return with_params(_("%(value)s is not a whole number"), value=shown)
+    return None
 
 
 def parse_poem(value: Any, report: Reporter) -> dict[str, str] | None:

@@ -10,7 +10,7 @@ all or nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from studies.loading.problems import Summary
@@ -65,21 +65,30 @@ def apply_items(
     for spec in steps:
         batch.append(spec)
         if len(batch) >= BATCH:
-            _write_batch(study, batch, summary, ids, changed)
+            ids.update(_write_batch(study, batch, summary, changed))
             batch = []
     if batch:
-        _write_batch(study, batch, summary, ids, changed)
+        ids.update(_write_batch(study, batch, summary, changed))
     summary.items.changed.extend(pk for _, pk in sorted(changed))
+    return ids
+
+
+def write_batch(study: Study, batch: Sequence[WritableItem], summary: Summary) -> dict[str, int]:
+    """Create or update one batch (at most ``BATCH`` items, distinct ids); returns their
+    external id -> primary key and adds the items changed to ``summary``."""
+    changed: list[tuple[str, int]] = []
+    ids = _write_batch(study, batch, summary, changed)
+    summary.items.changed.extend(pk for _, pk in changed)
     return ids
 
 
 def _write_batch(
     study: Study,
-    batch: list[WritableItem],
+    batch: Sequence[WritableItem],
     summary: Summary,
-    ids: dict[str, int],
     changed: list[tuple[str, int]],
-) -> None:
+) -> dict[str, int]:
+    ids: dict[str, int] = {}
     stored = Item.objects.filter(study=study, external_id__in=[s.external_id for s in batch])
     existing = {
         ext: (pk, digest, answer)
@@ -125,3 +134,4 @@ def _write_batch(
         Item.objects.bulk_update(to_update, [*ITEM_FIELDS, "content_hash"])
     summary.count("created", len(to_create))
     summary.count("updated", len(to_update))
+    return ids

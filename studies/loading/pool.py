@@ -1,4 +1,5 @@
-"""Question pools (formats.md §2), JSONL or CSV: validate every line, then upsert by id.
+"""Question pools (formats.md §2), JSONL, CSV or XLSX: validate each line and upsert by
+id, a batch at a time, in one pass inside the load's transaction (``pool_write``).
 
 Items are keyed by ``(study, id)``. An item whose content is unchanged is left alone;
 a changed one is updated. The summary lists the items created or changed, those whose
@@ -11,8 +12,11 @@ are kept: a pool may be loaded in several files.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import hashlib
+from array import array
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Protocol
 
 from django.db import transaction
@@ -21,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.kinds import kind_of
 from studies.loading.fields import canonical_hash, parse_id, parse_poem
 from studies.loading.finish import load_finish
-from studies.loading.items_write import apply_items
+from studies.loading.items_write import BATCH, write_batch
 from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
@@ -29,8 +33,8 @@ from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import CELL_FORMATS, Record, Source, read_records
 from studies.loading.reshape import (
     Remap,
-    RemapByItem,
-    check_reshaped,
+    check_remap_used,
+    check_reshaped_batch,
     options_hash,
     parse_remap,
     shape,
@@ -51,6 +55,8 @@ class ItemSpec:
     external_id: str
     values: dict[str, Any]
     reshaped: bool = False  # its options change (studies.loading.reshape)
+    shape: dict[str, int] = field(default_factory=dict)  # option list -> size (a pool's)
+    options_hash: str = ""  # the option lists' order and content (a pool's)
 
     @property
     def task_id(self) -> int:
@@ -63,25 +69,12 @@ class ItemSpec:
         return canonical_hash({k: v for k, v in self.values.items() if k not in skip})
 
 
-@dataclass(slots=True)
-class PlannedItem:
-    """What validation keeps of an item: enough for the checks across the file and the
-    stored items, not its content. The writer reads the file again for that, so a pool
-    of any length is validated and written in flat memory (issue 11, defect 15)."""
-
-    line: int
-    external_id: str
-    task_id: int
-    content_hash: str
-    shape: dict[str, int]  # option list -> size, as the shuffle sees it
-    options_hash: str  # the option lists' order and content
-    reshaped: bool = False  # its options change (studies.loading.reshape)
-
-
 @dataclass
 class PoolPlan:
-    items: list[PlannedItem]
-    remaps: RemapByItem = field(default_factory=dict)  # checked --remap, by item pk
+    """What is checked before a pool's transaction: the ``--remap`` argument. The file
+    itself is validated as it is written (``pool_write``)."""
+
+    remap: Remap = field(default_factory=dict)
 
 
 def parse_item(
@@ -142,52 +135,15 @@ def validate_pool(
     on_progress: ProgressCallback | None = None,
     remap: Any = None,
 ) -> PoolPlan:
-    """Check every line of ``source`` and the file against the stored items; raise
-    ``LoadError`` naming each problem's line and field. Keeps no item's content.
-    ``remap``: the parsed ``--remap`` JSON (``studies.loading.reshape.parse_remap``)."""
+    """Check what can be checked before the pool's transaction: the ``--remap`` JSON
+    (``studies.loading.reshape.parse_remap``). The lines are validated by ``pool_write``,
+    in the transaction, as they are written in batches: a pool of any length is
+    validated and written in flat memory (issue 26), and any problem anywhere in the file
+    rolls every batch back."""
     collector = Collector(source.name)
-    remaps: Remap | None = None if remap is None else parse_remap(remap, collector)
-    tasks = {t.slug: t for t in study.tasks.all()}
-    kinds = {t.pk: t.kind for t in tasks.values()}
-    planned: list[PlannedItem] = []
-    first_line: dict[str, int] = {}
-    records: Any = read_records(source, collector)
-    checking = progress(
-        records, show_progress, "validating", callback=on_progress, total=source.line_count
-    )
-    for record in checking:
-        spec = _validate_record(record, source, tasks, collector)
-        if spec is None:
-            continue
-        if spec.external_id in first_line:
-            collector.add(
-                record.line,
-                "id",
-                with_params(
-                    _("id %(external_id)r already used on line %(line)s"),
-                    external_id=spec.external_id,
-                    line=first_line[spec.external_id],
-                ),
-            )
-            continue
-        first_line[spec.external_id] = record.line
-        values = spec.values
-        planned.append(
-            PlannedItem(
-                line=spec.line,
-                external_id=spec.external_id,
-                task_id=spec.task_id,
-                content_hash=spec.content_hash,
-                shape=shape(kinds[spec.task_id], values["options"], values["parts"]),
-                options_hash=options_hash(kinds[spec.task_id], values["options"], values["parts"]),
-            )
-        )
-    if not planned and not collector.problems:
-        collector.add(None, None, _("the file holds no items"))
-    check_task_moves(study, planned, collector)
-    checked = check_reshaped(study, planned, collector, remaps)
+    remaps: Remap = {} if remap is None else parse_remap(remap, collector)
     collector.raise_if_any()
-    return PoolPlan(planned, checked)
+    return PoolPlan(remaps)
 
 
 class Moving(Protocol):
@@ -210,6 +166,11 @@ def check_task_moves(
         for ext, pk, task_id in stored.iterator(chunk_size=2000)
         if ext in wanted and wanted[ext].task_id != task_id
     }
+    refuse_answered_moves(moved, collector, field)
+
+
+def refuse_answered_moves(moved: Mapping[int, Moving], collector: Collector, field: str) -> None:
+    """Refuse the moves (item pk -> its spec in another task) of items with responses."""
     if not moved:
         return
     pks = sorted(moved)
@@ -245,24 +206,6 @@ def _validate_record(
     return ItemSpec(record.line, external_id, values)
 
 
-def _specs_again(plan: PoolPlan, source: Source, study: Study) -> Iterator[ItemSpec]:
-    """The validated items' content, read again from the file, in the plan's order."""
-    collector = Collector(source.name)
-    tasks = {t.slug: t for t in study.tasks.all()}
-    planned = iter(enumerate(plan.items))
-    for record in read_records(source, collector):
-        spec = _validate_record(record, source, tasks, collector)
-        if spec is None:
-            continue
-        position, want = next(planned, (-1, None))
-        if want is None or (want.line, want.external_id) != (spec.line, spec.external_id):
-            raise RuntimeError(f"{source.name}: the file changed after it was validated")
-        spec.values["position"] = position
-        spec.reshaped = want.reshaped
-        yield spec
-    collector.raise_if_any()
-
-
 def pool_write(
     plan: PoolPlan,
     *,
@@ -273,21 +216,138 @@ def pool_write(
     show_progress: bool = False,
     on_progress: ProgressCallback | None = None,
 ) -> Summary:
-    """Write a validated pool (``validate_pool``) into ``study``, all or nothing. Called by
-    ``jobs.loads.file_load``, inside the transaction that also regrades and scores."""
-    summary = Summary(kind="pool", file=source.name, rows=len(plan.items), dry_run=dry_run)
+    """Validate and write ``source`` into ``study`` in batches of ``BATCH`` items, all or
+    nothing: every line is checked (its fields, its id unused above, its task move and
+    option change against the stored item), and each batch is written once it and every
+    line before it passed; the first problem stops the writing (the rest of the file is
+    still checked, so every problem is listed) and ``LoadError`` rolls back what was
+    written. Called by ``jobs.loads.file_load``, inside the transaction that also
+    regrades and scores."""
+    summary = Summary(kind="pool", file=source.name, dry_run=dry_run)
     with transaction.atomic():
-        ids = apply_items(
-            study,
-            _specs_again(plan, source, study),
-            summary,
-            total=len(plan.items),
-            show_progress=show_progress,
-            on_progress=on_progress,
+        stream = PoolStream(plan, source, study, summary)
+        lines = progress(
+            read_records(source, stream.collector),
+            show_progress,
+            "writing",
+            callback=on_progress,
+            total=source.line_count,
         )
-        summary.items.reshaped.extend(ids[p.external_id] for p in plan.items if p.reshaped)
-        summary.items.remapped.update(plan.remaps)
+        for record in lines:
+            stream.take(record)
+        stream.finish()
         load_finish(
             kind=ImportLog.Kind.POOL, study=study, source=source, summary=summary, user=user
         )
     return summary
+
+
+class PoolStream:
+    """One pass over a pool's lines: what is kept across batches is a digest of each id
+    (8 bytes an item, for duplicates), the changed items' keys and the remap's items."""
+
+    def __init__(self, plan: PoolPlan, source: Source, study: Study, summary: Summary) -> None:
+        self.plan, self.source, self.study, self.summary = plan, source, study, summary
+        self.collector = Collector(source.name)
+        self.tasks = {t.slug: t for t in study.tasks.all()}
+        self.kinds = {t.pk: t.kind for t in self.tasks.values()}
+        self.digests = array("Q")  # one per valid line's id
+        self.batch: dict[str, ItemSpec] = {}
+        self.remap_lines: dict[str, int] = {}  # an item the remap names -> its line
+        self.moved: set[str] = set()  # items whose options change
+
+    def take(self, record: Record) -> None:
+        spec = _validate_record(record, self.source, self.tasks, self.collector)
+        if spec is None:
+            return
+        self.digests.append(id_digest(spec.external_id))
+        if spec.external_id in self.batch:  # reported by duplicates_report
+            return
+        if spec.external_id in self.plan.remap:
+            self.remap_lines.setdefault(spec.external_id, spec.line)
+        kind = self.kinds[spec.task_id]
+        spec.values["position"] = self.summary.rows
+        spec.shape = shape(kind, spec.values["options"], spec.values["parts"])
+        spec.options_hash = options_hash(kind, spec.values["options"], spec.values["parts"])
+        self.summary.rows += 1
+        self.batch[spec.external_id] = spec
+        if len(self.batch) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Check the batch against the stored items; write it while the file is clean."""
+        specs, self.batch = list(self.batch.values()), {}
+        if not specs:
+            return
+        stored = {
+            ext: (pk, task_id, digest)
+            for ext, pk, task_id, digest in Item.objects.filter(
+                study=self.study, external_id__in=[s.external_id for s in specs]
+            ).values_list("external_id", "pk", "task_id", "content_hash")
+        }
+        moves = {
+            stored[s.external_id][0]: s
+            for s in specs
+            if s.external_id in stored and stored[s.external_id][1] != s.task_id
+        }
+        refuse_answered_moves(moves, self.collector, "task")
+        changed = [
+            (stored[s.external_id][0], s)
+            for s in specs
+            if s.external_id in stored and stored[s.external_id][2] != s.content_hash
+        ]
+        check_reshaped_batch(
+            changed, self.kinds, self.collector, self.plan.remap, self.summary.items.remapped,
+            self.moved,
+        )  # fmt: skip
+        if self.collector.problems:
+            return  # nothing more is written: the load is refused at its end
+        ids = write_batch(self.study, specs, self.summary)
+        self.summary.items.reshaped.extend(ids[s.external_id] for s in specs if s.reshaped)
+
+    def finish(self) -> None:
+        """The last batch, then the checks across the whole file; raise ``LoadError``
+        (rolling back every batch) on any problem."""
+        self.flush()
+        duplicates_report(self.digests, self.source, self.tasks, self.collector)
+        if not self.summary.rows and not self.collector.problems:
+            self.collector.add(None, None, _("the file holds no items"))
+        check_remap_used(self.plan.remap, self.remap_lines, self.moved, self.collector)
+        self.collector.raise_if_any()
+
+
+def id_digest(external_id: str) -> int:
+    """64 bits of an id's hash: 8 bytes an item, where a set of ids would take ~100."""
+    return int.from_bytes(hashlib.blake2b(external_id.encode(), digest_size=8).digest())
+
+
+def duplicates_report(
+    digests: array[int], source: Source, tasks: dict[str, Task], collector: Collector
+) -> None:
+    """Name every id used on more than one valid line, with the line that used it first.
+    The digests find whether any is repeated; only then is the file read again."""
+    if len(digests) < 2:
+        return
+    ordered = sorted(digests)  # the one list of the whole file, only for this check
+    repeated = {a for a, b in pairwise(ordered) if a == b}
+    del ordered
+    if not repeated:
+        return
+    first_line: dict[str, int] = {}
+    scratch = Collector(source.name)  # the lines' own problems are already reported
+    for record in read_records(source, scratch):
+        spec = _validate_record(record, source, tasks, scratch)
+        if spec is None or id_digest(spec.external_id) not in repeated:
+            continue
+        if spec.external_id in first_line:
+            collector.add(
+                record.line,
+                "id",
+                with_params(
+                    _("id %(external_id)r already used on line %(line)s"),
+                    external_id=spec.external_id,
+                    line=first_line[spec.external_id],
+                ),
+            )
+        else:
+            first_line[spec.external_id] = record.line

@@ -270,6 +270,7 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
         return
     reader.fieldnames = header
     start = reader.line_num + 1
+    pending: Record | None = None  # the last row is held back: it may be an unclosed quote
     try:
         for row in reader:
             extra = row.pop(None, None)  # type: ignore[call-overload,unused-ignore]
@@ -286,10 +287,52 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
             for column, message in bad:
                 problems.add(start, column or None, message)
             if not bad and any(v.strip() for v in cleaned.values()):
-                yield Record(start, cleaned)
+                if pending is not None:
+                    yield pending
+                pending = Record(start, cleaned)
             start = reader.line_num + 1
     except csv.Error as exc:
         problems.add(reader.line_num, None, with_params(_("CSV syntax error: %(exc)s"), exc=exc))
+        return
+    if pending is None:
+        return
+    column = _unclosed_quote(text, pending, header)
+    if column is None:
+        yield pending
+        return
+    problems.add(
+        pending.line,
+        column,
+        _(
+            'a quoted cell opens here and is never closed (a " without its closing "), so '
+            "every line after it was read into this one cell: close the quote, or double a "
+            'quote meant as text ("")'
+        ),
+    )
+
+
+def _unclosed_quote(text: str, record: Record, header: list[str]) -> str | None:
+    """The column of ``record`` (a CSV file's last row) whose quoted cell runs to the end
+    of the file unclosed, or None. Python's csv reads such a cell to the end of the file
+    without a word; only its strict mode says so, and only the last row can be one."""
+    offset = 0
+    for _line in range(record.line - 1):
+        offset = text.find("\n", offset) + 1
+        if offset == 0:
+            return None
+    tail = io.StringIO(text[offset:], newline="")
+    try:
+        for _row in csv.reader(tail, delimiter=_delimiter(text), strict=True):
+            pass
+    except csv.Error as exc:
+        if "unexpected end of data" not in str(exc):
+            return None
+        filled = [column for column in header if record.data.get(column, "")]
+        swallowed = [column for column in filled if "\n" in record.data[column]]
+        if swallowed:
+            return swallowed[0]
+        return filled[-1] if filled else None
+    return None
 
 
 def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, int]]:

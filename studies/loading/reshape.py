@@ -34,7 +34,7 @@ from django.db.models import Count, Q
 from studies.kinds import ANSWER, KINDS
 from studies.loading.fields import canonical_hash
 from studies.loading.problems import Collector
-from studies.models import Item, Study, Task
+from studies.models import Item
 
 BATCH = 500
 # external id -> option list key -> new position of each old option (None: dropped)
@@ -83,58 +83,58 @@ def parse_remap(raw: Any, collector: Collector) -> Remap:
     return remap
 
 
-def check_reshaped(
-    study: Study, specs: Sequence[Any], collector: Collector, remap: Remap | None = None
-) -> RemapByItem:
-    """Mark specs whose item's options change; refuse those with answers or open claims
-    unless ``remap`` says where each old option went. A spec has ``line``,
-    ``external_id``, ``content_hash``, ``options_hash``, ``shape`` and ``reshaped``
-    (``studies.loading.pool.PlannedItem``). Returns the checked remaps by item."""
-    remap = remap or {}
-    wanted = {spec.external_id: spec for spec in specs}
-    kinds = dict(Task.objects.filter(study=study).values_list("pk", "kind"))
-    stored = Item.objects.filter(study=study).values_list("external_id", "pk", "content_hash")
-    changed = [
-        (pk, wanted[ext])
-        for ext, pk, digest in stored.iterator(chunk_size=2000)
-        if ext in wanted and wanted[ext].content_hash != digest
-    ]
-    checked: RemapByItem = {}
-    moved: set[str] = set()
-    for start in range(0, len(changed), BATCH):
-        batch = dict(changed[start : start + BATCH])
-        before: dict[int, tuple[str, dict[str, list[Any]]]] = {}
-        rows = Item.objects.filter(pk__in=batch).values_list("pk", "options", "parts", "task_id")
-        for pk, options, parts, task_id in rows:
-            kind = kinds[task_id]
-            if options_hash(kind, options or [], parts or []) != batch[pk].options_hash:
-                contents = KINDS[kind].option_contents(options=options or [], parts=parts or [])
-                before[pk] = (kind, contents)
-        raters, claims = _answers_and_claims(list(before))
-        for pk, (kind, lists) in before.items():
-            spec = batch[pk]
-            moved.add(spec.external_id)
-            spec.reshaped = True
-            if spec.external_id in remap:
-                mapping = _check_mapping(pk, kind, lists, spec, remap[spec.external_id], collector)
-                if mapping is not None:
-                    checked[pk] = mapping
-            elif raters.get(pk) or claims.get(pk):
-                collector.add(
-                    spec.line,
-                    "options" if set(lists) == {ANSWER} else "parts",
-                    _refusal(spec.external_id, raters.get(pk, 0), claims.get(pk, 0), lists, spec),
-                )
+def check_reshaped_batch(
+    changed: Sequence[tuple[int, Any]],
+    kinds: Mapping[int, str],
+    collector: Collector,
+    remap: Remap,
+    checked: RemapByItem,
+    moved: set[str],
+) -> None:
+    """Of ``changed`` (stored item pk, its spec in the file: at most ``BATCH`` items whose
+    content changes), mark the specs whose options change (``reshaped``); refuse those
+    with answers or open claims unless ``remap`` says where each old option went. A spec
+    has ``line``, ``external_id``, ``options_hash``, ``shape`` and ``reshaped``. Adds the
+    checked remaps to ``checked`` (by item pk) and the reshaped items' ids to ``moved``."""
+    batch = dict(changed)
+    before: dict[int, tuple[str, dict[str, list[Any]]]] = {}
+    rows = Item.objects.filter(pk__in=batch).values_list("pk", "options", "parts", "task_id")
+    for pk, options, parts, task_id in rows:
+        kind = kinds[task_id]
+        if options_hash(kind, options or [], parts or []) != batch[pk].options_hash:
+            contents = KINDS[kind].option_contents(options=options or [], parts=parts or [])
+            before[pk] = (kind, contents)
+    raters, claims = _answers_and_claims(list(before))
+    for pk, (kind, lists) in before.items():
+        spec = batch[pk]
+        moved.add(spec.external_id)
+        spec.reshaped = True
+        if spec.external_id in remap:
+            mapping = _check_mapping(pk, kind, lists, spec, remap[spec.external_id], collector)
+            if mapping is not None:
+                checked[pk] = mapping
+        elif raters.get(pk) or claims.get(pk):
+            collector.add(
+                spec.line,
+                "options" if set(lists) == {ANSWER} else "parts",
+                _refusal(spec.external_id, raters.get(pk, 0), claims.get(pk, 0), lists, spec),
+            )
+
+
+def check_remap_used(
+    remap: Remap, lines: Mapping[str, int], moved: set[str], collector: Collector
+) -> None:
+    """Every item a remap names must be in the file (``lines``: its id -> line) and have
+    options that change (``moved``)."""
     for ext in remap:
-        if ext not in wanted:
+        if ext not in lines:
             collector.add(None, f"remap.{ext}", f"item {ext!r} is not in this file")
         elif ext not in moved:
             collector.add(
-                wanted[ext].line,
+                lines[ext],
                 "remap",
                 f"item {ext!r}: its options do not change in this file; leave it out of the remap",
             )
-    return checked
 
 
 def _answers_and_claims(pks: list[int]) -> tuple[dict[int, int], dict[int, int]]:

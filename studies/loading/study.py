@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from studies.loading.fields import is_count
+from studies.loading.fields import count_problem, is_count
 from studies.loading.finish import load_finish
 from studies.loading.problems import Collector, LoadError, Note, Problem, Summary
 from studies.loading.progress import ProgressCallback
@@ -115,13 +115,13 @@ def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
             )
         if slug:
             seen.add(slug)
-        target = g.get("target_per_item")
-        if target is None:
-            target = targets.get(slug, 1) if isinstance(targets, dict) else targets
-        if not is_count(target):
-            lines.at("target_per_item").error(
-                None, with_params(_("target for group %(slug)r must be ≥ 0"), slug=slug)
-            )
+        target, where = g.get("target_per_item"), f"{path}.target_per_item"
+        if target is None and isinstance(targets, dict):
+            target, where = targets.get(slug, 1), f"target_per_item.{slug}"
+        elif target is None:  # the study's one target: checked once, below
+            target, where = (targets if is_count(targets) else 0), ""
+        if (problem := count_problem(target)) is not None:
+            lines.at(where).error(None, problem)
             target = 0
         groups.append({"slug": slug, "name": name, "target_per_item": int(target), "position": i})
     if isinstance(targets, dict):
@@ -130,8 +130,10 @@ def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
                 lines.at(f"target_per_item.{key}").error(
                     None, with_params(_("no group %(key)r is defined"), key=key)
                 )
-    elif not is_count(targets):
-        lines.at("target_per_item").error(None, _("must be a number or a map of group → number"))
+    elif (problem := count_problem(targets)) is not None:
+        if isinstance(targets, list | str | bool) or targets is None:
+            problem = _("must be a whole number or a map of group → number")
+        lines.at("target_per_item").error(None, problem)
     return groups
 
 

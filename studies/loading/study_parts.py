@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import KINDS
-from studies.loading.fields import is_count
+from studies.loading.fields import count_problem
 from studies.loading.problems import Collector, Reporter
 from studies.models import slug_validator
 from studies.ratelimits import STUDY_SCOPES, parse_rate
@@ -127,8 +127,8 @@ def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
                 ),
             )
         per = t.get("per_participant", 10)
-        if not is_count(per):
-            lines.at(f"{path}.per_participant").error(None, _("must be a whole number ≥ 0"))
+        if (problem := count_problem(per)) is not None:
+            lines.at(f"{path}.per_participant").error(None, problem)
             per = 0
         task = {
             "slug": slug,

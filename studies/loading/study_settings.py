@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.prosody.families import BY_NAME as RULE_FAMILIES
 from scoring.prosody.families import TONE_FAMILIES
-from studies.loading.fields import is_count
+from studies.loading.fields import count_problem
 from studies.loading.study_parts import Lines
 from studies.models import reading_overrides_problem
 from studies.quality_rules import rules_problems
@@ -35,16 +35,18 @@ def _flag_or_null(value: Any) -> bool | None:
 
 
 def _count(value: Any) -> int:
-    if not is_count(value):
-        raise _Bad(_("must be a whole number ≥ 0"))
+    if (problem := count_problem(value)) is not None:
+        raise _Bad(problem)
     return int(value)
 
 
 def _minutes(value: Any) -> int | None:
     if value is None:
         return None
-    if not (is_count(value) and value >= 1):
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
         raise _Bad(_("must be a whole number ≥ 1, or null"))
+    if (problem := count_problem(value, low=1)) is not None:
+        raise _Bad(problem)
     return int(value)
 
 

@@ -79,3 +79,39 @@ def test_the_owner_and_superusers_still_see_a_key(client: Client) -> None:
     client.force_login(boss)
     page = client.get(reverse("admin:auth_user_delete", args=[boss.pk])).content.decode()
     assert key in page
+
+
+def test_no_single_permission_shows_a_secret_on_bulk_deletes_or_related_object_lists(
+    client: Client,
+) -> None:
+    """The other admin pages that list objects: the "delete selected" action's
+    confirmation (every object deleted with the chosen row, as the delete page lists them)
+    and the changelist opened as a related-object picker (``_popup``, as the change forms'
+    lookups open it), for every single-permission staff user."""
+    world = world_build()
+    leaks: list[str] = []
+    for i, permission in enumerate(_permissions()):
+        perm = f"{permission.content_type.app_label}.{permission.codename}"
+        user = user_make(f"staff-{i}", perms=(perm,), study=world.a)
+        Token.objects.create(user=user)
+        client.force_login(user)
+        secrets = _secrets(world, user)
+        model = permission.content_type.model_class()
+        assert model is not None
+        try:
+            changelist = reverse(
+                f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist"
+            )
+            obj = row(world, model, "A", user)
+        except (NoReverseMatch, StopIteration):
+            continue
+        replies = {"popup list": client.get(changelist, {"_popup": "1", "_to_field": "id"})}
+        if obj is not None:
+            pk = obj.user_id if isinstance(obj, Token) else obj.pk
+            replies["delete selected"] = client.post(
+                changelist, {"action": "delete_selected", "_selected_action": [pk]}
+            )
+        for page, reply in replies.items():
+            html = reply.content.decode()
+            leaks += [f"{perm}: {page} shows {s[:6]}…" for s in secrets if s in html]
+    assert leaks == []

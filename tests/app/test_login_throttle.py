@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-pytestmark = pytest.mark.django_db
+# django-axes keeps the attempts in the database (AccessAttempt.ip_address: inet on
+# PostgreSQL, text on SQLite), so the /64 and IPv4-mapped keys are checked on both engines.
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 LOGIN = "/admin/login/?next=/admin/"
 
 

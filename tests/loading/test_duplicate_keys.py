@@ -95,3 +95,16 @@ def test_the_offline_scorer_refuses_a_repeated_key(tmp_path: Path) -> None:
     poems.write_text('{"id": "a", "text": "床前明月光", "text": "x"}\n', "utf-8")
     with pytest.raises(ToolError, match=r"line 1.*'text' appears twice"):
         read_poems(poems)
+
+
+def test_the_batch_scorer_refuses_a_repeated_key_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scoring.prosody import batch
+
+    poems = tmp_path / "poems.jsonl"
+    poems.write_text('{"id": "a", "text": "床前明月光"}\n{"id": "b", "id": "c", "text": "x"}\n')
+    with pytest.raises(batch.InputError, match=r"poems.jsonl, line 2: .*'id' appears twice"):
+        batch.read_poems(poems)
+    assert batch.main([str(poems)]) == 2
+    assert "line 2" in capsys.readouterr().err
