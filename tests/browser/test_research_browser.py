@@ -38,7 +38,9 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     study = research_demo
     context = browser.new_context(**DESKTOP, locale="zh-CN", accept_downloads=True)
     page = context.new_page()
-    page.set_default_timeout(20_000)
+    page.set_default_timeout(
+        60_000
+    )  # the first view computes its report in the request (no broker in tests)
 
     # Not logged in: the dashboard sends the researcher to the login page, then back.
     page.goto(f"{live_server.url}/research/")
