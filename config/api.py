@@ -15,6 +15,8 @@ from rest_framework.exceptions import ParseError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
+from studies.loading.plain import DuplicateKey, unique_keys
+
 #: Nothing the API takes is nested deeper than a few levels (an answer is at most
 #: ``{"answer": {"part": 1}}``); deeper documents are refused before anything reads them.
 MAX_JSON_DEPTH = 16
@@ -51,26 +53,6 @@ def json_depth_exceeds(data: Any, limit: int) -> bool:
     return False
 
 
-class RepeatedKey(ValueError):
-    def __init__(self, key: str) -> None:
-        self.key = key
-        super().__init__(key)
-
-
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook``: the object, or :class:`RepeatedKey` for its first repeat
-    (Python would keep the last value, so ``{"answer": 0, "answer": 2}`` would mean 2
-    here and 0 to another reader)."""
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen: set[str] = set()
-        for key, _value in pairs:
-            if key in seen:
-                raise RepeatedKey(key)
-            seen.add(key)
-    return data
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -89,7 +71,7 @@ class JSONParser(parsers.JSONParser):
             data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
         except RecursionError:
             raise ParseError(too_deep) from None
-        except RepeatedKey as exc:
+        except DuplicateKey as exc:  # the loaders' own check (studies.loading.plain)
             message = _("The key %(key)s appears twice in one JSON object: send it once.")
             raise ParseError(message % {"key": json.dumps(exc.key, ensure_ascii=False)}) from None
         except ValueError as exc:  # not JSON, not UTF-8, NaN or Infinity

@@ -41,7 +41,7 @@ def duplicate_key_message(key: object) -> str:
     return f"the key {key!r} appears twice in one object: keep one"
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook``: the object, or :class:`DuplicateKey` for its first repeat."""
     data = dict(pairs)
     if len(data) != len(pairs):
@@ -73,7 +73,7 @@ def loads(text: str) -> Any:
     """
     try:
         return json.loads(
-            text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_unique_keys
+            text, parse_constant=_constant, parse_float=_float, object_pairs_hook=unique_keys
         )
     except RecursionError as exc:
         raise NotPlainJSON("nested too deeply") from exc
