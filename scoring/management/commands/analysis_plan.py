@@ -14,21 +14,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scoring.management.lookup import study_named
 from scoring.report import prereg
 from scoring.report.settings import SettingsError, settings_from
 from studies.models import Study
 from studies.values import is_digits
 
 SETTINGS = ("confidence", "pass_threshold", "min_side", "ratings_ci", "cluster", "n_boot")
-
-
-def study_named(key: str) -> Study:
-    study = Study.objects.filter(slug=key).first()
-    if study is None and is_digits(key):
-        study = Study.objects.filter(pk=int(key)).first()
-    if study is None:
-        raise CommandError(f"no study {key!r}")
-    return study
 
 
 def sample_sizes(values: list[str]) -> tuple[tuple[str, int], ...]:

@@ -8,9 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scoring.management.lookup import study_named
 from scoring.report.plan import COLUMNS, Goals, plan_rows
-from studies.models import Study
-from studies.values import is_digits
 
 GOALS = {
     "half_width": (
@@ -51,12 +50,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="JSON rows instead of a table")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        key = opts["study"]
-        study = Study.objects.filter(slug=key).first()
-        if study is None and is_digits(key):
-            study = Study.objects.filter(pk=int(key)).first()
-        if study is None:
-            raise CommandError(f"no study {key!r}")
+        study = study_named(opts["study"])
         given: dict[str, Any] = {}
         for name, (kind, _text) in GOALS.items():
             raw = opts.get(name)

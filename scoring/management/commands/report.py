@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scoring.management.lookup import study_named
 from scoring.report import (
     BY_KEYS,
     N_BOOT,
@@ -139,14 +140,7 @@ class Command(BaseCommand):
         self.stderr.write(f"Wrote {', '.join(map(str, paths))} ({counts})")
 
     def study(self, key: str | None) -> Study:
-        if not key:
-            raise CommandError("give a study slug (or numeric id)")
-        study = Study.objects.filter(slug=key).first()
-        if study is None and is_digits(key):
-            study = Study.objects.filter(pk=int(key)).first()
-        if study is None:
-            raise CommandError(f"no study {key!r}")
-        return study
+        return study_named(key)
 
     def layout(self, opts: dict[str, Any]) -> paper.PaperLayout:
         """The named layout, or one made of --table/--rows/--cols (each may override)."""
