@@ -38,6 +38,13 @@ class Context:
         return keyed_answers(self.data)
 
     @cached_property
+    def class_tables(self) -> tuple[Rows, Rows]:
+        """The ``classes`` and ``confusion`` tables' rows, computed together."""
+        from scoring.report.classes import class_tables
+
+        return class_tables(self.data, self.sets)
+
+    @cached_property
     def rates(self) -> pd.DataFrame:
         from scoring.report.accuracy import per_rater
 

@@ -151,24 +151,16 @@ def _confusion_rows(where: dict[str, Any], labels: tuple[str, ...], m: PerClass)
     ]
 
 
-def class_rows(data: StudyData, sets: list[RaterSet]) -> Rows:
-    rows: Rows = []
-    for cell in _cells(data):
-        for s in sets:
-            if s.kind == "rule" or (m := _measures(cell, s)) is None:
-                continue
-            rows += _class_rows(
-                {"task": cell[0], "field": cell[1], "rater_set": s.name}, cell[2], m
-            )
-    return rows
-
-
-def confusion_rows(data: StudyData, sets: list[RaterSet]) -> Rows:
-    rows: Rows = []
+def class_tables(data: StudyData, sets: list[RaterSet]) -> tuple[Rows, Rows]:
+    """The ``classes`` and ``confusion`` rows, from one pass over the classification
+    fields (each rater set's matrix computed once for both tables)."""
+    classes: Rows = []
+    confusion: Rows = []
     for cell in _cells(data):
         for s in sets:
             if s.kind == "rule" or (m := _measures(cell, s)) is None:
                 continue
             where = {"task": cell[0], "field": cell[1], "rater_set": s.name}
-            rows += _confusion_rows(where, cell[2], m)
-    return rows
+            classes += _class_rows(where, cell[2], m)
+            confusion += _confusion_rows(where, cell[2], m)
+    return classes, confusion

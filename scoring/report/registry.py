@@ -72,11 +72,11 @@ def _aggregates(c: Context) -> Rows:
 
 
 def _classes(c: Context) -> Rows:
-    return classes.class_rows(c.data, c.sets)
+    return c.class_tables[0]
 
 
 def _confusion(c: Context) -> Rows:
-    return classes.confusion_rows(c.data, c.sets)
+    return c.class_tables[1]
 
 
 def _samples(c: Context) -> Rows:
