@@ -59,23 +59,35 @@ def digest(content: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _items_digest(study: Study, task_id: int) -> str:
-    hashes = study.items.filter(task_id=task_id).order_by("content_hash")
-    return digest(list(hashes.values_list("external_id", "content_hash")))
+def _task_items(study: Study) -> dict[int, dict[str, Any]]:
+    """Per task id: its item and attention-check counts and a digest of its items, from one
+    read of the study's items (a task with no items is absent)."""
+    rows = study.items.order_by("task_id", "content_hash").values_list(
+        "task_id", "external_id", "content_hash", "is_attention_check"
+    )
+    pairs: dict[int, list[tuple[str, str]]] = {}
+    counts: dict[int, list[int]] = {}
+    for task_id, external_id, content_hash, check in rows.iterator(chunk_size=5000):
+        pairs.setdefault(task_id, []).append((external_id, content_hash))
+        counts.setdefault(task_id, [0, 0])[1 if check else 0] += 1
+    return {
+        t: {"n_items": counts[t][0], "n_checks": counts[t][1], "items_sha256": digest(p)}
+        for t, p in pairs.items()
+    }
 
 
 def design(study: Study) -> dict[str, Any]:
     """What the study is now: its plan-relevant settings, tasks (with a digest of their
     items) and groups."""
     out: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
+    items = _task_items(study)
+    empty = {"n_items": 0, "n_checks": 0, "items_sha256": digest([])}
     out["tasks"] = {
         task.slug: {
             "kind": task.kind,
             "per_participant": task.per_participant,
             "dimensions": task.dimensions,
-            "n_items": study.items.filter(task=task, is_attention_check=False).count(),
-            "n_checks": study.items.filter(task=task, is_attention_check=True).count(),
-            "items_sha256": _items_digest(study, task.pk),
+            **items.get(task.pk, empty),
         }
         for task in study.tasks.order_by("position", "slug")
     }
