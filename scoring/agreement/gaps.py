@@ -170,6 +170,34 @@ def gap_difference(
     )[0]
 
 
+def _pair(
+    sizes: tuple[int, int],
+    mp: FloatArray,
+    mf: FloatArray,
+    j: int,
+    cis: Sequence[tuple[float, float]],
+    reason: str | None,
+) -> GapDifference:
+    """Pair j's result (its judge means in column 2j, its people means in 2j + 1)."""
+    a, b = 2 * j, 2 * j + 1
+    judge_gap, people_gap = float(mp[a] - mf[a]), float(mp[b] - mf[b])
+    return GapDifference(
+        sizes[0],
+        sizes[1],
+        float(mp[a]),
+        float(mf[a]),
+        float(mp[b]),
+        float(mf[b]),
+        judge_gap,
+        people_gap,
+        judge_gap - people_gap,
+        cis[0],
+        cis[1],
+        cis[2],
+        reason,
+    )
+
+
 def gap_differences(
     passing: FloatArray,
     failing: FloatArray,
@@ -189,7 +217,6 @@ def gap_differences(
     k = passing.shape[1] // 2
     mp = passing.mean(axis=0) if n_pass else np.full(2 * k, NAN)
     mf = failing.mean(axis=0) if n_fail else np.full(2 * k, NAN)
-    gaps = mp - mf
     reason = not_estimable(n_pass, n_fail, min_side)
     if method == "welch":
         return _welch_gaps(passing, failing, mp, mf, min_side, confidence)
@@ -210,28 +237,11 @@ def gap_differences(
             bounds = np.array([[ci.low for ci in each], [ci.high for ci in each]])
     out = []
     for j in range(k):
-        a, b = 2 * j, 2 * j + 1
         nan2 = (NAN, NAN)
         cis = [nan2, nan2, nan2]
         if bounds is not None:
             cis = [(float(bounds[0, c]), float(bounds[1, c])) for c in (j, k + j, 2 * k + j)]
-        out.append(
-            GapDifference(
-                n_pass,
-                n_fail,
-                float(mp[a]),
-                float(mf[a]),
-                float(mp[b]),
-                float(mf[b]),
-                float(gaps[a]),
-                float(gaps[b]),
-                float(gaps[a] - gaps[b]),
-                cis[0],
-                cis[1],
-                cis[2],
-                reason,
-            )
-        )
+        out.append(_pair((n_pass, n_fail), mp, mf, j, cis, reason))
     return out
 
 
@@ -280,21 +290,6 @@ def _welch_gaps(
     for j in range(k):
         a, b, d = 2 * j, 2 * j + 1, 2 * k + j
         why = reason if reason is not None else (NO_VARIATION if flat[d] else None)
-        out.append(
-            GapDifference(
-                n_pass,
-                n_fail,
-                float(mp[a]),
-                float(mf[a]),
-                float(mp[b]),
-                float(mf[b]),
-                float(mp[a] - mf[a]),
-                float(mp[b] - mf[b]),
-                float(mp[a] - mf[a] - (mp[b] - mf[b])),
-                (float(low[a]), float(high[a])),
-                (float(low[b]), float(high[b])),
-                (float(low[d]), float(high[d])),
-                why,
-            )
-        )
+        cis = [(float(low[c]), float(high[c])) for c in (a, b, d)]
+        out.append(_pair((n_pass, n_fail), mp, mf, j, cis, why))
     return out

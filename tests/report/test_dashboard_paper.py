@@ -167,7 +167,8 @@ def test_echo_chamber_and_self_preference_forests_carry_n(tang) -> None:
         assert f"n={r['n_pass']}/{r['n_fail']}" in svg
     svg = paper.self_preference_chart(report.tables["self_preference"], labels)
     assert svg is not None and "n=14/14" in svg
-    ratings = paper.ratings_chart(report.tables["ratings"], labels)
+    with translation.override("en"):  # the caption in one language, whatever ran before
+        ratings = paper.ratings_chart(report.tables["ratings"], labels)
     assert ratings is not None
     humans = responses[responses.rater.str.startswith("e")]
     n_items = humans[humans.field == "prosody"].item.nunique()
