@@ -446,3 +446,26 @@ def test_distribution_example_distrib_6raters() -> None:
     assert alpha.value == pytest.approx(0.4204384, abs=5e-8)
     assert alpha.se == pytest.approx(0.08119291, abs=5e-9)
     assert alpha.df == 14
+
+
+def test_alpha_t_interval_covers_the_population_alpha() -> None:
+    """Simulation truth: units of a latent class (shares 0.5/0.3/0.2), 3 raters who give
+    it with probability 0.6 and else a draw from the shares. The population alpha is
+    alpha on 100,000 units; over 600 studies of 50 units the t interval covers it
+    92-98 % of the time (94.6 % over 2,000 studies while writing the test)."""
+    shares = np.array([0.5, 0.3, 0.2])
+    rng = np.random.default_rng(11)
+
+    def study(n: int) -> RatingTable:
+        truth = rng.choice(3, n, p=shares)
+        kept = rng.random((n, 3)) < 0.6
+        y = np.where(kept, truth[:, None], rng.choice(3, (n, 3), p=shares))
+        rows = [(u, k, int(y[u, k])) for u in range(n) for k in range(3)]
+        return RatingTable.from_rows(rows, level="nominal")
+
+    population = krippendorff_alpha(study(100_000)).value
+    hits = 0
+    for _ in range(600):
+        r = krippendorff_alpha(study(50))
+        hits += r.t_low <= population <= r.t_high
+    assert 0.92 <= hits / 600 <= 0.98
