@@ -18,8 +18,8 @@ Designs like the seed studies (CP-DUE, Tang, CCiV):
 * ``rule_rates``: 10–100 prompts × 3 samples, a prompt effect of SD 1 (logit). Truth:
   the population pass rate. Default: prompt-clustered Wilson; old: Wilson over poems.
 * ``echo_chamber`` (a difference of two means on small sides): a pass side and a fail
-  side of 3–20 poems, no true difference. Default: Welch's t (``gaps.welch``); old: the
-  stratified percentile bootstrap.
+  side of 3–20 poems (equal, or a small side against a large one), no true difference.
+  Default: Welch's t (``gaps.welch``); old: the stratified percentile bootstrap.
 
 Writes bench/results/coverage.json and prints the markdown table of docs/statistics.md §23.
 Usage: .venv/bin/python bench/bench_coverage.py [--quick] [--reps N]
@@ -64,7 +64,9 @@ class Design:
         if self.study == "rule_rates":
             return f"{self.people} prompts × 3 samples"
         if self.study == "echo_chamber":
-            return f"{self.people} poems per side"
+            if self.items in (0, self.people):
+                return f"{self.people} poems per side"
+            return f"{self.people} passing vs {self.items} failing poems"
         return f"{self.people} people × {self.per_person} of {self.items} items, ICC {self.icc:g}"
 
 
@@ -141,14 +143,14 @@ def rule_rate_draws(
 def echo_draws(d: Design, rng: np.random.Generator) -> Iterator[tuple[float, Interval, Interval]]:
     from scoring.agreement.gaps import welch_difference
 
-    n = d.people
+    n_a, n_b = d.people, d.items or d.people
     while True:
         # A poem's judge-minus-people gap: skewed (ratings on a 1–5 scale), no true effect.
-        passing = rng.gamma(2.0, 0.5, n) - 1.0
-        failing = rng.gamma(2.0, 0.5, n) - 1.0
+        passing = rng.gamma(2.0, 0.5, n_a) - 1.0
+        failing = rng.gamma(2.0, 0.5, n_b) - 1.0
         new = welch_difference(passing, failing)
-        draws_a = rng.integers(0, n, (200, n))
-        draws_b = rng.integers(0, n, (200, n))
+        draws_a = rng.integers(0, n_a, (200, n_a))
+        draws_b = rng.integers(0, n_b, (200, n_b))
         reps = passing[draws_a].mean(axis=1) - failing[draws_b].mean(axis=1)
         old = (float(np.quantile(reps, 0.025)), float(np.quantile(reps, 0.975)))
         yield 0.0, (new.ci_low, new.ci_high), old
@@ -187,7 +189,11 @@ def designs(quick: bool) -> list[Design]:
     out += [
         Design("rule_rates", p, 3 * p, 3, 0.0) for p in ((10, 40) if quick else (10, 20, 40, 100))
     ]
-    out += [Design("echo_chamber", n, 0, 0, 0.0) for n in ((5, 10) if quick else (3, 5, 10, 20))]
+    sides: tuple[tuple[int, int], ...] = (
+        ((5, 5), (10, 10), (3, 10)) if quick else ((3, 3), (5, 5), (10, 10), (20, 20))
+    )
+    sides += () if quick else ((3, 10), (3, 20), (5, 20))
+    out += [Design("echo_chamber", a, b, 0, 0.0) for a, b in sides]
     return out
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .analytic import alpha_se
 from .bootstrap import Plan, Seed, with_intervals
 from .results import AgreementResult, undefined
 from .table import FloatArray, Level, RatingTable, check_level
@@ -36,6 +37,18 @@ def _ratio_distance(x: FloatArray) -> FloatArray:
     s = x[:, None] + x[None, :]
     diff = x[:, None] - x[None, :]
     out: FloatArray = np.divide(diff, s, out=np.zeros_like(diff), where=s != 0) ** 2
+    return out
+
+
+def agreement_weights(level: Level, x: FloatArray) -> FloatArray:
+    """1 - the level's distance scaled to [0, 1] (the agreement weights of Gwet's form of
+    alpha): identity for nominal data, quadratic for interval, Krippendorff's ratio
+    distance for ratio. Not for ordinal data (its distance depends on the margins)."""
+    if level == "nominal":
+        return np.eye(x.size)
+    d = _ratio_distance(x) if level == "ratio" else (x[:, None] - x[None, :]) ** 2
+    top = float(d.max())
+    out: FloatArray = 1.0 - d / top if top > 0 else np.ones_like(d)
     return out
 
 
@@ -239,6 +252,9 @@ def alpha_plan(table: RatingTable, *, level: str | None = None) -> Plan:
         observed=within / n,
         expected=between / (n * (n - 1)),
     )
+    if lvl != "ordinal":
+        rated = int(np.count_nonzero(per_unit))
+        result = result.with_se(*alpha_se(counts, agreement_weights(lvl, x), rated))
     built: list[Callable[[FloatArray], FloatArray]] = []
 
     def replicate(w: FloatArray) -> FloatArray:

@@ -13,6 +13,22 @@ p_a,i and its share of chance agreement p_e,i:
 
 and the interval is kappa +- t_(n-1) se, its upper end capped at 1 (as irrCAC).
 Percent agreement is the case p_e = p_e,i = 0; Brennan-Prediger has p_e,i = p_e.
+
+Krippendorff's alpha (``alpha_se``; Gwet 2014, ch. 5, as irrCAC's ``krippen.alpha.raw``)
+in the same frame: over the n units with r_i >= 2 ratings (mean r-bar, total R), with
+agreement weights w (identity for nominal data), r*_ik = sum_l w_kl r_il,
+
+    p_a'   = (1/n) sum_i sum_k r_ik (r*_ik - 1) / (r-bar (r_i - 1)),  p_a = (1 - 1/R) p_a' + 1/R
+    pi_k   = (1/n) sum_i r_ik / r-bar,   p_e = sum_kl w_kl pi_k pi_l
+    alpha  = (p_a - p_e) / (1 - p_e),    alpha' = (p_a' - p_e) / (1 - p_e)
+    a_i    = (p_a,i - p_e) / (1 - p_e),  p_a,i = sum_k r_ik (r*_ik - 1) / (r-bar (r_i - 1))
+                                                 - p_a' (r_i - r-bar) / r-bar
+    p_e,i  = sum_k r_ik pi^w_k / r-bar - p_e (r_i - r-bar) / r-bar,  pi^w = (W + W') pi / 2
+    a*_i   = a_i - 2 (1 - alpha') (p_e,i - p_e) / (1 - p_e)
+    var    = sum_i (a*_i - alpha')^2 / (n (n - 1))
+
+with t degrees of freedom (units with any rating) - 1, as irrCAC. alpha equals
+Krippendorff's (2011) coefficient when 1 - w is the level's distance scaled to [0, 1].
 """
 
 from __future__ import annotations
@@ -20,6 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats
 
 from .coding import FloatArray
@@ -47,6 +64,34 @@ def analytic_se(inf: Influence) -> tuple[float, int]:
     linear = kappa_i - 2.0 * (1.0 - inf.value) * (inf.pe_i - inf.p_e) / one
     var = float(((linear - inf.value) ** 2).sum()) / (n * (n - 1))
     return math.sqrt(var), n - 1
+
+
+def alpha_se(counts: FloatArray, weights: FloatArray, n_rated: int) -> tuple[float, int]:
+    """Gwet's linearisation SE of Krippendorff's alpha (module doc): ``counts`` units ×
+    values of the units with two or more ratings, ``weights`` the values' agreement
+    weights, ``n_rated`` the units with any rating (the t degrees of freedom + 1).
+    (standard error, degrees of freedom); NaN when fewer than two units or p_e = 1."""
+    c = np.asarray(counts, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    n = int(c.shape[0])
+    if n < 2:
+        return math.nan, max(n_rated - 1, 0)
+    r = c.sum(axis=1)
+    r_bar = float(r.mean())
+    agree = (c * (c @ w.T - 1.0)).sum(axis=1) / (r_bar * (r - 1.0))
+    pa_prime = float(agree.mean())
+    pi = c.mean(axis=0) / r_bar
+    pe = float(pi @ w @ pi)
+    if not pe < 1 - 1e-12:
+        return math.nan, max(n_rated - 1, 0)
+    one = 1.0 - pe
+    alpha_prime = (pa_prime - pe) / one
+    size = (r - r_bar) / r_bar
+    a_i = (agree - pa_prime * size - pe) / one
+    pe_i = c @ ((w + w.T) @ pi / 2.0) / r_bar - pe * size
+    linear = a_i - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / one
+    var = float(((linear - alpha_prime) ** 2).sum()) / (n * (n - 1))
+    return math.sqrt(var), n_rated - 1
 
 
 def t_interval(value: float, se: float, df: int, confidence: float) -> tuple[float, float]:

@@ -12,11 +12,14 @@ mean θ = Σ w y / Σ w, whose linearised contributions are u_k = w_k (y_k − �
 * one clustering g:     V_g = G/(G − 1) · Σ_clusters (Σ_k∈cluster u_k)²
 * two (people × items): V = V_person + V_item − V_person∩item   (CGM eq. 2.12)
 
-each term with its own small-sample factor G/(G − 1) (CGM §2.3). V is floored at the
-larger one-way variance and at the independent-answers variance (CGM §2.3 discuss
-negative estimates; a crossed design never makes a mean more precise than independent
-answers unless intraclass correlations are negative, which people and items are not).
-The critical value is Student's t with min(G) − 1 degrees of freedom (Cameron & Miller
+each term with its own small-sample factor G/(G − 1) (CGM §2.3). When the two-way
+estimate is not positive, the larger one-way variance is used (CGM §2.3 discuss
+negative estimates). V is not floored otherwise: an earlier version took the maximum of
+V, the one-way variances and the independent-answers variance, which biases an unbiased
+but noisy V upwards exactly when a dimension adds nothing (a person ICC of 0: V_person
+then estimates the independent-answers variance on min(G) − 1 degrees of freedom, and
+max(V, V_independent) is larger on average), so those intervals covered 97–98 %
+(docs/statistics.md §23). The critical value is Student's t with min(G) − 1 degrees of freedom (Cameron & Miller
 2015, §VI.C; CGM §2.3). For a share, the interval is Wilson's score interval at the
 effective sample size n / deff with that t (Korn & Graubard 1998), so it stays in
 [0, 1] and is not degenerate at 0 % or 100 %; for a mean, θ ± t · √V.
@@ -73,6 +76,19 @@ def _codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
 def _one_way(u: FloatArray, codes: np.ndarray, g: int) -> float:
     sums = np.bincount(codes, weights=u, minlength=g)
     return float(g / (g - 1) * np.dot(sums, sums)) if g > 1 else NAN
+
+
+def multiway_variance(u: FloatArray, used: Mapping[str, tuple[np.ndarray, int]]) -> float:
+    """CGM's cluster-robust variance of Σ u over one or two clusterings (codes, count),
+    each with more than one cluster: one-way V_g, or V_1 + V_2 − V_1∩2 when that is
+    positive and the larger one-way variance when it is not (CGM 2011, eq. 2.12, §2.3)."""
+    one = [_one_way(u, c, g) for c, g in used.values()]
+    if len(one) == 1:
+        return one[0]
+    (c1, _), (c2, _) = used.values()
+    both, g12 = _codes(c1 * (int(c2.max()) + 1) + c2)
+    two = sum(one) - _one_way(u, both, g12)
+    return two if two > 0 else max(one)
 
 
 def pairwise_icc(y: FloatArray, codes: np.ndarray, g: int) -> float:
@@ -144,16 +160,9 @@ def clustered_mean(
         # Wilson's own z for a share; Student's t over the answers for a mean.
         v, df, label = v_ind, (math.inf if proportion else float(n - 1)), "independent answers"
     else:
-        one = {name: _one_way(u, c, g) for name, (c, g) in used.items()}
-        v = max(one.values())
-        if len(used) == 2:
-            (c1, _), (c2, _) = used.values()
-            both, g12 = _codes(c1 * (int(c2.max()) + 1) + c2)
-            v = max(v, sum(one.values()) - _one_way(u, both, g12))
+        v = multiway_variance(u, used)
         df = float(min(g for _, g in used.values()) - 1)
         label = "+".join(used)
-    if math.isfinite(v_ind):
-        v = max(v, v_ind)
     se = math.sqrt(v) if v >= 0 else NAN
     se_ind = math.sqrt(v_ind) if v_ind >= 0 else NAN
     deff = v / v_ind if v_ind > 0 else NAN
@@ -198,7 +207,7 @@ def clustered_difference(
     """Mean of side a (``side`` True) minus mean of side b, with the same multiway
     cluster-robust variance as ``clustered_mean`` (the linearised contributions
     u_k = (y_k − ȳ_a)/N_a on side a and −(y_k − ȳ_b)/N_b on side b; people are nested in
-    the sides, items crossed with both), floored likewise, and Student's t with
+    the sides, items crossed with both), the same fallback when not positive, and Student's t with
     min(G) − 1 degrees of freedom: the test of two groups' accuracies over people and
     items (Cameron, Gelbach & Miller 2011)."""
     y = np.asarray(values, dtype=np.float64)
@@ -214,12 +223,7 @@ def clustered_difference(
     used = {name: cg for name, cg in coded.items() if 1 < cg[1] < n}
     v, df = v_ind, float(n - 2)
     if used:
-        one = {name: _one_way(u, c, g) for name, (c, g) in used.items()}
-        v = max(v, *one.values())
-        if len(used) == 2:
-            (c1, _), (c2, _) = used.values()
-            both, g12 = _codes(c1 * (int(c2.max()) + 1) + c2)
-            v = max(v, sum(one.values()) - _one_way(u, both, g12))
+        v = multiway_variance(u, used)
         df = float(min(g for _, g in used.values()) - 1)
     se = math.sqrt(v)
     diff = m_a - m_b

@@ -33,7 +33,8 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``);
   plausible values (``plausible_values``, Mislevy 1991) for a respondent's percentile
   among a group with an interval (``percentile_interval``).
-* **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982).
+* **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982);
+  Orlando & Thissen's S-X² by summed scores is in ``itemfit``.
 
 Units that everyone right or everyone wrong carry no information on their own
 parameters (their difficulty runs off to ±∞); respondents with very few answers have

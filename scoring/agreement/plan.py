@@ -306,26 +306,29 @@ def _item_sums(u: FloatArray, items: np.ndarray, pool: int) -> tuple[FloatArray,
 def _crossed_variance(
     u: FloatArray, person_sums: FloatArray, items: np.ndarray, pool: int
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """CGM's people × items variance of each simulated study (``crossed.clustered_mean``
-    with its floors; one answer per person and item) and its degrees of freedom."""
+    """CGM's people × items variance of each simulated study, the rule of
+    ``crossed.multiway_variance`` (one answer per person and item, so the intersection
+    term is the independent-answers variance) and its degrees of freedom."""
     n = u.shape[1]
     g_p = float(person_sums.shape[1])
     v_ind = n / (n - 1) * (u * u).sum(axis=1)
     v = v_ind.copy()
     df = np.full(u.shape[0], np.inf)
-    if g_p < n and g_p > 1:  # people with more than one answer each
+    by_person = 1 < g_p < n  # people with more than one answer each
+    if by_person:
         v_p = g_p / (g_p - 1) * (person_sums**2).sum(axis=1)
-        v = np.maximum(v, v_p)
+        v = v_p
         df = np.minimum(df, g_p - 1)
-    else:
-        v_p = None
     sums, g_i = _item_sums(u, items, pool)
     crossed = g_i < n
     with np.errstate(divide="ignore", invalid="ignore"):
         v_i = np.where(crossed, g_i / (g_i - 1) * (sums**2).sum(axis=1), v_ind)
-    v = np.where(crossed, np.maximum(v, v_i), v)
-    if v_p is not None:
-        v = np.where(crossed, np.maximum(v, v_p + v_i - v_ind), v)
+    if by_person:
+        two = v_p + v_i - v_ind
+        both = np.where(two > 0, two, np.maximum(v_p, v_i))
+        v = np.where(crossed, both, v_p)
+    else:
+        v = np.where(crossed, v_i, v)
     df = np.where(crossed, np.minimum(df, g_i - 1), df)
     return v, v_ind, df
 

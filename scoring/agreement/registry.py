@@ -100,9 +100,10 @@ COEFFICIENTS: tuple[Coefficient, ...] = (
         "krippendorff_alpha",
         "none",
         "reliability",
-        "Krippendorff (2011)",
+        "Krippendorff (2011); SE: " + GWET_2014,
         _always,
         lambda table, level: [alpha_plan(table, level=level)],
+        analytic_se=True,  # not at the ordinal level (docs/statistics.md §27)
     ),
     Coefficient(
         "fleiss_kappa",

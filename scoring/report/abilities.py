@@ -22,7 +22,10 @@ with keyed answers (people and models together) is a respondent. Both the 1PL an
 * ``distribution``: each rater set's abilities: n, mean, sd, min, quartiles, max;
 * ``item``: each unit's difficulty and discrimination, and its fit: ``outfit`` and
   ``infit`` mean squares at the EAP abilities (Wright & Masters 1982; expectation 1,
-  above ~1.5 noisier than the model, e.g. a mis-keyed or ambiguous item).
+  above ~1.5 noisier than the model, e.g. a mis-keyed or ambiguous item), and Orlando &
+  Thissen's (2000) summed-score ``sx2`` with ``sx2_df`` and ``sx2_p`` over the
+  respondents who answered every unit (``scoring.agreement.itemfit``; NaN with the
+  ``reason`` when too few did).
 
 Abilities are on the N(0, 1) scale of the fitted population (people and models
 together): comparable within one fit, not between fits.
@@ -47,6 +50,7 @@ from scoring.agreement.irt import (
     percentile_interval,
     plausible_values,
 )
+from scoring.agreement.itemfit import s_x2
 from scoring.report.data import StudyData, TaskInfo
 from scoring.report.sets import HUMANS, RaterSet, groups_of, model_label, single_models
 from scoring.report.settings import SEED
@@ -82,6 +86,9 @@ COLUMNS = (
     "discrimination",
     "outfit",
     "infit",
+    "sx2",
+    "sx2_df",
+    "sx2_p",
     "n_raters",
     "n_units",
     "loglik",
@@ -214,6 +221,7 @@ def _fit_rows(
         ab = abilities_eap(matrix, fit)
         rows += _one_fit(base, fit, ab, matrix, raters, names, set_of, n_answers, accuracy, sets)
         ms = mean_squares(matrix, fit, ab.theta)
+        sx = s_x2(matrix, fit)
         for k, ((item, fld), b, a) in enumerate(
             zip(units.itertuples(index=False), fit.difficulty, fit.discrimination, strict=True)
         ):
@@ -228,7 +236,11 @@ def _fit_rows(
                     "discrimination": float(a),
                     "outfit": float(ms.outfit[k]),
                     "infit": float(ms.infit[k]),
+                    "sx2": float(sx.statistic[k]),
+                    "sx2_df": float(sx.df[k]),
+                    "sx2_p": float(sx.p_value[k]),
                     "n": int(ms.n[k]),
+                    "reason": sx.reason,
                 }
             )
     return rows

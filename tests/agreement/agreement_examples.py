@@ -79,6 +79,16 @@ FLEISS_1971_DIAGNOSES: list[list[int]] = [
     [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5],
 ]  # fmt: skip
 
+# irrCAC's ``distrib.6raters`` (kgwet/irrCAC, vignettes/overview: "Computing agreement
+# coefficients from the distribution of raters by subject & category"): how many of 6
+# psychiatrists put each of 15 patients in depression, personality disorder,
+# schizophrenia, neurosis, other (Fleiss 1971's first 15 patients).
+GWET_DISTRIB_6RATERS: list[list[int]] = [
+    [0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0],
+    [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0], [2, 0, 0, 4, 0], [0, 0, 0, 0, 6],
+    [1, 0, 0, 5, 0], [1, 1, 0, 4, 0], [0, 3, 3, 0, 0], [1, 0, 0, 5, 0], [0, 2, 0, 3, 1],
+]  # fmt: skip
+
 # Two-rater contingency tables (rows: rater A, columns: rater B).
 # Wikipedia, "Cohen's kappa", first example: 50 grant proposals, yes/no.
 COHEN_WIKIPEDIA = [[20, 5], [10, 15]]

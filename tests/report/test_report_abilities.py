@@ -104,3 +104,14 @@ def test_item_rows_carry_their_fit(report) -> None:
     items = pick(rows, task="ck", irt="1pl", summary="item")
     assert items and all(r["outfit"] > 0 and r["infit"] > 0 for r in items)
     assert 0.5 < float(np.median([r["infit"] for r in items])) < 1.5
+
+
+def test_item_rows_carry_s_x2_or_say_why_not(report) -> None:
+    _study, rows, _ = report
+    items = pick(rows, task="ck", summary="item")
+    assert items
+    for r in items:
+        if r["reason"] is None:
+            assert 0 <= r["sx2_p"] <= 1 and r["sx2_df"] >= 1 and r["sx2"] >= 0
+        else:
+            assert "S-X²" in r["reason"] and np.isnan(r["sx2_p"])
