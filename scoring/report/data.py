@@ -21,13 +21,21 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Rater, Response
-from annotation.quality import EXCLUSION_REASONS, excluded_by_decision, kept_by_decision
+from annotation.quality import (
+    EXCLUSION_REASONS,
+    KEPT_REASONS,
+    PLAN_REASONS,
+    by_plan_rules,
+    excluded_by_decision,
+    kept_by_decision,
+)
 from annotation.selectors import (
     failed_qualification,
     flagged_rater_ids,
     practice_answers,
     test_rater_ids,
 )
+from scoring.report.prereg import exclusion_rules
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -268,6 +276,44 @@ def _read_responses(study: Study, chunk_size: int, task_ids: list[int]) -> pd.Da
     )
 
 
+def _plan_exclusions(
+    study: Study,
+    frame: pd.DataFrame,
+    flagged_out: set[int],
+    drop: np.ndarray,
+    exclusions: list[dict[str, Any]],
+) -> np.ndarray:
+    """The frozen plan's exclusion rules (``prereg.exclusion_rules``): one row per rule
+    with the participants it excludes that no earlier row did (a researcher's decision
+    wins: those kept are listed in rows of their own). Returns ``drop`` widened."""
+    outcome = by_plan_rules(study, exclusion_rules(study))
+    raters = frame["rater"].to_numpy()
+    for reason, ids in outcome.excluded.items():
+        mine = [r for r in ids if r not in flagged_out]
+        hit = np.isin(raters, np.asarray(mine, dtype=np.int64)) & ~drop
+        exclusions.append(
+            {
+                "reason": PLAN_REASONS[reason],
+                "basis": "plan",
+                "n_participants": len(mine),
+                "n_responses": int(hit.sum()),
+                "applies_to": "every table",
+            }
+        )
+        drop = drop | hit
+    for reason, ids in outcome.kept.items():
+        exclusions.append(
+            {
+                "reason": KEPT_REASONS[reason],
+                "basis": "decision",
+                "n_participants": len(ids),
+                "n_responses": 0,
+                "applies_to": "every table",
+            }
+        )
+    return drop
+
+
 def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] = ()) -> StudyData:
     """Read a study for the report (only the ``tasks`` slugs when given), apply the
     exclusions and record what they removed."""
@@ -281,6 +327,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("test participants (preview and test mode)"),
+                "basis": "study",
                 "n_participants": int(tests.size),
                 "n_responses": int(trial.sum()),
                 "applies_to": "every table",
@@ -294,6 +341,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("practice answers (never counted)"),
+                "basis": "study",
                 "n_participants": n_people,
                 "n_responses": n_answers,
                 "applies_to": "every table",
@@ -303,6 +351,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("failed qualification"),
+                "basis": "study",
                 "n_participants": failed_qualification(study),
                 "n_responses": 0,
                 "applies_to": "every table",
@@ -319,6 +368,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             "reason": gettext_noop("flagged participants")
             if study.exclude_flagged
             else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
+            "basis": "study",
             "n_participants": len(flagged),
             "n_responses": int(drop.sum()),
             "applies_to": "every table",
@@ -331,17 +381,20 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": EXCLUSION_REASONS.get(reason, f"excluded by a researcher: {reason}"),
+                "basis": "decision",
                 "n_participants": len(decided_ids),
                 "n_responses": int(decided.sum()),
                 "applies_to": "every table",
             }
         )
         drop |= decided
+    drop = _plan_exclusions(study, frame, set(excluded), drop, exclusions)
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
     exclusions.append(
         {
             "reason": gettext_noop("attention-check items"),
+            "basis": "study",
             "n_participants": 0,
             "n_responses": int(attention.sum()),
             "n_items": int(checks.size),
@@ -352,6 +405,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
     exclusions.append(
         {
             "reason": gettext_noop("model samples after the first (sample > 0)"),
+            "basis": "study",
             "n_participants": 0,
             "n_responses": int(samples.sum()),
             "applies_to": "every table",
