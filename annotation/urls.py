@@ -3,7 +3,7 @@ volunteer API (/api/v1/volunteer/…)."""
 
 from django.urls import path
 
-from annotation import api, views, warmup_views
+from annotation import api, views, warmup_api, warmup_views
 
 app_name = "volunteer"
 urlpatterns = [
@@ -27,4 +27,10 @@ urlpatterns = [
     path("api/v1/volunteer/next/", api.NextView.as_view(), name="api-next"),
     path("api/v1/volunteer/answers/", api.AnswerView.as_view(), name="api-answers"),
     path("api/v1/volunteer/progress/", api.ProgressView.as_view(), name="api-progress"),
+    path("api/v1/volunteer/warmup/", warmup_api.WarmupView.as_view(), name="api-warmup"),
+    path(
+        "api/v1/volunteer/warmup/answers/",
+        warmup_api.WarmupAnswerView.as_view(),
+        name="api-warmup-answers",
+    ),
 ]
