@@ -276,32 +276,67 @@ def _read_responses(study: Study, chunk_size: int, task_ids: list[int]) -> pd.Da
     )
 
 
+@dataclass(frozen=True)
+class RaterExclusions:
+    """The participants the report leaves out whole, each in one place, with why: the
+    one rule the report (``study_data``), the long table and the bundle's ``design.json``
+    read (a researcher's decision wins over the flag and over the plan's rules)."""
+
+    flagged: list[int]  # flagged and not kept by a researcher
+    by_study: list[int]  # ``flagged`` when ``Study.exclude_flagged``, else none
+    decided: dict[str, list[int]]  # reason -> excluded by a researcher
+    planned: dict[str, list[int]]  # rule -> excluded by the frozen plan (nobody decided)
+    kept_against_plan: dict[str, list[int]]  # rule -> kept by a researcher though it names them
+
+    def basis(self) -> dict[int, str]:
+        """Rater -> ``flagged``, ``decision`` or ``plan`` (the first that applies)."""
+        out: dict[int, str] = dict.fromkeys(self.by_study, "flagged")
+        for ids in self.decided.values():
+            for r in ids:
+                out.setdefault(r, "decision")
+        for ids in self.planned.values():
+            for r in ids:
+                out.setdefault(r, "plan")
+        return out
+
+
+def rater_exclusions(study: Study) -> RaterExclusions:
+    kept = set(kept_by_decision(study))
+    flagged = [r for r in flagged_rater_ids(study) if r not in kept]
+    by_study = flagged if study.exclude_flagged else []
+    outcome = by_plan_rules(study, exclusion_rules(study))
+    out_already = set(by_study)
+    planned = {
+        rule: [r for r in ids if r not in out_already] for rule, ids in outcome.excluded.items()
+    }
+    return RaterExclusions(
+        flagged, by_study, dict(sorted(excluded_by_decision(study).items())), planned, outcome.kept
+    )
+
+
 def _plan_exclusions(
-    study: Study,
+    out: RaterExclusions,
     frame: pd.DataFrame,
-    flagged_out: set[int],
     drop: np.ndarray,
     exclusions: list[dict[str, Any]],
 ) -> np.ndarray:
     """The frozen plan's exclusion rules (``prereg.exclusion_rules``): one row per rule
     with the participants it excludes that no earlier row did (a researcher's decision
     wins: those kept are listed in rows of their own). Returns ``drop`` widened."""
-    outcome = by_plan_rules(study, exclusion_rules(study))
     raters = frame["rater"].to_numpy()
-    for reason, ids in outcome.excluded.items():
-        mine = [r for r in ids if r not in flagged_out]
-        hit = np.isin(raters, np.asarray(mine, dtype=np.int64)) & ~drop
+    for reason, ids in out.planned.items():
+        hit = np.isin(raters, np.asarray(ids, dtype=np.int64)) & ~drop
         exclusions.append(
             {
                 "reason": PLAN_REASONS[reason],
                 "basis": "plan",
-                "n_participants": len(mine),
+                "n_participants": len(ids),
                 "n_responses": int(hit.sum()),
                 "applies_to": "every table",
             }
         )
         drop = drop | hit
-    for reason, ids in outcome.kept.items():
+    for reason, ids in out.kept_against_plan.items():
         exclusions.append(
             {
                 "reason": KEPT_REASONS[reason],
@@ -358,10 +393,8 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             }
         )
     # A researcher's decision on a participant (annotation.quality) wins over the flag.
-    kept = set(kept_by_decision(study))
-    flagged = [r for r in flagged_rater_ids(study) if r not in kept]
-    excluded = flagged if study.exclude_flagged else []
-    drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
+    out = rater_exclusions(study)
+    drop = np.isin(frame["rater"].to_numpy(), np.asarray(out.by_study, dtype=np.int64))
     exclusions.append(
         {
             # English in the report (stable values for scripts); the dashboard translates them.
@@ -369,12 +402,12 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             if study.exclude_flagged
             else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
             "basis": "study",
-            "n_participants": len(flagged),
+            "n_participants": len(out.flagged),
             "n_responses": int(drop.sum()),
             "applies_to": "every table",
         }
     )
-    for reason, decided_ids in sorted(excluded_by_decision(study).items()):
+    for reason, decided_ids in out.decided.items():
         decided = (
             np.isin(frame["rater"].to_numpy(), np.asarray(decided_ids, dtype=np.int64)) & ~drop
         )
@@ -388,7 +421,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
             }
         )
         drop |= decided
-    drop = _plan_exclusions(study, frame, set(excluded), drop, exclusions)
+    drop = _plan_exclusions(out, frame, drop, exclusions)
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
     exclusions.append(

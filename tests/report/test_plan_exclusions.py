@@ -5,7 +5,11 @@ exclusions row says whether the study, the plan or a decision is its basis."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +19,11 @@ from annotation import services
 from annotation.models import Participant, QualityDecision, Response
 from scoring.report import ReportSettings
 from scoring.report.build import build_report
+from scoring.report.bundle import bundle_files
+from scoring.report.longtable import write_long_csv
 from scoring.report.prereg import Commitments, PlanError, exclusion_rules, plan_freeze
+from studies.models import Study
+from tests.report.test_bundle import _check, _recompute
 from tests.report.test_quality_checks import take_part
 from tests.volunteer.conftest import build_study
 
@@ -120,3 +128,36 @@ def test_unknown_rules_are_refused_and_the_command_freezes_them(world: dict[str,
     doc = StringIO()
     call_command("analysis_plan", "export", study.slug, stdout=doc)
     assert "flagged `straight_lining` are excluded" in doc.getvalue()
+
+
+@pytest.mark.slow  # runs the bundle's script in a subprocess
+def test_the_bundle_and_long_table_leave_out_whom_the_report_does(
+    world: dict[str, Any], tmp_path: Path
+) -> None:
+    """The plan's rule, an exclude and a keep decision: the long table's ``excluded``
+    says why, and the bundle's standalone recompute.py gives the report's numbers."""
+    study, people = world["study"], world["people"]
+    Study.objects.filter(pk=study.pk).update(exclude_flagged=True)
+    study.refresh_from_db()
+    plan_freeze(study, FAST, Commitments(exclude_flags=("speeder",)))
+    services.participant_decide(
+        participant=people["attention"], decision="keep", reason="attention"
+    )
+    services.participant_decide(participant=people["normal0"], decision="exclude", reason="other")
+    out = io.StringIO()
+    write_long_csv(study, out, bom=False)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    names = {p.public_id: name for name, p in people.items()}
+    why: dict[str, set[str]] = {}
+    for r in rows:
+        why.setdefault(names.get(r["rater"], r["rater"]), set()).add(r["excluded"])
+    assert why["speeder"] == {"plan"} and why["normal0"] == {"decision"}
+    assert why["attention"] == {""} and why["normal1"] == {""}
+    report = build_report(study, FAST, only=("accuracy", "ratings"))
+    for name, data in bundle_files(study, report).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    design = json.loads((tmp_path / "design.json").read_text("utf-8"))
+    assert sorted(r["basis"] for r in design["excluded_raters"]) == ["decision", "plan"]
+    assert design["flagged_raters"] == []  # the only flagged one was kept
+    _check(report.as_json(), _recompute(tmp_path))
