@@ -30,6 +30,7 @@ from rest_framework.views import APIView
 from annotation import selectors, services
 from annotation.models import Participant
 from annotation.ratelimit import AnswerThrottle, address_digest, wait_seconds
+from annotation.services import warmup
 from studies.models import Study
 
 KEYWORD = "Participant"
@@ -119,9 +120,16 @@ class ParticipantOut(serializers.Serializer):
     resume_code = serializers.CharField()
     status = serializers.CharField()
     group = serializers.SerializerMethodField()
+    warmup = serializers.SerializerMethodField(
+        help_text="pending: answer the practice and qualification first (GET /warmup/); "
+        "done, ended, or screening (not placed yet)"
+    )
 
     def get_token(self, obj: Participant) -> str:
         return selectors.participant_token(obj)
+
+    def get_warmup(self, obj: Participant) -> str:
+        return warmup.warmup_state(obj)
 
     def get_group(self, obj: Participant) -> str | None:
         return obj.group.slug if obj.group else None
@@ -251,12 +259,30 @@ class ResumeView(APIView):
         return Response(ParticipantOut(p).data)
 
 
+def _warmup_refusal(participant_id: int) -> None:
+    """Refuse GET next for a participant whom the warm-up has not placed (or has ended)."""
+    p = selectors.participant_by_pk(participant_id)
+    if p is not None and warmup.warmup_pending(p):
+        raise ValidationError(
+            _("Answer the practice and qualification questions first (GET /warmup/)."), "warmup"
+        )
+    if p is not None and warmup.warmup_failed(p):
+        raise ValidationError(
+            _("The qualification did not place you in this study: nothing more is asked."),
+            "ended",
+        )
+
+
 def _next_body(participant_id: int) -> dict[str, Any]:
     """The reply of GET next: the current item (claimed and served now), or done."""
     try:
         nxt = services.next_item(participant_id=participant_id, serve=True, only_if_open=True)
     except Participant.DoesNotExist:
         raise exceptions.AuthenticationFailed(_("Unknown participant token.")) from None
+    except ValidationError as exc:
+        if exc.code == "screening":  # not placed: perhaps waiting for the warm-up
+            _warmup_refusal(participant_id)
+        raise
     if nxt.closed:
         raise ValidationError(_("This study is closed."), "closed")
     p, a = nxt.participant, nxt.assignment

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -232,6 +233,52 @@ def excluded_by_decision(study: Study) -> dict[str, list[int]]:
     return dict(out)
 
 
+#: The flags a frozen analysis plan may name as exclusion rules (its ``exclude_flags``):
+#: a flagged participant without a decision then leaves the report. ``incomplete`` is not
+#: one of them: it depends on the hour the report is built.
+PLAN_RULES = (
+    QualityDecision.Reason.SPEEDER.value,
+    QualityDecision.Reason.STRAIGHT_LINING.value,
+    QualityDecision.Reason.ATTENTION.value,
+    QualityDecision.Reason.DUPLICATE.value,
+)
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """What a plan's exclusion rules do: reason -> the raters they exclude (no researcher
+    decided on them), and reason -> the raters a researcher kept though a rule names them.
+    A participant with several flags counts once, under the first rule of ``PLAN_RULES``
+    order; one a researcher excluded is in the decision's row, not here."""
+
+    excluded: dict[str, list[int]]
+    kept: dict[str, list[int]]
+
+
+def by_plan_rules(study: Study, rules: Sequence[str]) -> RuleOutcome:
+    """Apply the exclusion rules ``rules`` (names of ``PLAN_RULES``) to the study's
+    quality checks (a read)."""
+    ordered = [r for r in PLAN_RULES if r in set(rules)]
+    excluded: dict[str, list[int]] = {r: [] for r in ordered}
+    kept: dict[str, list[int]] = defaultdict(list)
+    if not ordered:
+        return RuleOutcome({}, {})
+    for checked in quality_checks(study):
+        mine = {f.check for f in checked.flags}
+        hit = next((r for r in ordered if r in mine), None)
+        if hit is None:
+            continue
+        rater = checked.participant.rater_id
+        if checked.decision is None:
+            excluded[hit].append(rater)
+        elif checked.decision.decision == QualityDecision.Decision.KEEP:
+            kept[hit].append(rater)
+    return RuleOutcome(
+        {r: sorted(ids) for r, ids in excluded.items()},
+        {r: sorted(ids) for r, ids in kept.items()},
+    )
+
+
 def kept_by_decision(study: Study) -> list[int]:
     """The raters a researcher decided to keep (the flag rule then leaves them in)."""
     rows = QualityDecision.objects.filter(
@@ -249,4 +296,18 @@ EXCLUSION_REASONS = {
     "duplicate": gettext_noop("excluded by a researcher: duplicate"),
     "incomplete": gettext_noop("excluded by a researcher: incomplete"),
     "other": gettext_noop("excluded by a researcher: other"),
+}
+# The rows of a frozen plan's exclusion rules, and of the participants a researcher kept
+# though a rule names them.
+PLAN_REASONS = {
+    "speeder": gettext_noop("excluded by the plan: speeder"),
+    "straight_lining": gettext_noop("excluded by the plan: straight_lining"),
+    "attention": gettext_noop("excluded by the plan: attention"),
+    "duplicate": gettext_noop("excluded by the plan: duplicate"),
+}
+KEPT_REASONS = {
+    "speeder": gettext_noop("kept by a researcher despite the plan: speeder"),
+    "straight_lining": gettext_noop("kept by a researcher despite the plan: straight_lining"),
+    "attention": gettext_noop("kept by a researcher despite the plan: attention"),
+    "duplicate": gettext_noop("kept by a researcher despite the plan: duplicate"),
 }

@@ -1,9 +1,9 @@
 """The volunteer pages (/s/<slug>/…, invitations at /s/<slug>/i/<token>/) and the
 volunteer API (/api/v1/volunteer/…)."""
 
-from django.urls import path
+from django.urls import path, re_path
 
-from annotation import api, views, warmup_views
+from annotation import api, poemfont, views, warmup_api, warmup_views
 
 app_name = "volunteer"
 urlpatterns = [
@@ -19,6 +19,12 @@ urlpatterns = [
     path("s/<str:slug>/finish/share.png", views.finish_share, name="finish-share"),
     path("s/<str:slug>/resume/", views.resume, name="resume"),
     path("s/<str:slug>/poem-font.css", views.poem_font_css, name="poem-font-css"),
+    re_path(
+        rf"^s/(?P<slug>[^/]+)/poem-font-(?P<scope>{poemfont.SCOPE})-(?P<digest>[0-9a-f]{{16}})"
+        r"\.(?P<flavor>woff2?)$",
+        views.poem_font,
+        name="poem-font-page",
+    ),
     path("s/<str:slug>/poem-font-<str:digest>.<str:flavor>", views.poem_font, name="poem-font"),
     path("api/v1/volunteer/studies/<str:slug>/enrol/", api.EnrolView.as_view(), name="api-enrol"),
     path(
@@ -27,4 +33,10 @@ urlpatterns = [
     path("api/v1/volunteer/next/", api.NextView.as_view(), name="api-next"),
     path("api/v1/volunteer/answers/", api.AnswerView.as_view(), name="api-answers"),
     path("api/v1/volunteer/progress/", api.ProgressView.as_view(), name="api-progress"),
+    path("api/v1/volunteer/warmup/", warmup_api.WarmupView.as_view(), name="api-warmup"),
+    path(
+        "api/v1/volunteer/warmup/answers/",
+        warmup_api.WarmupAnswerView.as_view(),
+        name="api-warmup-answers",
+    ),
 ]

@@ -356,6 +356,7 @@ def _render_question(
         "rating": any("scale" in f for f in q["fields"]),
         # an unsaved choice is kept in the tab's sessionStorage under this key (volunteer.js)
         "draft_key": _draft_key(p, a),
+        "font_page": f"item{a.item_id}",  # the page's own font faces (annotation.poemfont)
     }
     return render(request, "annotation/question.html", context, status=status)
 
@@ -517,25 +518,35 @@ def poem_font_css(request: HttpRequest, slug: str) -> HttpResponse:
     """The @font-face of the study's poem font (linked from its pages: a file, not an
     inline style), naming the current subset by its hash."""
     study = _font_study(request, slug)
-    font = poemfont.study_font(study)
-    url = reverse("volunteer:poem-font", args=[study.slug, font.digest, font.flavor])
-    poemfont.font_file_soon(font, 0)  # a first visitor's: its build starts now
-    response = HttpResponse(poemfont.font_face_css(url, font.flavor), content_type="text/css")
+    page = request.GET.get("for", "")
+    fonts = poemfont.page_fonts(study, page) if page else [poemfont.study_font(study)]
+    if fonts is None:
+        raise Http404("No such page")
+    rules = []
+    for font in fonts:
+        if font.scope:
+            args = [study.slug, font.scope, font.digest, font.flavor]
+            url = reverse("volunteer:poem-font-page", args=args)
+        else:
+            url = reverse("volunteer:poem-font", args=[study.slug, font.digest, font.flavor])
+        poemfont.font_file_soon(font, 0)  # a first visitor's: its build starts now
+        rules.append(poemfont.font_face_css(url, font.flavor, font.unicode_range))
+    response = HttpResponse("".join(rules), content_type="text/css")
     patch_cache_control(response, public=True, max_age=FONT_CSS_SECONDS)
     return response
 
 
 @require_GET
 def poem_font(
-    request: HttpRequest, slug: str, digest: str, flavor: str
+    request: HttpRequest, slug: str, digest: str, flavor: str, scope: str = ""
 ) -> HttpResponse | FileResponse:
-    """The study's subset of the poems' serif (``annotation.poemfont``), built on first
-    use and kept on disk; an old hash (the study's items changed since) is a 404. While
-    it is still being built (seconds), a 503 the browser does not keep: the page uses
-    its fallback font, a later page gets this one."""
+    """The study's subset of the poems' serif (``annotation.poemfont``), or one page
+    face's (``scope``), built on first use and kept on disk; an old hash (the study's
+    items changed since) is a 404. While it is still being built (seconds), a 503 the
+    browser does not keep: the page uses its fallback font, a later page gets this one."""
     study = _font_study(request, slug)
-    font = poemfont.study_font(study)
-    if digest != font.digest or flavor != font.flavor:
+    font = poemfont.font_for(study, scope) if scope else poemfont.study_font(study)
+    if font is None or digest != font.digest or flavor != font.flavor:
         raise Http404("No such font")
     path = poemfont.font_file_soon(font, poemfont.WAIT_SECONDS)
     if path is None:

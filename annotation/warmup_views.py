@@ -4,8 +4,6 @@ the qualification, the questions in the group the score routes to, or a polite e
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,43 +13,9 @@ from annotation.forms import read_answer
 from annotation.models import Participant
 from annotation.services import warmup
 from annotation.views import _closed, _current
+from annotation.warmup_present import feedback, fields_shown
 from studies.kinds import kind_of
 from studies.models import Item, Study
-
-
-def fields_shown(item: Item) -> list[dict[str, Any]]:
-    """The item's fields with their options in canonical order (no shuffle here)."""
-    kind = kind_of(item.task)
-    return [
-        {
-            "key": spec.key,
-            "legend": kind.legend(spec.key, spec.prompt),
-            "options": [
-                {"position": i, "text": o.get("text", ""), "explanation": o.get("explanation", "")}
-                for i, o in enumerate(spec.options)
-            ],
-        }
-        for spec in kind.field_specs(item, item.task)
-    ]
-
-
-def feedback(item: Item, values: dict[str, float]) -> list[dict[str, Any]]:
-    """Per field: the option chosen, the right one and the explanations from the pool."""
-    key = item.answer or {}
-    out = []
-    for f in fields_shown(item):
-        chosen = values.get(f["key"])
-        right = key.get(f["key"])
-        options = f["options"]
-        out.append(
-            {
-                "legend": f["legend"],
-                "chosen": options[int(chosen)] if chosen is not None else None,
-                "right": options[int(right)] if right is not None else None,
-                "correct": None if right is None or chosen is None else int(chosen) == int(right),
-            }
-        )
-    return out
 
 
 def page(request: HttpRequest, study: Study, p: Participant) -> HttpResponse:

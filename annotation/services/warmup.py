@@ -71,6 +71,16 @@ def warmup_pending(participant: Participant) -> bool:
     )
 
 
+def warmup_state(participant: Participant) -> str:
+    """``ended`` (the qualification placed them nowhere), ``pending`` (waiting for the
+    warm-up), ``screening`` (no group chosen yet) or ``done`` (the questions follow)."""
+    if warmup_failed(participant):
+        return "ended"
+    if warmup_pending(participant):
+        return "pending"
+    return "screening" if participant.group_id is None else "done"
+
+
 @dataclass(frozen=True)
 class WarmupStep:
     stage: str  # PRACTICE | QUALIFICATION

@@ -31,10 +31,9 @@ from django.conf import settings as django_settings
 
 from annotation.exports import BOM, export_rows, export_write
 from annotation.models import Rater
-from annotation.selectors import flagged_rater_ids
 from scoring.report import prereg
 from scoring.report.build import TABLES, Report
-from scoring.report.data import TaskInfo, _tasks
+from scoring.report.data import TaskInfo, _tasks, rater_exclusions
 from scoring.report.longtable import write_long_csv
 from scoring.report.writers import json_text, table_csv, write_json, write_xlsx
 from studies.models import Item, Study
@@ -54,13 +53,16 @@ models (`mixed_models.R`, statsmodels). The export's columns keep their meaning;
 | `model` | a model's rater set, `model:<name>[@<run>]`; empty for people |
 | `item_attention_check` | `true` for an attention-check item |
 | `rater_flagged` | `true` for a flagged participant |
-| `excluded` | why the report leaves the row out: `flagged` (when the study excludes flagged participants), `attention_check`, `sample` (a model's sample after the first); empty when kept |
+| `excluded` | why the report leaves the row out: `flagged` (when the study excludes flagged participants; not one a researcher kept), `decision` (a researcher excluded the participant), `plan` (the frozen plan's exclusion rules), `attention_check`, `sample` (a model's sample after the first); empty when kept |
 | `rule_<rule>__<metric>` | the item's score by that rule rater and metric (0–1), e.g. `rule_prosody_modern__tonal`; empty when the rule did not score the item |
 
 ## `design.json`
 
 `study`; `exclude_flagged` (the study's setting); `flagged_raters` (`rater_kind`, `rater`,
-`run` as in the export); `attention_check_items` (`task`, `item`); `groups` (the groups'
+`run` as in the export: the flagged participants no researcher decided to keep);
+`excluded_raters` (the same keys and `basis`, `decision` or `plan`: the participants a
+researcher excluded, and those the frozen plan's exclusion rules leave out);
+`attention_check_items` (`task`, `item`); `groups` (the groups'
 slugs in the study's order); `tasks` (in report order: `slug`, `kind`, `rating` (rated on
 dimensions), `dimensions` (their keys), `all_parts` (the accuracy table's field `*`),
 `n_keyed` (item → number of keyed parts, for those tasks)); `settings` (the report's).
@@ -79,13 +81,20 @@ def design(study: Study, report: Report) -> dict[str, Any]:
             keyed[task_id][ext] = len(answer)
         if check:
             checks.append({"task": slug, "item": ext})
-    flagged = Rater.objects.filter(pk__in=flagged_rater_ids(study)).order_by("pk")
+    out = rater_exclusions(study)
+    flagged = Rater.objects.filter(pk__in=out.flagged).order_by("pk")
+    basis = {pk: b for pk, b in out.basis().items() if b != "flagged"}
+    whole = Rater.objects.filter(pk__in=list(basis)).order_by("pk")
     return {
         "study": study.slug,
         "exclude_flagged": study.exclude_flagged,
         "flagged_raters": [
             {"rater_kind": k, "rater": n, "run": r}
             for k, n, r in flagged.values_list("kind", "name", "run")
+        ],
+        "excluded_raters": [
+            {"rater_kind": k, "rater": n, "run": r, "basis": basis[pk]}
+            for pk, k, n, r in whole.values_list("pk", "kind", "name", "run")
         ],
         "attention_check_items": checks,
         "groups": list(study.groups.order_by("position", "slug").values_list("slug", flat=True)),

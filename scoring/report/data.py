@@ -21,13 +21,21 @@ from django.db.models import QuerySet
 from django.utils.translation import gettext_noop
 
 from annotation.models import AggregateResult, Rater, Response
-from annotation.quality import EXCLUSION_REASONS, excluded_by_decision, kept_by_decision
+from annotation.quality import (
+    EXCLUSION_REASONS,
+    KEPT_REASONS,
+    PLAN_REASONS,
+    by_plan_rules,
+    excluded_by_decision,
+    kept_by_decision,
+)
 from annotation.selectors import (
     failed_qualification,
     flagged_rater_ids,
     practice_answers,
     test_rater_ids,
 )
+from scoring.report.prereg import exclusion_rules
 from studies.kinds import KINDS
 from studies.models import Item, Study, Task
 from studies.provenance import source_label
@@ -268,6 +276,79 @@ def _read_responses(study: Study, chunk_size: int, task_ids: list[int]) -> pd.Da
     )
 
 
+@dataclass(frozen=True)
+class RaterExclusions:
+    """The participants the report leaves out whole, each in one place, with why: the
+    one rule the report (``study_data``), the long table and the bundle's ``design.json``
+    read (a researcher's decision wins over the flag and over the plan's rules)."""
+
+    flagged: list[int]  # flagged and not kept by a researcher
+    by_study: list[int]  # ``flagged`` when ``Study.exclude_flagged``, else none
+    decided: dict[str, list[int]]  # reason -> excluded by a researcher
+    planned: dict[str, list[int]]  # rule -> excluded by the frozen plan (nobody decided)
+    kept_against_plan: dict[str, list[int]]  # rule -> kept by a researcher though it names them
+
+    def basis(self) -> dict[int, str]:
+        """Rater -> ``flagged``, ``decision`` or ``plan`` (the first that applies)."""
+        out: dict[int, str] = dict.fromkeys(self.by_study, "flagged")
+        for ids in self.decided.values():
+            for r in ids:
+                out.setdefault(r, "decision")
+        for ids in self.planned.values():
+            for r in ids:
+                out.setdefault(r, "plan")
+        return out
+
+
+def rater_exclusions(study: Study) -> RaterExclusions:
+    kept = set(kept_by_decision(study))
+    flagged = [r for r in flagged_rater_ids(study) if r not in kept]
+    by_study = flagged if study.exclude_flagged else []
+    outcome = by_plan_rules(study, exclusion_rules(study))
+    out_already = set(by_study)
+    planned = {
+        rule: [r for r in ids if r not in out_already] for rule, ids in outcome.excluded.items()
+    }
+    return RaterExclusions(
+        flagged, by_study, dict(sorted(excluded_by_decision(study).items())), planned, outcome.kept
+    )
+
+
+def _plan_exclusions(
+    out: RaterExclusions,
+    frame: pd.DataFrame,
+    drop: np.ndarray,
+    exclusions: list[dict[str, Any]],
+) -> np.ndarray:
+    """The frozen plan's exclusion rules (``prereg.exclusion_rules``): one row per rule
+    with the participants it excludes that no earlier row did (a researcher's decision
+    wins: those kept are listed in rows of their own). Returns ``drop`` widened."""
+    raters = frame["rater"].to_numpy()
+    for reason, ids in out.planned.items():
+        hit = np.isin(raters, np.asarray(ids, dtype=np.int64)) & ~drop
+        exclusions.append(
+            {
+                "reason": PLAN_REASONS[reason],
+                "basis": "plan",
+                "n_participants": len(ids),
+                "n_responses": int(hit.sum()),
+                "applies_to": "every table",
+            }
+        )
+        drop = drop | hit
+    for reason, ids in out.kept_against_plan.items():
+        exclusions.append(
+            {
+                "reason": KEPT_REASONS[reason],
+                "basis": "decision",
+                "n_participants": len(ids),
+                "n_responses": 0,
+                "applies_to": "every table",
+            }
+        )
+    return drop
+
+
 def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] = ()) -> StudyData:
     """Read a study for the report (only the ``tasks`` slugs when given), apply the
     exclusions and record what they removed."""
@@ -281,6 +362,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("test participants (preview and test mode)"),
+                "basis": "study",
                 "n_participants": int(tests.size),
                 "n_responses": int(trial.sum()),
                 "applies_to": "every table",
@@ -294,6 +376,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("practice answers (never counted)"),
+                "basis": "study",
                 "n_participants": n_people,
                 "n_responses": n_answers,
                 "applies_to": "every table",
@@ -303,45 +386,48 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
         exclusions.append(
             {
                 "reason": gettext_noop("failed qualification"),
+                "basis": "study",
                 "n_participants": failed_qualification(study),
                 "n_responses": 0,
                 "applies_to": "every table",
             }
         )
     # A researcher's decision on a participant (annotation.quality) wins over the flag.
-    kept = set(kept_by_decision(study))
-    flagged = [r for r in flagged_rater_ids(study) if r not in kept]
-    excluded = flagged if study.exclude_flagged else []
-    drop = np.isin(frame["rater"].to_numpy(), np.asarray(excluded, dtype=np.int64))
+    out = rater_exclusions(study)
+    drop = np.isin(frame["rater"].to_numpy(), np.asarray(out.by_study, dtype=np.int64))
     exclusions.append(
         {
             # English in the report (stable values for scripts); the dashboard translates them.
             "reason": gettext_noop("flagged participants")
             if study.exclude_flagged
             else gettext_noop("flagged participants (kept: study.exclude_flagged is off)"),
-            "n_participants": len(flagged),
+            "basis": "study",
+            "n_participants": len(out.flagged),
             "n_responses": int(drop.sum()),
             "applies_to": "every table",
         }
     )
-    for reason, decided_ids in sorted(excluded_by_decision(study).items()):
+    for reason, decided_ids in out.decided.items():
         decided = (
             np.isin(frame["rater"].to_numpy(), np.asarray(decided_ids, dtype=np.int64)) & ~drop
         )
         exclusions.append(
             {
                 "reason": EXCLUSION_REASONS.get(reason, f"excluded by a researcher: {reason}"),
+                "basis": "decision",
                 "n_participants": len(decided_ids),
                 "n_responses": int(decided.sum()),
                 "applies_to": "every table",
             }
         )
         drop |= decided
+    drop = _plan_exclusions(out, frame, drop, exclusions)
     checks = items.index[items["attention"].to_numpy(dtype=bool)].to_numpy()
     attention = np.isin(frame["item"].to_numpy(), checks) & ~drop
     exclusions.append(
         {
             "reason": gettext_noop("attention-check items"),
+            "basis": "study",
             "n_participants": 0,
             "n_responses": int(attention.sum()),
             "n_items": int(checks.size),
@@ -352,6 +438,7 @@ def study_data(study: Study, *, chunk_size: int = CHUNK, tasks: tuple[str, ...] 
     exclusions.append(
         {
             "reason": gettext_noop("model samples after the first (sample > 0)"),
+            "basis": "study",
             "n_participants": 0,
             "n_responses": int(samples.sum()),
             "applies_to": "every table",

@@ -20,6 +20,7 @@ from annotation.exports import COLUMNS as EXPORT_COLUMNS
 from annotation.models import Rater, Response
 from annotation.selectors import flagged_rater_ids
 from annotation.spreadsheet import csv_row
+from scoring.report.data import rater_exclusions
 from scoring.report.sets import model_label
 from studies.models import Item, Study
 
@@ -82,12 +83,19 @@ def long_rows(study: Study) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
     flagged = set(
         Rater.objects.filter(pk__in=flagged_rater_ids(study)).values_list("kind", "name", "run")
     )
+    # who the report leaves out whole, and why (scoring.report.data.rater_exclusions)
+    basis = rater_exclusions(study).basis()
+    left_out = {
+        (kind, name, run): basis[pk]
+        for pk, kind, name, run in Rater.objects.filter(pk__in=list(basis)).values_list(
+            "pk", "kind", "name", "run"
+        )
+    }
     checks = set(
         Item.objects.filter(study=study, is_attention_check=True).values_list(
             "task__slug", "external_id"
         )
     )
-    exclude_flagged = study.exclude_flagged
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for row in export_rows(study):
@@ -98,8 +106,9 @@ def long_rows(study: Study) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
             is_flagged = (kind, name, run) in flagged
             is_check = (task, item) in checks
             sample = row[_AT["sample"]]
-            if is_flagged and exclude_flagged:
-                excluded = "flagged"
+            whole = left_out.get((kind, name, run))
+            if whole is not None:
+                excluded = whole
             elif is_check:
                 excluded = "attention_check"
             elif sample:

@@ -25,6 +25,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from annotation.models import Response
+from annotation.quality import PLAN_RULES
 from scoring.prosody import RULES_VERSION
 from scoring.report.settings import ReportSettings
 from studies.models import AnalysisPlan, PlanDeviation, Study
@@ -113,14 +114,20 @@ class Commitments:
     sample_sizes: tuple[tuple[str, int], ...] = ()
     exclusions: tuple[str, ...] = ()
     note: str = ""
+    #: exclusion rules the report applies by itself: quality flags (``PLAN_RULES``) whose
+    #: participants leave the report unless a researcher decided on them
+    exclude_flags: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "primary": list(self.primary),
             "sample_sizes": dict(self.sample_sizes),
             "exclusions": list(self.exclusions),
             "note": self.note,
         }
+        if self.exclude_flags:  # absent when empty: plans frozen before keep their form
+            out["exclude_flags"] = [r for r in PLAN_RULES if r in self.exclude_flags]
+        return out
 
 
 def plan_content(
@@ -129,6 +136,11 @@ def plan_content(
     unknown = [g for g, _n in commitments.sample_sizes if not study.groups.filter(slug=g).exists()]
     if unknown:
         raise PlanError(f"sample size for an unknown group: {', '.join(unknown)}")
+    wrong = [r for r in commitments.exclude_flags if r not in PLAN_RULES]
+    if wrong:
+        raise PlanError(
+            f"unknown exclusion rule: {', '.join(wrong)} (known: {', '.join(PLAN_RULES)})"
+        )
     return {
         "format": FORMAT,
         "study": study.slug,
@@ -140,6 +152,15 @@ def plan_content(
 
 def current_plan(study: Study) -> AnalysisPlan | None:
     return AnalysisPlan.objects.filter(study=study).order_by("-frozen_at", "-pk").first()
+
+
+def exclusion_rules(study: Study) -> tuple[str, ...]:
+    """The quality flags the newest plan excludes by itself (none without a plan)."""
+    plan = current_plan(study)
+    if plan is None:
+        return ()
+    given = plan.content.get("commitments", {}).get("exclude_flags", [])
+    return tuple(r for r in PLAN_RULES if r in given)
 
 
 def plan_freeze(
@@ -310,6 +331,11 @@ def preregistration(plan: AnalysisPlan) -> str:
         "## Exclusion rules",
         "",
         *([f"- {e}" for e in commit["exclusions"]] or ["(as the study settings below)"]),
+        *[
+            f"- Applied by the platform: participants flagged `{r}` are excluded unless a "
+            "researcher decides to keep them"
+            for r in commit.get("exclude_flags", [])
+        ],
         "",
         "## Analysis settings",
         "",

@@ -92,7 +92,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "exclusions",
         _exclusions,
-        columns=_names("reason n_participants n_responses applies_to"),
+        columns=_names("reason basis n_participants n_responses applies_to"),
         split=False,
     ),
     TableSpec(

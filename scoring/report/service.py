@@ -17,7 +17,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from annotation.models import AggregateResult, QualityDecision, Response
+from annotation.models import AggregateResult, Participant, QualityDecision, Response
 from annotation.selectors import failed_qualification, flagged_rater_ids, practice_answers
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
@@ -46,6 +46,8 @@ def fingerprint(study: Study) -> str:
         QualityDecision.objects.filter(participant__study=study).aggregate(
             n=Count("pk"), at=Max("decided_at")
         ),
+        # a plan's exclusion rules read the quality flags: enrolments (device, address)
+        Participant.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("consented_at")),
         # a frozen analysis plan, and the deviations from it recorded so far
         AnalysisPlan.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
         PlanDeviation.objects.filter(plan__study=study).aggregate(n=Count("pk")),

@@ -39,6 +39,7 @@ from studies.loading.reshape import (
     parse_remap,
     shape,
 )
+from studies.loading.warmup import warmup_check_problem, warmup_tasks
 from studies.models import ImportLog, Item, Study, Task
 from studies.provenance import DERIVED, item_provenance
 from studies.values import parse_text, with_params
@@ -78,8 +79,14 @@ class PoolPlan:
 
 
 def parse_item(
-    data: dict[str, Any], tasks: dict[str, Task], report: Reporter
+    data: dict[str, Any],
+    tasks: dict[str, Task],
+    report: Reporter,
+    warmup: Mapping[str, str] | None = None,
 ) -> dict[str, Any] | None:
+    """One item's model fields, every problem reported at its field; ``warmup``: the
+    study's practice and qualification tasks (slug -> block), which hold no attention
+    checks."""
     task_slug = data.get("task")
     task = tasks.get(task_slug) if isinstance(task_slug, str) else None
     if task is None:
@@ -123,6 +130,8 @@ def parse_item(
         check = False
     if check and not values["answer"]:
         report.error("attention_check", _("an attention check needs an answer key"))
+    elif check and warmup and task.slug in warmup:
+        report.error("attention_check", warmup_check_problem(task.slug, warmup[task.slug]))
     values["is_attention_check"] = check
     return values
 
@@ -191,7 +200,11 @@ def refuse_answered_moves(moved: Mapping[int, Moving], collector: Collector, fie
 
 
 def _validate_record(
-    record: Record, source: Source, tasks: dict[str, Task], collector: Collector
+    record: Record,
+    source: Source,
+    tasks: dict[str, Task],
+    collector: Collector,
+    warmup: Mapping[str, str] | None = None,
 ) -> ItemSpec | None:
     report = collector.at(record.line)
     data = record.data
@@ -200,7 +213,7 @@ def _validate_record(
         for path, message in impurities(data):  # JSON cells (meta, parts, answer)
             report.error(path or None, message)
     external_id = parse_id(data.get("id"), report)
-    values = parse_item(data, tasks, report)
+    values = parse_item(data, tasks, report, warmup)
     if report.count or external_id is None or values is None:
         return None
     return ItemSpec(record.line, external_id, values)
@@ -251,13 +264,14 @@ class PoolStream:
         self.collector = Collector(source.name)
         self.tasks = {t.slug: t for t in study.tasks.all()}
         self.kinds = {t.pk: t.kind for t in self.tasks.values()}
+        self.warmup = warmup_tasks(study)
         self.digests = array("Q")  # one per valid line's id
         self.batch: dict[str, ItemSpec] = {}
         self.remap_lines: dict[str, int] = {}  # an item the remap names -> its line
         self.moved: set[str] = set()  # items whose options change
 
     def take(self, record: Record) -> None:
-        spec = _validate_record(record, self.source, self.tasks, self.collector)
+        spec = _validate_record(record, self.source, self.tasks, self.collector, self.warmup)
         if spec is None:
             return
         self.digests.append(id_digest(spec.external_id))

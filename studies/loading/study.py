@@ -23,7 +23,7 @@ from studies.loading.study_parts import (
     parse_tasks,
 )
 from studies.loading.study_settings import SETTINGS, parse_settings
-from studies.loading.warmup import parse_warmup
+from studies.loading.warmup import parse_warmup, refuse_warmup_checks
 from studies.models import Group, ImportLog, ScreeningQuestion, Study, Task
 from studies.values import parse_text, with_params
 
@@ -203,6 +203,9 @@ def apply_study(spec: StudySpec, summary: Summary) -> Study:
             )
             collector.raise_if_any()
         _upsert(Task, {"study": study, "slug": t["slug"]}, _without(t, "slug"), summary, "task")
+    collector = Collector(summary.file)
+    refuse_warmup_checks(study, collector)
+    collector.raise_if_any()
     return study
 
 

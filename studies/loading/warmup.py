@@ -12,8 +12,10 @@ from django.utils.translation import gettext_lazy as _
 
 from studies.kinds import KINDS
 from studies.loading.fields import is_count
+from studies.loading.problems import Collector
 from studies.loading.study_parts import Lines
-from studies.values import with_params
+from studies.models import Item, Study
+from studies.values import Text, with_params
 
 ROUTE_KEYS = {"min_score", "group"}
 
@@ -127,3 +129,46 @@ def parse_warmup(
             routes = _routes(raw.get("routes") if isinstance(raw, dict) else None, lines, groups)
             out["qualification"] = {"task": slug or "", "routes": routes}
     return out
+
+
+def warmup_tasks(study: Study) -> dict[str, str]:
+    """Task slug -> the warm-up block that names it (``practice``, ``qualification``)."""
+    out: dict[str, str] = {}
+    if study.practice_task:
+        out[study.practice_task] = "practice"
+    qualifying = (study.qualification or {}).get("task")
+    if qualifying:
+        out[str(qualifying)] = "qualification"
+    return out
+
+
+def warmup_check_problem(task: str, block: str) -> Text:
+    """Why an attention check cannot be an item of a warm-up task (pool and study files)."""
+    return with_params(
+        _(
+            "task %(task)r is the study's %(block)s task, whose answers are never counted: "
+            "it cannot hold attention checks (leave attention_check out here, or move the "
+            "check to a task of questions)"
+        ),
+        task=task,
+        block=block,
+    )
+
+
+def refuse_warmup_checks(study: Study, collector: Collector) -> None:
+    """A study file that makes a task holding attention checks its practice or
+    qualification task is refused at that block's ``task`` field (the pool loader refuses
+    the other order: ``studies.loading.pool``)."""
+    for slug, block in warmup_tasks(study).items():
+        checks = Item.objects.filter(study=study, task__slug=slug, is_attention_check=True)
+        first = checks.order_by("position", "pk").values_list("external_id", flat=True).first()
+        if first is not None:
+            collector.add(
+                None,
+                f"{block}.task",
+                with_params(
+                    _("%(problem)s; item %(item)r is one"),
+                    problem=warmup_check_problem(slug, block),
+                    item=first,
+                ),
+            )

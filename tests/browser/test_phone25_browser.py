@@ -94,9 +94,13 @@ def _rating_study(slug: str = "rate") -> Study:
 
 
 def _with_font(study: Study) -> Study:
-    """The study's font subset built beforehand (seconds on a busy machine), as a first
-    visitor's request would have: the pages then load without waiting for it."""
-    poemfont.font_file(poemfont.study_font(study))
+    """The study's page faces built beforehand (seconds on a busy machine), as a first
+    visitor's request would have: the pages then load without waiting for them."""
+    for font in poemfont.shared_page_fonts(study):
+        poemfont.font_file(font)
+    for pk in Item.objects.filter(study=study).values_list("pk", flat=True):
+        for font in poemfont.page_fonts(study, f"item{pk}") or []:
+            poemfont.font_file(font)
     return study
 
 
@@ -297,7 +301,8 @@ def test_the_poems_and_digits_are_set_in_the_studys_own_serif_under_the_csp(
     )
     _enter(page, live_server.url, "rate")
     used = page.evaluate(FONT)
-    assert used["faces"] == ["loaded"] and used["check"], used
+    # the question page's two faces (its task's and its item's: annotation.poemfont)
+    assert used["faces"] == ["loaded", "loaded"] and used["check"], used
     assert used["verse"] == "Shiping Serif" and used["digit"] == "Shiping Serif", used
     assert fonts and {status for _url, status in fonts} == {200}, fonts
     reply = page.request.get(fonts[-1][0])

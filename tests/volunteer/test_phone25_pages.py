@@ -185,12 +185,15 @@ def test_a_draft_studys_font_is_for_staff_who_may_see_it_only(admin_client) -> N
 def test_the_study_pages_link_their_font() -> None:
     build_study(kinds=("rating",), n_items=1, per_participant=1)
     v = Volunteer("s")
-    link = '<link rel="stylesheet" href="/s/s/poem-font.css">'
-    assert link in v.client.get(v.url()).content.decode()
+    link = '<link rel="stylesheet" href="/s/s/poem-font.css?for={}">'
+    assert link.format("welcome") in v.client.get(v.url()).content.decode()
     v.consent()
-    assert link in v.client.get(v.url("screening/")).content.decode()
+    assert link.format("screening") in v.client.get(v.url("screening/")).content.decode()
     v.screen()
-    assert link in v.question_page().content.decode()
+    page = v.question_page().content.decode()
+    item = Participant.objects.get().assignments.get().item_id
+    # each page its own faces (annotation.poemfont; tests/volunteer/test_page_fonts.py)
+    assert link.format(f"item{item}") in page
 
 
 def test_the_characters_of_a_study_cover_what_its_pages_show() -> None:

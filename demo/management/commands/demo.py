@@ -50,9 +50,10 @@ class Command(BaseCommand):
                 else "."
             )
         )
-        # The poems' web font for the study (annotation.poemfont): built now, so that the
-        # first volunteer's pages need not wait for it.
-        poemfont.font_file(poemfont.study_font(study))
+        # The poems' web font for the study's pages (annotation.poemfont): the faces every
+        # volunteer meets are built now, so that the first one's pages need not wait.
+        for font in poemfont.shared_page_fonts(study):
+            poemfont.font_file(font)
         host = opts["host"].rstrip("/")
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"Volunteer link:   {host}/s/{study.slug}/"))

@@ -2,7 +2,7 @@
 
 ``freeze`` stores the study's design and the analysis settings (those given here, else the
 report's defaults) with the commitments given (``--primary``, ``--sample GROUP=N``,
-``--exclusion``, ``--note``); ``show`` lists the deviations from the newest plan;
+``--exclusion``, ``--exclude-flag``, ``--note``); ``show`` lists the deviations from the newest plan;
 ``export`` writes the preregistration document (Markdown, or the plan's JSON).
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.quality import PLAN_RULES
 from scoring.management.lookup import study_named
 from scoring.report import prereg
 from scoring.report.settings import SettingsError, settings_from
@@ -47,6 +48,13 @@ class Command(BaseCommand):
         parser.add_argument("--primary", action="append", default=[], help="a primary comparison")
         parser.add_argument("--sample", action="append", default=[], help="GROUP=N planned")
         parser.add_argument("--exclusion", action="append", default=[], help="an exclusion rule")
+        parser.add_argument(
+            "--exclude-flag",
+            action="append",
+            default=[],
+            choices=PLAN_RULES,
+            help="a quality flag whose participants the report excludes without a decision",
+        )
         parser.add_argument("--note", default="", help="anything else the plan commits to")
         parser.add_argument("--replace", action="store_true", help="freeze a new plan anyway")
         parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
@@ -71,6 +79,7 @@ class Command(BaseCommand):
             sample_sizes=sample_sizes(opts["sample"]),
             exclusions=tuple(opts["exclusion"]),
             note=opts["note"],
+            exclude_flags=tuple(opts["exclude_flag"]),
         )
         try:
             plan = prereg.plan_freeze(study, settings, commitments, replace=opts["replace"])

@@ -60,7 +60,8 @@ def read_export(path: Path) -> pd.DataFrame:
 
 def apply_exclusions(frame: pd.DataFrame, design: dict) -> pd.DataFrame:
     """The report's exclusions: flagged participants (when the study excludes them),
-    attention-check items, model samples after the first; and only the report's tasks."""
+    participants excluded by a researcher or by the frozen plan, attention-check items,
+    model samples after the first; and only the report's tasks."""
     tasks = {t["slug"] for t in design["tasks"]}
     keep = frame["task"].isin(tasks) & (frame["sample"] == 0)
     checks = {(c["task"], c["item"]) for c in design["attention_check_items"]}
@@ -68,6 +69,9 @@ def apply_exclusions(frame: pd.DataFrame, design: dict) -> pd.DataFrame:
     if design["exclude_flagged"]:
         flagged = {(r["rater_kind"], r["rater"], r["run"]) for r in design["flagged_raters"]}
         keep &= ~frame["key"].isin(flagged)
+    # participants a researcher excluded, and those the frozen plan's rules leave out
+    whole = {(r["rater_kind"], r["rater"], r["run"]) for r in design.get("excluded_raters", [])}
+    keep &= ~frame["key"].isin(whole)
     return frame.loc[keep].reset_index(drop=True)
 
 
