@@ -39,6 +39,7 @@ STUDY_FIELDS = (
     "exclude_flagged",
     "rule_raters",
     "reading_overrides",
+    "cipu_source",
 )
 #: The report settings that are analysis choices (``by`` and ``tasks`` only choose a view;
 #: ``seed`` only which resamples).
