@@ -8,8 +8,9 @@ Two measures per template source:
   ``cipu_source``: how many fit a form, their mean tonal score, and by the kind of marks of
   the template they were judged against.
 
-``python tests/prosody/cipu_validation.py`` prints both tables (the corpus part takes a
-few minutes); ``test_cipu_marks.py`` keeps the example table and (slow) the corpus table.
+``python tests/prosody/cipu_validation.py --write`` regenerates ``data/cipu_sources.json``
+(the corpus part takes a few minutes), which ``test_cipu_marks.py`` compares with the
+example table and (slow) with the corpus table; docs/prosody.md §3.1 shows both.
 """
 
 from __future__ import annotations
@@ -100,7 +101,11 @@ def corpus_table(step: int = 1) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
+PUBLISHED = Path(__file__).parent / "data" / "cipu_sources.json"
+
 if __name__ == "__main__":
-    print(json.dumps(example_table(), ensure_ascii=False, indent=1))
-    if "--examples" not in sys.argv:
-        print(json.dumps(corpus_table(), ensure_ascii=False, indent=1))
+    tables = {"examples": example_table(), "song_ci": corpus_table()}
+    text = json.dumps(tables, ensure_ascii=False, indent=1) + "\n"
+    if "--write" in sys.argv:
+        PUBLISHED.write_text(text, encoding="utf-8")
+    print(text, end="")

@@ -166,9 +166,13 @@ def test_an_unknown_source_is_refused() -> None:
         score_poem(MENGOU, "ci:水调歌头", cipu_source="wanshu")  # type: ignore[arg-type]
 
 
+PUBLISHED = Path(__file__).parent / "data" / "cipu_sources.json"
+
+
 def test_example_poems_score_their_own_templates() -> None:
     # goal 1.0: each template's own example, classical reading (docs/prosody.md §3.1)
     table = example_table()
+    assert table == json.loads(PUBLISHED.read_text("utf-8"))["examples"]
     for label, row in table.items():
         assert row["mean"] >= 0.98, label
         if not label.endswith("(as CCiV ships it)"):
