@@ -31,6 +31,7 @@ from cipu_validation import corpus_table, example_table
 from test_pauses import SHENGSHENGMAN
 
 from scoring.prosody import score_poem
+from scoring.prosody.explain import notes
 from scoring.prosody.tables import cipai2info
 from scoring.prosody.templates import load_cipai
 
@@ -184,3 +185,13 @@ def test_example_poems_score_their_own_templates() -> None:
 def test_song_ci_table_as_published() -> None:
     # docs/prosody.md §3.1, second table (about two minutes)
     assert corpus_table() == json.loads(PUBLISHED.read_text("utf-8"))["song_ci"]
+
+
+def test_the_notes_name_where_the_marks_come_from() -> None:
+    said = notes(score_poem(MANJIANGHONG, "ci:满江红").diagnostics)
+    assert said[0].startswith("template: qinding:2 (钦定词谱 双调九十三字")
+    assert "龙榆生's longyusheng:0" in said[0] and "93/93" in said[0]
+    # a template with its own marks needs no note
+    assert not any(
+        n.startswith("template:") for n in notes(score_poem(SHENGSHENGMAN, "ci:声声慢").diagnostics)
+    )
