@@ -31,6 +31,7 @@ from cipu_validation import corpus_table, example_table
 from test_pauses import SHENGSHENGMAN
 
 from scoring.prosody import score_poem
+from scoring.prosody.batch import score_rows
 from scoring.prosody.explain import notes
 from scoring.prosody.tables import cipai2info
 from scoring.prosody.templates import load_cipai
@@ -195,3 +196,10 @@ def test_the_notes_name_where_the_marks_come_from() -> None:
     assert not any(
         n.startswith("template:") for n in notes(score_poem(SHENGSHENGMAN, "ci:声声慢").diagnostics)
     )
+
+
+def test_the_batch_tool_takes_the_source() -> None:
+    rows = [{"id": "mengou", "text": MENGOU, "form": "ci:水调歌头"}]
+    best = next(score_rows(rows))
+    lys = next(score_rows(rows, cipu_source="longyusheng"))
+    assert (best["structural"], lys["structural"]) == (1.0, 0.0)
