@@ -69,6 +69,10 @@ def design(study: Study) -> dict[str, Any]:
     """What the study is now: its plan-relevant settings, tasks (with a digest of their
     items) and groups."""
     out: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
+    if out["cipu_source"] == "best":
+        # the default, and what every study scored with before the setting existed: left
+        # out, so a plan frozen then shows no deviation
+        del out["cipu_source"]
     out["tasks"] = {
         task.slug: {
             "kind": task.kind,

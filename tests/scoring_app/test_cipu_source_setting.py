@@ -13,6 +13,7 @@ from django.utils import translation
 
 from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION
+from scoring.report.prereg import design
 from scoring.rules import rule_scores_compute
 from studies.models import Item, Study, Task
 from tests.present import present
@@ -94,3 +95,11 @@ def test_a_bad_source_is_refused_at_its_line(tmp_path: Path) -> None:
     message = load(tmp_path, "  cipu_source: wanshu")
     assert "cipu_source" in message and "qinding" in message
     assert not Study.objects.filter(slug="s").exists()
+
+
+def test_the_plan_design_names_a_source_other_than_the_default(tmp_path: Path) -> None:
+    # a plan frozen before the setting existed shows no deviation while it stays `best`
+    assert load(tmp_path, "") == ""
+    assert "cipu_source" not in design(Study.objects.get(slug="s"))
+    Study.objects.filter(slug="s").update(cipu_source="qinding")
+    assert design(Study.objects.get(slug="s"))["cipu_source"] == "qinding"
