@@ -13,7 +13,7 @@ from annotation.models import Response
 from research.access import study_for
 from scoring.prosody.context import SAME_MEANING_SOURCE
 from scoring.prosody.families import family
-from scoring.rules import TONE_SYSTEMS, default_tone_system
+from scoring.rules import TONE_SYSTEMS, default_tone_system, study_cipu_source
 from studies.models import Item
 
 
@@ -202,6 +202,7 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         item.poem_form or None,
         lenient=lenient,
         reading_overrides=item.study.reading_overrides or None,
+        cipu_source=study_cipu_source(item.study),
     )
     diag = score.diagnostics
     stored = (

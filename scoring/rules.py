@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Response
 from scoring.prosody import RULES_VERSION, PoemScore
+from scoring.prosody.ci import CIPU_SOURCES, CipuSource
 from scoring.prosody.families import DEFAULT_FAMILIES, TONE_FAMILIES, family
 from studies.loading.problems import Note, Summary
 from studies.loading.progress import ProgressCallback
@@ -35,15 +36,18 @@ CHUNK = 2000
 
 
 def rule_run(study: Study | None = None) -> str:
-    """The run of a study's rule raters: the rules version, plus a digest of the study's
-    reading overrides when it has some (so changing them scores the poems again)."""
+    """The run of a study's rule raters: the rules version, plus its 词谱 source when not
+    the default (``+qinding``) and a digest of the study's reading overrides when it has
+    some (so changing either scores the poems again)."""
     overrides = (study.reading_overrides if study is not None else None) or {}
+    source = (study.cipu_source if study is not None else None) or "best"
+    run = RULES_VERSION if source == "best" else f"{RULES_VERSION}+{source}"
     if not overrides:
-        return RULES_VERSION
+        return run
     digest = hashlib.sha1(
         json.dumps(overrides, sort_keys=True, ensure_ascii=False).encode("utf-8")
     ).hexdigest()[:8]
-    return f"{RULES_VERSION}+r{digest}"
+    return f"{run}+r{digest}"
 
 
 def rule_rater(name: str, study: Study | None = None) -> RaterKey:
@@ -56,17 +60,29 @@ def study_rule_raters(study: Study) -> list[str]:
     return list(study.rule_raters or default_rule_raters())
 
 
+def study_cipu_source(study: Study) -> CipuSource:
+    """The 词谱 the study's rule raters judge ci against (``best`` unless it says)."""
+    source = study.cipu_source or "best"
+    return source if source in CIPU_SOURCES else "best"  # type: ignore[return-value]
+
+
 def default_tone_system(study: Study) -> str:
     """The tone system the study's pages and dashboard open with."""
     return next((r for r in study_rule_raters(study) if r in TONE_SYSTEMS), DEFAULT_FAMILIES[0])
 
 
 def score_with(
-    name: str, text: str, form: str | None, overrides: dict[str, str] | None = None
+    name: str,
+    text: str,
+    form: str | None,
+    overrides: dict[str, str] | None = None,
+    cipu_source: CipuSource = "best",
 ) -> PoemScore:
     """Score one poem as rule rater ``name`` does: its family's definitions (``overrides``:
-    the study's readings)."""
-    return family(name).score(text, form, reading_overrides=overrides or None)
+    the study's readings; ``cipu_source``: its 词谱)."""
+    return family(name).score(
+        text, form, reading_overrides=overrides or None, cipu_source=cipu_source
+    )
 
 
 #: Marks of a blank to fill: a poem holding one is a question's masked text (a "fill the
@@ -114,7 +130,13 @@ def rule_scores_compute(
         rows: list[ResponseRow] = []
         for item in items:
             for name in names:
-                score = score_with(name, item.poem_text, poem_form(item), study.reading_overrides)
+                score = score_with(
+                    name,
+                    item.poem_text,
+                    poem_form(item),
+                    study.reading_overrides,
+                    study_cipu_source(study),
+                )
                 for metric, value in score.metrics.items():
                     if value is not None:
                         rows.append(

@@ -71,6 +71,14 @@ def validate_reading_overrides(value: object) -> None:
         raise ValidationError(problem)
 
 
+#: The 词谱 a study's rule raters judge ci against (scoring/prosody/ci.py CIPU_SOURCES).
+CIPU_SOURCE_CHOICES = [
+    ("best", _("the better fit of the 钦定词谱 and 龙榆生's forms")),
+    ("qinding", _("钦定词谱")),
+    ("longyusheng", _("龙榆生《唐宋词格律》")),
+]
+
+
 def validate_quality_rules(value: object) -> None:
     """A ``quality_rules`` setting (studies/quality_rules.py), as the study loader reads it."""
     problems = rules_problems(value)
@@ -193,6 +201,16 @@ class Study(models.Model):
         help_text=_(
             "Readings the rule raters take for these characters, before the reading table: "
             'e.g. {"令": "ling2", "看": "平"} (a pinyin reading with its tone digit, or 平/仄).'
+        ),
+    )
+    cipu_source = models.CharField(
+        _("词谱 source"),
+        max_length=12,
+        choices=CIPU_SOURCE_CHOICES,
+        default="best",
+        help_text=_(
+            "Which 词谱's templates the rule raters judge a ci against: the better fit of "
+            "both (default), the 钦定词谱's or 龙榆生's (docs/prosody.md §3.1)."
         ),
     )
     estimated_minutes = models.PositiveIntegerField(

@@ -3,10 +3,10 @@
 Public API (stable; the Django app stores ``metrics`` as responses of ``rule`` raters
 together with :data:`RULES_VERSION`)::
 
-    RULES_VERSION: str                       # "prosody-1.0"; bump when any rule changes
+    RULES_VERSION: str                       # "prosody-1.4"; bump when any rule changes
 
-    score_poem(text, form, *, tone_system="classical", lenient=False, ccv_compatible=False)
-        -> PoemScore
+    score_poem(text, form, *, tone_system="classical", lenient=False, ccv_compatible=False,
+               reading_overrides=None, cipu_source="best") -> PoemScore
         form: "ci:<cipai>" | "shi:jueju5" | "shi:jueju7" | "shi:lushi5" | "shi:lushi7"
               | "couplet" | None (detect a shi form, or a cipai named in a title line)
         tone_system: "classical" (the default: 词林正韵 for ci, 平水韵 for shi and
@@ -14,6 +14,8 @@ together with :data:`RULES_VERSION`)::
               when asked)
         lenient: a character with both tones attested fits either
         ccv_compatible: the CCiV benchmark's literal definitions
+        cipu_source: "best" | "qinding" | "longyusheng": the 词谱 a ci's headline figures
+              use (the 钦定词谱 templates carry 龙榆生's 中 marks where CCiV ships none)
 
     PoemScore (frozen): form, metrics: dict[str, float | None], diagnostics: dict,
         tone_system, lenient, ccv_compatible, rules_version; .to_dict() -> JSON-ready dict

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import ccv as ccv_mode
 from . import fuxi, names, parallel, pauses, templates
-from .ci import score_ci
+from .ci import CIPU_SOURCES, CipuSource, score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
 from .reading import Reading, read_lines
@@ -27,7 +27,7 @@ from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, FormFamily, ToneSystem
 
-RULES_VERSION = "prosody-1.3"
+RULES_VERSION = "prosody-1.4"
 
 CI_METRICS = (
     "structural",
@@ -129,8 +129,13 @@ def score_poem(
     lenient: bool = False,
     ccv_compatible: bool = False,
     reading_overrides: Mapping[str, str] | None = None,
+    cipu_source: CipuSource = "best",
 ) -> PoemScore:
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
+
+    ``cipu_source``: which 词谱's templates a ci's headline figures use, ``"best"`` (the
+    better fit of the 钦定词谱 and 龙榆生's forms), ``"qinding"`` or ``"longyusheng"``
+    (:mod:`.ci`; ValueError on another value; ignored in the CCiV-literal mode).
 
     ``reading_overrides``: character -> TONE3 reading (``ling2``) or 平/仄, taken before the
     reading table (:mod:`.senses`); a bad entry raises ValueError.
@@ -144,6 +149,8 @@ def score_poem(
     system: ToneSystem = "modern" if ccv_compatible else tone_system
     lenient = lenient and not ccv_compatible
     overrides = check_overrides(reading_overrides)
+    if cipu_source not in CIPU_SOURCES:
+        raise ValueError(f"cipu_source {cipu_source!r}: one of {', '.join(CIPU_SOURCES)}")
     diag: dict[str, Any] = {"tone_system": system}
     if overrides and not ccv_compatible:
         diag["reading_overrides"] = overrides
@@ -161,13 +168,23 @@ def score_poem(
         if removed:
             diag["stripped"] = removed
     fm = (form or "").strip() or None
-    result = _score_body(body, fm, header, system, lenient, ccv_compatible, text, overrides)
+    result = _score_body(
+        body, fm, header, system, lenient, ccv_compatible, text, overrides, source=cipu_source
+    )
     if not ccv_compatible and not _fits(result[1]):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
             alt = _score_body(
-                "\n".join(raw[k:]), fm, header + raw[:k], system, lenient, False, text, overrides
+                "\n".join(raw[k:]),
+                fm,
+                header + raw[:k],
+                system,
+                lenient,
+                False,
+                text,
+                overrides,
+                source=cipu_source,
             )
             if _fits(alt[1]):
                 result = alt
@@ -227,19 +244,20 @@ def _score_ci_body(
     raw: str,
     overrides: Mapping[str, str] | None,
     extra: dict[str, Any],
+    source: CipuSource = "best",
 ) -> tuple[str, dict[str, float | None]]:
     """(form, metrics) of a ci of form ``fm`` (``ci:`` and a tune's name or alias), with
     the FuxiBench structure check beside the rules; diagnostics go into ``extra``."""
     requested = fm[3:].strip()
     name = names.resolve_cipai(requested)
-    cipai = templates.load_cipai(name) if name else None
+    cipai = templates.load_cipai(name, literal=ccv) if name else None
     if cipai is None:
         extra.update(error=f"unknown cipai {requested!r}", requested=requested)
         return fm, _empty(CI_METRICS)
     reading = _read(lines, system, "ci", ccv, overrides)
     optional = frozenset() if ccv else pauses.optional_breaks(body, lines)
     metrics, more = score_ci(
-        reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional
+        reading, cipai, system=system, lenient=lenient, ccv=ccv, optional=optional, source=source
     )
     extra.update(more)
     tune = fuxi.tune_for(requested, name)
@@ -264,6 +282,8 @@ def _score_body(
     ccv: bool,
     raw: str,
     overrides: Mapping[str, str] | None = None,
+    *,
+    source: CipuSource = "best",
 ) -> tuple[str | None, dict[str, float | None], dict[str, Any], list[str]]:
     """(form, metrics, diagnostics, header lines used) for one reading of the body.
 
@@ -281,7 +301,9 @@ def _score_body(
         if fm is None:
             return None, {}, extra, header
     if fm.startswith("ci:") or fm.startswith("ci："):
-        form, metrics = _score_ci_body(body, fm, lines, system, lenient, ccv, raw, overrides, extra)
+        form, metrics = _score_ci_body(
+            body, fm, lines, system, lenient, ccv, raw, overrides, extra, source
+        )
         return form, metrics, extra, header
     if fm in SHI_FORMS:
         reading = _read(lines, system, "shi", ccv, overrides)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import CI_METRICS, COUPLET_METRICS, SHI_METRICS, score_poem
+from .ci import CipuSource
 from .explain import notes
 from .tones import ToneSystem
 
@@ -68,6 +69,7 @@ def score_rows(
     lenient: bool = False,
     ccv_compatible: bool = False,
     reading_overrides: Mapping[str, str] | None = None,
+    cipu_source: CipuSource = "best",
 ) -> Iterator[dict[str, Any]]:
     """One flat result row per input row (metrics of other forms are None)."""
     for row in rows:
@@ -79,6 +81,7 @@ def score_rows(
             lenient=lenient,
             ccv_compatible=ccv_compatible,
             reading_overrides=reading_overrides,
+            cipu_source=cipu_source,
         )
         out: dict[str, Any] = {
             "id": pid,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from . import rhyme
 from .align import nearest, phrase_ends
@@ -28,6 +28,27 @@ from .pauses import offsets
 from .reading import Reading
 from .templates import Cipai, CiTemplate, load_cipai
 from .tones import ToneSystem
+
+#: Which 词谱 the headline figures use: the 钦定词谱's templates, 龙榆生's forms (CCiV's and
+#: couyun's), or the better fit of both (the default).  The CCiV figures
+#: (``*_standard``, ``*_variant``) always read every template.
+CipuSource = Literal["best", "qinding", "longyusheng"]
+CIPU_SOURCES: tuple[CipuSource, ...] = ("best", "qinding", "longyusheng")
+SOURCE_BOOK = {"qinding": "钦定词谱", "longyusheng": "龙榆生"}
+
+
+def _pool(cipai: Cipai, source: CipuSource) -> tuple[frozenset[str], dict[str, Any]]:
+    """The ids of the templates the headline figures may use, and what the diagnostics say
+    of them: a cipai with no template from the source asked for (the 129 couyun cipai have
+    no 钦定词谱 ones) uses all it has, and says so."""
+    note: dict[str, Any] = {"asked": source}
+    if source == "best":
+        return frozenset(t.id for t in cipai.templates), note
+    ids = frozenset(t.id for t in cipai.templates if t.source == SOURCE_BOOK[source])
+    if not ids:
+        note["note"] = f"{cipai.name} has no {SOURCE_BOOK[source]} template: all its forms used"
+        return frozenset(t.id for t in cipai.templates), note
+    return ids, note
 
 
 def _mask_table(on: str) -> dict[int, str]:
@@ -258,8 +279,13 @@ def score_ci(
     lenient: bool,
     ccv: bool,
     optional: frozenset[int] = frozenset(),
+    source: CipuSource = "best",
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
     """Metrics and diagnostics of a poem against every template of ``cipai``.
+
+    ``source``: the 词谱 whose templates the headline ``structural``, ``tonal`` and
+    ``rhyme`` (and the nearest form) use (:data:`CipuSource`; ignored in the CCiV-literal
+    mode, which reads every template as CCiV ships it).
 
     ``optional``: offsets of the poem's in-line pauses (读 marks, :mod:`.pauses`), breaks a
     template may or may not have.  FuxiBench's ``structural_fuxi`` reads the raw text, not
@@ -290,6 +316,7 @@ def score_ci(
         "structural_variant": 1.0 if strict else 0.0,
         "tonal_variant": max((tonal(t)[0] for t in strict), default=0.0),
     }
+    pool, source_note = _pool(cipai, "best" if ccv else source)
     relaxed: tuple[CiTemplate, ...] = ()
     if not ccv and lengths:
         relaxed = tuple(
@@ -298,7 +325,8 @@ def score_ci(
             if not any(t is u for u in strict) and fits_relaxed(lengths, t, optional)
         )
     order = {t.id: i for i, t in enumerate(cipai.templates)}
-    cands = [(t, True) for t in strict] + [(t, False) for t in relaxed]
+    cands = [(t, True) for t in strict if t.id in pool]
+    cands += [(t, False) for t in relaxed if t.id in pool]
     best = max(cands, key=lambda c: (tonal(c[0])[0], c[1], -order[c[0].id]), default=None)
     m["structural"] = 1.0 if best else 0.0
     m["tonal"] = tonal(best[0])[0] if best else 0.0
@@ -312,6 +340,8 @@ def score_ci(
         "matched_variants": [t.id for t in strict],
         "relaxed_variants": [t.id for t in relaxed],
     }
+    if not ccv:
+        diag["template_source"] = source_note
     if std_ok:
         diag["standard_mismatches"] = _per_line(bits(tonal(std)[1]), lengths)
     if best is not None:
@@ -341,7 +371,7 @@ def score_ci(
     merged = _merge(lengths, optional)
     near = nearest(
         merged,
-        [(t.id, t.lengths) for t in cipai.templates],
+        [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
         rhyme_misses=None if ccv else misses,
     )
     if near is not None:
@@ -350,7 +380,7 @@ def score_ci(
             **by_id[tid].describe(),
             "cost": cost,
             "rhyme_misses": rhyme_misses,
-            "considered": len(cipai.templates),
+            "considered": len(pool),
             "diff": [o for o in ops if o["op"] != "ok"],
         }
     diag["sibling"] = _sibling(cipai.name, lengths, optional) if lengths else None

@@ -57,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ccv", action="store_true", help="the CCiV benchmark's literal definitions"
     )
     parser.add_argument(
+        "--cipu-source",
+        choices=("best", "qinding", "longyusheng"),
+        default="best",
+        help="the 词谱 a ci is judged against: the better fit of both (default), the "
+        "钦定词谱 or 龙榆生's forms",
+    )
+    parser.add_argument(
         "--reading",
         action="append",
         default=[],
@@ -212,6 +219,7 @@ def run(opts: argparse.Namespace, stdout: Any, say: Callable[[str], object]) -> 
         lenient=opts.lenient,
         ccv_compatible=opts.ccv,
         reading_overrides=overrides,
+        cipu_source=getattr(opts, "cipu_source", "best"),
     )
     fmt = opts.format or ("csv" if (opts.out or "").endswith(".csv") else "jsonl")
     if not opts.out:

@@ -65,7 +65,7 @@ def collect(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         form = "ci:" + row["cipai"]
         runs = {
             "ccv": score_poem(row["text"], form, ccv_compatible=True),
-            "mod": score_poem(row["text"], form),
+            "mod": score_poem(row["text"], form, tone_system="modern"),
             "cla": score_poem(row["text"], form, tone_system="classical"),
         }
         a = acc[row["cipai"]]

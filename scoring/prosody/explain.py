@@ -65,6 +65,25 @@ def structure_notes(diag: dict[str, Any]) -> list[str]:
     return out
 
 
+def template_note(diag: dict[str, Any]) -> list[str]:
+    """Where the matched ci template's 可平可仄 marks come from, when not its own book's
+    (docs/prosody.md §3.1): borrowed from a 龙榆生 form, or none found."""
+    t = diag.get("template") if isinstance(diag.get("template"), dict) else None
+    marks = str((t or {}).get("marks") or "original")
+    if t is None or marks == "original":
+        return []
+    head = f"template: {t['id']} ({t.get('source', '')} {t.get('gelv', '')})".replace(" )", ")")
+    if marks == "absent":
+        return [f"{head}: no 可平可仄 marks found, its example's own tones required"]
+    kind, rest = marks.split(":", 1)
+    if kind == "aligned":
+        donor, share = rest.rsplit(":", 1)
+        return [
+            f"{head}: 中 marks of 龙榆生's {donor} on its corresponding phrases ({share} chars)"
+        ]
+    return [f"{head}: 中 marks of 龙榆生's {rest} (the same 体)"]
+
+
 def couplet_notes(diag: dict[str, Any]) -> list[str]:
     """A couplet's failed ending: the first line must end 仄, the second 平."""
     ending = diag.get("ending")
@@ -82,7 +101,7 @@ def couplet_notes(diag: dict[str, Any]) -> list[str]:
 def notes(diag: dict[str, Any]) -> list[str]:
     """One short note per fault, licence, mismatch, reading by the metre and rhyme miss,
     and why a structure or a couplet's ending fails."""
-    out: list[str] = structure_notes(diag) + couplet_notes(diag)
+    out: list[str] = structure_notes(diag) + template_note(diag) + couplet_notes(diag)
     if diag.get("ti") == "古体":
         out.append(diag.get("notice") or f"古体: {'; '.join(diag['gu']['reasons'])}")
     for k, line in enumerate(diag.get("lines") or []):

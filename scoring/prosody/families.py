@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .api import PoemScore, score_poem
+from .ci import CipuSource
 from .tones import ToneSystem
 
 
@@ -39,12 +40,15 @@ class RuleFamily:
         *,
         lenient: bool = False,
         reading_overrides: Mapping[str, str] | None = None,
+        cipu_source: CipuSource = "best",
     ) -> PoemScore:
         """The poem scored by this family's definitions (``reading_overrides``: a study's
-        or a reader's readings by character, docs/prosody.md)."""
+        or a reader's readings by character; ``cipu_source``: the study's 词谱, which the
+        CCiV-literal family ignores; docs/prosody.md)."""
         return score_poem(
             text, form, tone_system=self.tone_system, lenient=lenient,
             ccv_compatible=self.ccv_compatible, reading_overrides=reading_overrides,
+            cipu_source=cipu_source,
         )  # fmt: skip
 
 

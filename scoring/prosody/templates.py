@@ -12,6 +12,12 @@ Sources:
   otherwise those of a couyun form with the same phrase lengths or positions inferred from
   the template's own example poem (phrase ends sharing the final character's 词林正韵 部
   and tone), whichever makes that example rhyme best.
+* 可平可仄 marks: 187 of CCiV's 245 钦定词谱 templates carry their example poem's own
+  tones and no 中.  Outside the CCiV-literal mode (``load_cipai(literal=True)``) each takes
+  the 中 marks of a 龙榆生 form (CCiV's or couyun's) position by position: the form of its
+  体 (same phrase lengths and final tone; same rhyme positions first), else the
+  corresponding phrases of a neighbouring 体's form; ``marks`` names the donor or says
+  ``absent`` (:func:`_borrow_marks`).
 * Cipai outside the CCiV 36 use the couyun 龙榆生 forms directly (163 cipai in all), so a
   浪淘沙 poem can be recognised as its sibling 浪淘沙令 (names and siblings: :mod:`.names`).
 """
@@ -20,11 +26,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from . import tables
+from .align import align
 from .normalize import to_simplified
 
 _PHRASE_SPLIT = re.compile(r"[\t\n\u3000 ]+")
@@ -45,6 +52,8 @@ class CiTemplate:
     rhyme_groups: tuple[tuple[int, ...], ...]
     rhyme_source: str
     example: str
+    source: str = "龙榆生"  # the 词谱: "钦定词谱" or "龙榆生" (CCiV's or couyun's form)
+    marks: str = "original"  # its 中 marks: "original", "borrowed:<id>" or "absent"
 
     @property
     def total(self) -> int:
@@ -72,6 +81,8 @@ class CiTemplate:
             "tones": self.phrase_tones(),
             "rhyme_positions": sorted(p for g in self.rhyme_groups for p in g),
             "rhyme_source": self.rhyme_source,
+            "source": self.source,
+            "marks": self.marks,
         }
 
 
@@ -203,6 +214,7 @@ def _compile_ccv(
         rhyme_groups=groups,
         rhyme_source=source,
         example=t.get("example", ""),
+        source="钦定词谱" if key == "qinding" else "龙榆生",
     )
 
 
@@ -241,9 +253,110 @@ def _index(name: str, idx: int | None, aliases: tuple[str, ...], ts: list[CiTemp
     )
 
 
-@lru_cache(maxsize=512)
-def load_cipai(name: str) -> Cipai | None:
-    """The compiled templates of a canonical cipai name (see :func:`resolve_cipai`)."""
+def _positions(t: CiTemplate) -> frozenset[int]:
+    return frozenset(p for g in t.rhyme_groups for p in g)
+
+
+def _agreement(a: str, b: str) -> float:
+    """Share of the positions fixed (平 or 仄) in both tone strings where they agree."""
+    both = [(x, y) for x, y in zip(a, b, strict=True) if x != "中" and y != "中"]
+    return sum(x == y for x, y in both) / len(both) if both else 0.0
+
+
+MIN_AGREEMENT = 0.8
+_ALIGNED_OPS = ("ok", "merged", "split", "moved")  # characters correspond one to one
+
+
+def _donor(t: CiTemplate, donors: list[CiTemplate]) -> CiTemplate | None:
+    """The 龙榆生 form of the same 体 as ``t``: the same phrase lengths, the same tone at
+    the final rhyme (a 平韵 and a 仄韵 体 share their lengths), and where both know their
+    rhyme positions, the same positions first; then the most fixed tones in common.  Only
+    a form agreeing with ``t`` on at least 80% of the positions both fix is the same 体."""
+    same = [
+        d
+        for d in donors
+        if d.lengths == t.lengths
+        and "中" in d.tones
+        and d.tones[-1] in (t.tones[-1], "中")
+        and _agreement(d.tones, t.tones) >= MIN_AGREEMENT
+    ]
+    if not same:
+        return None
+    own = _positions(t)
+    return max(same, key=lambda d: (_positions(d) == own, round(_agreement(d.tones, t.tones), 3)))
+
+
+def _corresponding(t: CiTemplate, d: CiTemplate) -> tuple[list[int], list[int]] | None:
+    """Character offsets of ``t`` and of ``d`` that correspond phrase by phrase (the
+    phrase-length alignment of :mod:`.align`: equal phrases, one phrase against two or
+    three of the same joint length, or two phrases of the same joint length broken
+    elsewhere, 上六下五 for 上四下七); None when fewer than half of ``t``'s do."""
+    _, ops = align(t.lengths, d.lengths)
+    mine: list[int] = []
+    theirs: list[int] = []
+    pos_t = pos_d = 0
+    for o in ops:
+        if o["op"] in _ALIGNED_OPS:
+            mine += range(pos_t, pos_t + o["poem_len"])
+            theirs += range(pos_d, pos_d + o["template_len"])
+        pos_t += o["poem_len"] if o["poem_lines"] else 0
+        pos_d += o["template_len"] if o["template_lines"] else 0
+    return (mine, theirs) if 2 * len(mine) >= t.total else None
+
+
+def _aligned_donor(
+    t: CiTemplate, donors: list[CiTemplate]
+) -> tuple[CiTemplate, list[int], list[int]] | None:
+    """A 龙榆生 form of a neighbouring 体 (a phrase added, dropped or broken otherwise):
+    its phrases that correspond to ``t``'s one to one, when they agree on at least 80% of
+    the tones both fix there and end on the same tone; the most corresponding characters,
+    then the best agreement, wins."""
+    best: tuple[tuple[int, float], tuple[CiTemplate, list[int], list[int]]] | None = None
+    for d in donors:
+        if "中" not in d.tones or d.tones[-1] not in (t.tones[-1], "中"):
+            continue
+        pair = _corresponding(t, d)
+        if pair is None:
+            continue
+        mine, theirs = pair
+        agree = _agreement("".join(t.tones[i] for i in mine), "".join(d.tones[j] for j in theirs))
+        key = (len(mine), round(agree, 3))
+        if agree >= MIN_AGREEMENT and (best is None or key > best[0]):
+            best = (key, (d, mine, theirs))
+    return best[1] if best else None
+
+
+def _borrow_marks(t: CiTemplate, donors: list[CiTemplate]) -> CiTemplate:
+    """An unmarked 钦定词谱 template (no 中: CCiV ships the example poem's own tones) with
+    the 中 marks of a 龙榆生 form, position by position.  ``marks`` says whence:
+    ``borrowed:<id>`` (the form of the same 体, :func:`_donor`), ``aligned:<id>:<k>/<n>``
+    (a neighbouring 体's corresponding phrases, ``k`` of the ``n`` characters,
+    :func:`_aligned_donor`) or ``absent`` (no form agrees)."""
+    if t.source != "钦定词谱" or "中" in t.tones:
+        return t
+    d = _donor(t, donors)
+    if d is not None:
+        tones = "".join("中" if m == "中" else c for c, m in zip(t.tones, d.tones, strict=True))
+        return replace(t, tones=tones, marks=f"borrowed:{d.id}")
+    near = _aligned_donor(t, donors)
+    if near is None:
+        return replace(t, marks="absent")
+    d, mine, theirs = near
+    out = list(t.tones)
+    for i, j in zip(mine, theirs, strict=True):
+        if d.tones[j] == "中":
+            out[i] = "中"
+    return replace(t, tones="".join(out), marks=f"aligned:{d.id}:{len(mine)}/{t.total}")
+
+
+@lru_cache(maxsize=1024)
+def load_cipai(name: str, *, literal: bool = False) -> Cipai | None:
+    """The compiled templates of a canonical cipai name (see :func:`resolve_cipai`).
+
+    ``literal``: CCiV's templates as it ships them (the CCiV-literal mode); otherwise each
+    unmarked 钦定词谱 template takes the 中 marks of the 龙榆生 form of its 体
+    (:func:`_borrow_marks`).
+    """
     info = tables.cipai2info().get(name)
     entry = tables.ci_index_by_name().get(name)
     idx = int(entry["idx"]) if entry is not None else None
@@ -257,6 +370,10 @@ def load_cipai(name: str) -> Cipai | None:
                 info[f"{key}_template" if key == "longyusheng" else "qinding_templates"]
             )
         ]
+        if not literal:
+            donors = [t for t in ts if t.source == "龙榆生"]
+            donors += [_compile_couyun(name, i, f) for i, f in enumerate(forms)]
+            ts = [_borrow_marks(t, donors) for t in ts]
         return _index(name, idx, aliases, ts)
     if forms:
         return _index(

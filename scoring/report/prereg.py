@@ -40,6 +40,7 @@ STUDY_FIELDS = (
     "exclude_flagged",
     "rule_raters",
     "reading_overrides",
+    "cipu_source",
 )
 #: The report settings that are analysis choices (``by`` and ``tasks`` only choose a view;
 #: ``seed`` only which resamples).
@@ -83,6 +84,10 @@ def design(study: Study) -> dict[str, Any]:
     out: dict[str, Any] = {name: getattr(study, name) for name in STUDY_FIELDS}
     items = _task_items(study)
     empty = {"n_items": 0, "n_checks": 0, "items_sha256": digest([])}
+    if out["cipu_source"] == "best":
+        # the default, and what every study scored with before the setting existed: left
+        # out, so a plan frozen then shows no deviation
+        del out["cipu_source"]
     out["tasks"] = {
         task.slug: {
             "kind": task.kind,

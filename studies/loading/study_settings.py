@@ -12,7 +12,7 @@ from scoring.prosody.families import BY_NAME as RULE_FAMILIES
 from scoring.prosody.families import TONE_FAMILIES
 from studies.loading.fields import count_problem
 from studies.loading.study_parts import Lines
-from studies.models import reading_overrides_problem
+from studies.models import CIPU_SOURCE_CHOICES, reading_overrides_problem
 from studies.quality_rules import rules_problems
 from studies.recruitment import completion_problem
 from studies.values import with_params
@@ -108,6 +108,13 @@ def _reading_overrides(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _cipu_source(value: Any) -> str:
+    known = [k for k, _label in CIPU_SOURCE_CHOICES]
+    if value not in known:
+        raise _Bad(with_params(_("must be one of %(names)s"), names=", ".join(known)))
+    return str(value)
+
+
 def _quality_rules(value: Any) -> dict[str, Any]:
     """The study's own quality thresholds (studies/quality_rules.py); each problem is
     reported at its rule's line by :func:`parse_settings`."""
@@ -129,6 +136,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "completion_url": _completion_url,
     "rule_raters": _rule_raters,
     "reading_overrides": _reading_overrides,
+    "cipu_source": _cipu_source,
     "quality_rules": _quality_rules,
     "finish_results": _flag,
 }
