@@ -145,6 +145,22 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         by=("form",),
     ),
     PaperLayout(
+        "cciv-length",
+        "form_length",
+        rows=("condition",),
+        cols=("measure",),
+        value="value",
+        filters=(
+            ("measure", "rule:*ccv/*"),
+            ("form", "[*]"),
+            ("source", "[*]"),
+            ("statistic", "spearman"),
+        ),
+        digits=2,
+        best="none",  # a correlation per condition: no best
+        caption="CCiV: Spearman's rho of per-cipai accuracy against the cipai's length, per prompt condition",
+    ),
+    PaperLayout(
         "fuxi-table4",
         "published_vs_computed",
         rows=("model",),

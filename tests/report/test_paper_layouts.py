@@ -233,6 +233,17 @@ def test_cciv_table_2_and_heatmap(cciv) -> None:
 
 
 @pytest.mark.slow
+def test_cciv_rho_of_accuracy_and_length_per_condition(cciv) -> None:
+    b, _, _ = cciv
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["form_length"])
+    rows = rows[rows["measure"].str.match(r"^rule:.*ccv/") & (rows["form"] == "*")]
+    rows = rows[(rows["source"] == "*") & (rows["statistic"] == "spearman")]
+    expected = ordered(rows, ["condition"], ["measure"], "value")
+    assert list(expected.index) == ["*", "direct", "form_aware", "—"]  # all, each, human
+    check_layout("cciv-worked", "cciv-length", expected, 2)
+
+
+@pytest.mark.slow
 def test_fuxi_table_4_from_the_published_figures(cciv) -> None:
     b, _, _ = cciv
     report = build_report(b.study, ReportSettings(n_boot=0))
