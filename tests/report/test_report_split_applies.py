@@ -52,3 +52,20 @@ def test_the_files_of_a_table_not_split_have_no_split_column(db) -> None:
     out = io.StringIO()
     table_csv("ratings", report.tables["ratings"], out, report.settings.by)
     assert out.getvalue().splitlines()[0].split(",")[0] == "source"
+
+
+@pytest.mark.slow
+def test_the_cciv_recipe_is_one_run(db) -> None:
+    # Table 2 (rule_rates) and form_length have the source as a column of their own, so
+    # the run that splits the judges' ratings by generating model leaves them as they are
+    from tests.report.test_worked_cciv import MODELS, build_cciv
+
+    b, _, _ = build_cciv()
+    plain = build_report(b.study, ReportSettings(n_boot=50)).as_json()
+    one_run = build_report(
+        b.study, ReportSettings(n_boot=50, by=("source",), ratings_ci="normal")
+    ).as_json()
+    for name in ("rule_rates", "form_length", "published_vs_computed"):
+        assert one_run[name] == plain[name], name
+    assert {r["source"] for r in one_run["ratings"]} == {*MODELS, "human"}
+    assert one_run["provenance"]["by"]["own_columns"]["rule_rates"] == ["source"]
