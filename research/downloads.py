@@ -63,8 +63,8 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
 def paper_download(report: Report, layout: paper.PaperLayout, fmt: str) -> HttpResponse:
     """One named paper layout of ``report`` (``fmt`` in ``paper.FORMATS``) as a file;
     raises ``paper.PivotError`` when the report's rows make no such table."""
-    text = paper.paper_text(report.tables[layout.table], layout, fmt, report.settings.as_json())
-    response = HttpResponse(text, content_type=paper.MEDIA_TYPES[fmt])
+    body = paper.paper_bytes(report.tables[layout.table], layout, fmt, report.settings.as_json())
+    response = HttpResponse(body, content_type=paper.MEDIA_TYPES[fmt])
     _attachment(response, f"{report.study}-{layout.name}.{paper.EXTENSIONS[fmt]}")
     return response
 

@@ -25,7 +25,9 @@ from typing import Any
 import pandas as pd
 
 Rows = list[dict[str, Any]]
-FORMATS = ("latex", "markdown", "csv")
+#: The text formats (``render``); ``xlsx`` is a workbook (``xlsx_bytes``).
+TEXT_FORMATS = ("latex", "markdown", "csv")
+FORMATS = (*TEXT_FORMATS, "xlsx")
 BEST = ("max", "min", "none")
 #: The label of a missing key (a human poem's condition, an unsplit table's source).
 MISSING = "—"
@@ -589,15 +591,58 @@ def render(w: Wide, fmt: str, caption: str = "", name: str = "") -> str:
         return markdown(w, caption)
     if fmt == "csv":
         return csv_text(w)
-    raise PivotError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    raise PivotError(f"unknown format {fmt!r}; use one of {', '.join(TEXT_FORMATS)}")
+
+
+def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
+    """The wide table as one sheet: the caption, the header (column keys joined with
+    `` / ``), the rows (numbers rounded to the table's digits, shown with them; with an
+    interval the cell is its text, ``value [lo, hi]``), the best in bold, the footnote.
+    Text is always a string cell, never a formula."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("table")
+
+    def cell(value: Any, bold: bool = False) -> Any:
+        c = WriteOnlyCell(sheet, value=value)
+        if isinstance(value, str):
+            c.data_type = "s"
+        elif value is not None:
+            c.number_format = "0." + "0" * w.digits if w.digits else "0"
+        if bold:
+            c.font = Font(bold=True)
+        return c
+
+    if caption:
+        sheet.append([cell(caption, bold=True)])
+    sheet.append([cell(h) for h in (*w.row_keys, *(" / ".join(c) for c in w.col_labels))])
+    for i, key in enumerate(w.row_labels):
+        line = [cell(k) for k in key]
+        for j in range(len(w.col_labels)):
+            v = w.values[i][j]
+            shown: Any = (
+                cell_text(w, i, j) if w.lows else (round(v, w.digits) if v is not None else MISSING)
+            )
+            line.append(cell(shown, bold=w.best[i][j]))
+        sheet.append(line)
+    if w.footnote:
+        sheet.append([])
+        sheet.append([cell(w.footnote)])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
 
 
 #: Each format's file extension and media type (the API's and the dashboard's downloads).
-EXTENSIONS = {"latex": "tex", "markdown": "md", "csv": "csv"}
+EXTENSIONS = {"latex": "tex", "markdown": "md", "csv": "csv", "xlsx": "xlsx"}
 MEDIA_TYPES = {
     "latex": "application/x-tex; charset=utf-8",
     "markdown": "text/markdown; charset=utf-8",
     "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
 
@@ -606,11 +651,14 @@ def split_for(by: Sequence[str], layout: PaperLayout) -> tuple[str, ...]:
     return (*by, *(k for k in layout.by if k not in by))
 
 
-def paper_text(rows: Rows, layout: PaperLayout, fmt: str, settings: dict[str, Any]) -> str:
-    """``rows`` (the layout's report table) in paper layout, as ``fmt``; raises
-    :class:`PivotError` when they make no such table (e.g. no row passes the filters)."""
+def paper_bytes(rows: Rows, layout: PaperLayout, fmt: str, settings: dict[str, Any]) -> bytes:
+    """``rows`` (the layout's report table) in paper layout, as ``fmt`` (text as UTF-8);
+    raises :class:`PivotError` when they make no such table (e.g. no row passes the
+    filters)."""
     wide = pivot(rows, layout.pivot(), table=layout.table, settings=settings)
-    return render(wide, fmt, layout.caption, layout.name)
+    if fmt == "xlsx":
+        return xlsx_bytes(wide, layout.caption)
+    return render(wide, fmt, layout.caption, layout.name).encode("utf-8")
 
 
 def listing() -> str:

@@ -10,6 +10,7 @@ import io
 import pandas as pd
 import pytest
 from drf_spectacular.generators import SchemaGenerator
+from openpyxl import load_workbook
 
 from scoring.report.paper import LAYOUTS
 from tests.api.conftest import World
@@ -47,6 +48,16 @@ def test_the_api_gives_a_paper_layout_as_csv_markdown_and_latex(world: World) ->
     md = client.get(base + "&file=markdown")
     assert md["Content-Type"].startswith("text/markdown")
     assert md.content.decode("utf-8").startswith("**CP-DUE")
+    book = load_workbook(io.BytesIO(client.get(base + "&file=xlsx").content), read_only=True)
+    sheet = list(book.active.iter_rows(values_only=True))
+    assert sheet[0][0].startswith("CP-DUE")  # the caption, then the header
+    header = sheet[1]
+    body = [r for r in sheet[2 : 2 + len(expected)]]
+    for line in body:
+        for head, cell in zip(header[1:], line[1:], strict=True):
+            task, fld = head.split(" / ")
+            want = expected.loc[line[0], (task, fld)]
+            assert cell == ("—" if pd.isna(want) else pytest.approx(want)), (line[0], head)
     tex = client.get(base)  # LaTeX by default
     assert tex["Content-Disposition"].endswith('.tex"')
     assert r"\toprule" in tex.content.decode("utf-8")

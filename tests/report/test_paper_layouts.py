@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
+from openpyxl import load_workbook
 
 from scoring.report import ReportSettings, build_report
 from scoring.report.paper import (
@@ -279,6 +280,14 @@ def test_cciv_table_3_with_its_differences(cciv) -> None:
     expected = expected.loc[list(dict.fromkeys(rows["source"]))]
     assert expected.shape == (3, 12)  # three models (the human poems have no condition)
     check_layout("cciv-worked", "cciv-table3", expected, 2)
+    # the same table as a workbook: the cells are numbers, rounded as printed
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "t3.xlsx"
+        command("cciv-worked", "cciv-table3", "xlsx", "--out", str(out))
+        sheet = list(load_workbook(out, read_only=True).active.iter_rows(values_only=True))
+    assert list(sheet[1][1:]) == list(expected.columns)
+    for line, (_, want) in zip(sheet[2:5], expected.iterrows(), strict=True):
+        assert list(line[1:]) == [pytest.approx(round(v, 2)) for v in want]
 
 
 @pytest.mark.slow

@@ -45,7 +45,7 @@ class Command(BaseCommand):
             "--format",
             choices=(*FORMATS, "latex", "markdown"),
             default=None,
-            help="json|csv|xlsx for the report (default json); latex|markdown|csv for "
+            help="json|csv|xlsx for the report (default json); latex|markdown|csv|xlsx for "
             "--paper/--rows (default latex)",
         )
         parser.add_argument("--out", help="output path ('-' or absent: JSON to stdout)")
@@ -186,8 +186,14 @@ class Command(BaseCommand):
             wide = paper.pivot(rows, layout.pivot(), table=layout.table, settings=settings)
         except paper.PivotError as exc:
             raise CommandError(f"{layout.table}: {exc}") from exc
-        text = paper.render(wide, fmt, layout.caption, layout.name)
         out = opts.get("out")
+        if fmt == "xlsx":
+            if not out or out == "-":
+                raise CommandError("--out is required for xlsx")
+            Path(out).write_bytes(paper.xlsx_bytes(wide, layout.caption))
+            self.stderr.write(f"Wrote {out} ({len(wide.row_labels)} rows × {len(wide.col_labels)})")
+            return
+        text = paper.render(wide, fmt, layout.caption, layout.name)
         if not out or out == "-":
             self.stdout.write(text, ending="")
             return
