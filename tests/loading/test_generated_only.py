@@ -91,7 +91,11 @@ def test_a_study_of_generated_poems_only_loads_and_reports_the_rule_tables(
 def test_such_a_study_cannot_be_opened_to_volunteers(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no groups has no volunteers"):
         load_study(tmp_path, {**STUDY, "status": "open"})
-    load_study(tmp_path, STUDY)
+    path = tmp_path / "study.json"
+    path.write_text(json.dumps(STUDY, ensure_ascii=False), encoding="utf-8")
+    out = io.StringIO()
+    call_command("load_study", str(path), "--open", stdout=out)
+    assert "没有分组" in out.getvalue()  # the command speaks zh-Hans: "has no groups"
     study = Study.objects.get(slug="gen-only")
     assert studies_open(studies=[study]) == 0
     study.refresh_from_db()
