@@ -16,6 +16,7 @@ import zipfile
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 
 from annotation.exports import BOM, export_rows, export_write, text_chunks
+from scoring.report import paper
 from scoring.report.build import TABLES, Report
 from scoring.report.writers import json_text, table_csv_text, write_xlsx
 
@@ -56,6 +57,15 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
     write_xlsx(report, buffer, [table] if table else TABLES)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
     _attachment(response, f"{stem}.xlsx")
+    return response
+
+
+def paper_download(report: Report, layout: paper.PaperLayout, fmt: str) -> HttpResponse:
+    """One named paper layout of ``report`` (``fmt`` in ``paper.FORMATS``) as a file;
+    raises ``paper.PivotError`` when the report's rows make no such table."""
+    body = paper.paper_bytes(report.tables[layout.table], layout, fmt, report.settings.as_json())
+    response = HttpResponse(body, content_type=paper.MEDIA_TYPES[fmt])
+    _attachment(response, f"{report.study}-{layout.name}.{paper.EXTENSIONS[fmt]}")
     return response
 
 

@@ -15,6 +15,11 @@ urlpatterns = [
         name="download-report",
     ),
     path(
+        "studies/<int:study_id>/paper/<slug:layout>.<str:fmt>",
+        dashboard.download_paper,
+        name="download-paper",
+    ),
+    path(
         "studies/<int:study_id>/responses.<str:fmt>",
         dashboard.download_responses,
         name="download-responses",

@@ -15,8 +15,9 @@ def studies_open(*, studies: Iterable[Study]) -> int:
 
     A study is loaded as a draft (a 404 for volunteers, never listed): a researcher
     opens it here, from the admin's "Open" action or ``load_study --open``. Whether the
-    home page lists it is its own setting (``Study.listed``)."""
-    studies = list(studies)
+    home page lists it is its own setting (``Study.listed``). A study with no groups (of
+    generated poems only: no volunteer answers it) is left as it is."""
+    studies = [s for s in studies if s.groups.exists()]
     pks = [s.pk for s in studies]
     changed = (
         Study.objects.filter(pk__in=pks)

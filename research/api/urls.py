@@ -16,6 +16,11 @@ urlpatterns = [
         name="export-report",
     ),
     path(
+        "studies/<int:study_id>/exports/paper/<slug:layout>/",
+        views.PaperExport.as_view(),
+        name="export-paper",
+    ),
+    path(
         "studies/<int:study_id>/exports/responses/",
         views.ResponsesExport.as_view(),
         name="export-responses",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from django.db.models import QuerySet
@@ -21,6 +21,7 @@ from research.api import serializers as out
 from research.downloads import (
     REPORT_FORMATS,
     RESPONSE_FORMATS,
+    paper_download,
     report_download,
     responses_download,
 )
@@ -32,6 +33,7 @@ from scoring.report import (
     Report,
     ReportSettings,
     SettingsError,
+    paper,
     settings_from,
 )
 from scoring.report.build import unknown_tasks
@@ -210,10 +212,13 @@ REPORT_RESPONSES: dict[Any, Any] = {
 }
 
 
-def stored_report(request: Request, study: Study) -> Report | Response:
-    """The stored report of the query's settings when it is current; else a 202 naming
-    the background job computing it (started if need be), or a 429. Never computes."""
-    settings = report_settings(request, study)
+def stored_report(
+    request: Request, study: Study, settings: ReportSettings | None = None
+) -> Report | Response:
+    """The stored report of the query's settings (or of ``settings``) when it is current;
+    else a 202 naming the background job computing it (started if need be), or a 429.
+    Never computes."""
+    settings = settings or report_settings(request, study)
     try:
         state = report_state(study, settings, request.user)
     except ReportRateLimited as exc:
@@ -275,6 +280,51 @@ class ReportExport(APIView):
         table = _choice(request, "table", TABLES, None)
         found = stored_report(request, study)
         return found if isinstance(found, Response) else report_download(found, fmt, table)
+
+
+class PaperExport(APIView):
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            **REPORT_RESPONSES,
+            400: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="A setting is not valid, or the report has no rows for this "
+                "layout (``layout`` says why, e.g. no rule rater's rows to fill Table 2).",
+            ),
+            404: OpenApiResponse(OpenApiTypes.OBJECT, description="No such study or layout."),
+        },
+        tags=TAGS,
+        parameters=[
+            OpenApiParameter(
+                "layout",
+                str,
+                OpenApiParameter.PATH,
+                enum=list(paper.LAYOUT_BY_NAME),
+                description="a named paper layout (docs/report.md §4c)",
+            ),
+            OpenApiParameter("file", str, enum=list(paper.FORMATS), description="default latex"),
+            *SETTING_PARAMETERS,
+        ],
+    )
+    def get(self, request: Request, study_id: int, layout: str) -> Any:
+        """One table as a paper prints it (``manage.py report --paper``): LaTeX, Markdown
+        or CSV. The layout's own split (``by``) is added to any asked for; 202 with the
+        job's ``status_url`` while that report is computed (as ``report``)."""
+        study = study_for(request.user, study_id)
+        if layout not in paper.LAYOUT_BY_NAME:
+            raise exceptions.NotFound(f"no paper layout {layout!r}")
+        named = paper.LAYOUT_BY_NAME[layout]
+        fmt = _choice(request, "file", paper.FORMATS, "latex")
+        asked = report_settings(request, study)
+        settings = replace(asked, by=paper.split_for(asked.by, named))
+        found = stored_report(request, study, settings)
+        if isinstance(found, Response):
+            return found
+        try:
+            return paper_download(found, named, fmt)
+        except paper.PivotError as exc:
+            raise exceptions.ValidationError({"layout": f"{named.table}: {exc}"}) from exc
 
 
 PLAN_GOALS = {

@@ -3,6 +3,7 @@ progress selectors and charts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -15,16 +16,19 @@ from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
 from research.dashboard import charts, context, progress
 from research.dashboard.labels import Labels, explain_star
+from research.dashboard.layouts import paper_links
 from research.dashboard.tables import table_view
 from research.downloads import (
     REPORT_FORMATS,
     RESPONSE_FORMATS,
+    paper_download,
     report_download,
     responses_download,
 )
 from research.recruit import recruit_links
 from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
+from scoring.report import paper as layouts
 from scoring.rules import default_tone_system, unscored_poem_count
 from studies.models import Study
 
@@ -86,6 +90,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "response_formats": RESPONSE_FORMATS,
         "recruit": recruit_links(request, study),
         "settings_query": settings_query(form),
+        "paper_links": paper_links(state.stored.report if state.stored is not None else None),
         "report": None,
         "tables": {},
         "plan_rows": [],
@@ -176,6 +181,33 @@ def rate_limited(exc: ReportRateLimited) -> HttpResponse:
     response = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(exc.retry_after)
     return response
+
+
+@login_required
+def download_paper(request: HttpRequest, study_id: int, layout: str, fmt: str) -> HttpResponse:
+    """One named paper layout of the report with the page's settings (and the layout's
+    own split) as LaTeX, Markdown or CSV; a wait page (202) while it is computed."""
+    study = study_for(request.user, study_id)
+    named = layouts.LAYOUT_BY_NAME.get(layout)
+    if named is None or fmt not in layouts.FORMATS:
+        raise Http404("No such download")
+    form = context.read_settings(study, request.GET)
+    if form.errors:
+        problems = "\n".join(f"{name}: {message}" for name, message in form.errors.items())
+        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+    settings = replace(form.settings, by=layouts.split_for(form.settings.by, named))
+    try:
+        state = report_state(study, settings, request.user)
+    except ReportRateLimited as exc:
+        return rate_limited(exc)
+    if state.current and state.stored is not None:
+        try:
+            return paper_download(state.stored.report, named, fmt)
+        except layouts.PivotError as exc:
+            text = f"{named.name}: {named.table}: {exc}"
+            return HttpResponseBadRequest(text, content_type="text/plain; charset=utf-8")
+    ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
+    return render(request, "research/report_wait.html", ctx, status=202)
 
 
 @login_required

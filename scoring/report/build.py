@@ -130,7 +130,7 @@ def build_report(
         if kept is not None:
             tables[name] = kept
             continue
-        keys = tuple(k for k in opts.by if k not in spec.native) if spec.split else ()
+        keys = spec.split_keys(opts.by)
         if not keys:
             tables[name] = spec.build(whole)
         else:
@@ -150,5 +150,28 @@ def build_report(
         generated_at=now,
         settings=opts,
         tables=tables,
-        provenance=provenance(study, fp),
+        provenance={**provenance(study, fp), "by": split_record(opts.by, only)},
     )
+
+
+def split_record(by: tuple[str, ...], only: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """What ``--by`` did to each table built (the report's ``provenance["by"]``): the keys
+    it was ``split`` by, the keys it has as columns of its own (``own_columns``), and the
+    tables ``once``: computed on the whole study, no key asked for applying to them.
+    None without ``by``."""
+    if not by:
+        return None
+    split: dict[str, list[str]] = {}
+    own: dict[str, list[str]] = {}
+    once: list[str] = []
+    for spec in registry.SPECS:
+        if only and spec.name not in only:
+            continue
+        keys, native = spec.split_keys(by), spec.own_keys(by)
+        if keys:
+            split[spec.name] = list(keys)
+        if native:
+            own[spec.name] = list(native)
+        if not keys and not native:
+            once.append(spec.name)
+    return {"asked": list(by), "split": split, "own_columns": own, "once": once}

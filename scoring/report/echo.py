@@ -3,8 +3,8 @@
 echo_chamber: for each rating task × dimension × rule metric (``rule:<name>/<metric>``,
 pass as in ``rule_vs_rating``: ≥ 1 for a 0/1 metric, ≥ ``pass_threshold`` for a graded
 one) × judge set (``models``, each model) × people set (``humans``, each group), on the
-machine-written poems (``poems = machine``: source kind ``model``) and on all poems
-(``poems = all``): the judges' gap (mean rating of passing minus failing poems), the
+machine-written poems (``poems = machine``: source kind ``model``), on the people's
+(``poems = human``) and on all poems (``poems = all``): the judges' gap (mean rating of passing minus failing poems), the
 people's gap and their difference, on the poems both sides rated, with Welch's t
 intervals over poems (``scoring.agreement.gaps``: the stratified bootstrap covered a true
 zero 86 % of the time at 5 poems a side, Welch's t 96 %). A side with fewer than
@@ -34,6 +34,10 @@ from scoring.report.rule_tables import pass_threshold
 from scoring.report.sets import HUMANS, MODELS, RaterSet, groups_of, single_models
 from scoring.report.settings import ReportSettings
 
+#: The poems of an ``echo_chamber`` row: machine-written, people's, all of them (so a
+#: split by source, which would separate them, adds nothing: the table accepts none).
+POEMS = ("machine", "human", "all")
+
 
 def _means(cell: pd.DataFrame, s: RaterSet) -> pd.Series:
     return cell.loc[np.isin(cell["rater"].to_numpy(), s.raters)].groupby("item")["value"].mean()
@@ -44,7 +48,9 @@ def echo_chamber_rows(
 ) -> list[dict[str, Any]]:
     judges = [s for s in sets if s.name == MODELS] + single_models(sets)
     people = [s for s in sets if s.name == HUMANS] + groups_of(sets)
-    machine = data.items.index[data.items["source_kind"].to_numpy() == "model"]
+    kinds = data.items["source_kind"].to_numpy()
+    machine = data.items.index[kinds == "model"]
+    human = data.items.index[kinds == "human"]
     rows: list[dict[str, Any]] = []
     task_ids = {t.slug: t.id for t in data.tasks.values()}
     for task, dim, cell in rating_cells(data):
@@ -56,7 +62,7 @@ def echo_chamber_rows(
         index = pd.Index(np.unique(cell["item"].to_numpy()))
         jv = {k: v.reindex(index).to_numpy(dtype=np.float64) for k, v in judge_means.items()}
         pv = {k: v.reindex(index).to_numpy(dtype=np.float64) for k, v in people_means.items()}
-        is_machine = index.isin(machine)
+        subsets = {"machine": index.isin(machine), "human": index.isin(human)}
         for rule, scores in sorted(rules.items()):
             cut = pass_threshold(scores, opts.pass_threshold)
             sv = scores.reindex(index).to_numpy(dtype=np.float64)
@@ -68,8 +74,8 @@ def echo_chamber_rows(
                     both = by_judge & np.isfinite(pm)
                     if not both.any():
                         continue
-                    for poems in ("machine", "all"):
-                        mask = both & is_machine if poems == "machine" else both
+                    for poems in POEMS:
+                        mask = both & subsets[poems] if poems in subsets else both
                         if mask.any():
                             jobs.append((judge, person, poems, mask))
             found = _gaps(jobs, jv, pv, sv >= cut, opts)

@@ -6,8 +6,9 @@ A form's length is its number of characters: a cipai's standard form
 out. Measures:
 
 * each stored rule metric (``rule:<name>/<metric>``, per version) per poem source ×
-  prompt condition, and pooled over every poem (``source`` and ``condition`` ``*``): the
-  rate or mean per form as in ``rule_rates`` (Wilson / item bootstrap);
+  prompt condition, per prompt condition over every source (``source`` ``*``), and
+  pooled over every poem (``source`` and ``condition`` ``*``): the rate or mean per form
+  as in ``rule_rates`` (Wilson / item bootstrap);
 * the accuracy of each rater set on each choice task's headline field whose items have
   a form (Wilson).
 
@@ -126,12 +127,7 @@ def _rule_rows(data: StudyData, opts: ReportSettings) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for (rule, version, metric), part in scores.groupby(["rule", "version", "field"], sort=True):
         binary = is_binary(part["value"].to_numpy())
-        groups: list[tuple[Any, Any, pd.DataFrame]] = [("*", "*", part)]
-        cells = part.groupby("combo", sort=False).indices
-        for code in sorted(cells, key=lambda c: order(combos[c])):
-            src, cond = combos[code]
-            groups.append((src, cond, part.iloc[cells[code]]))
-        for src, cond, sub in groups:
+        for src, cond, sub in _groups(part, combos):
             per_form = {}
             for form, cell in sub.groupby("form", sort=True):
                 per_form[str(form)] = _as_point(estimate(cell["value"].to_numpy(), binary, opts))
@@ -144,6 +140,23 @@ def _rule_rows(data: StudyData, opts: ReportSettings) -> list[dict[str, Any]]:
             }
             rows += _measure_rows(base, per_form, opts)
     return rows
+
+
+def _groups(
+    part: pd.DataFrame, combos: dict[int, tuple[Any, ...]]
+) -> list[tuple[Any, Any, pd.DataFrame]]:
+    """The poems a rule metric's rows are computed on: all (``*``, ``*``), each prompt
+    condition over every source (``*``, condition: CCiV's direct-only rho), each source ×
+    condition."""
+    groups: list[tuple[Any, Any, pd.DataFrame]] = [("*", "*", part)]
+    conditions = np.asarray([combos[c][1] for c in part["combo"].to_numpy()], dtype=object)
+    for cond in sorted(set(conditions.tolist()), key=lambda c: order((c,))):
+        groups.append(("*", cond, part.loc[conditions == cond]))
+    cells = part.groupby("combo", sort=False).indices
+    for code in sorted(cells, key=lambda c: order(combos[c])):
+        src, cond = combos[code]
+        groups.append((src, cond, part.iloc[cells[code]]))
+    return groups
 
 
 def _as_point(e: dict[str, Any]) -> dict[str, Any]:

@@ -25,10 +25,14 @@ from typing import Any
 import pandas as pd
 
 Rows = list[dict[str, Any]]
-FORMATS = ("latex", "markdown", "csv")
+#: The text formats (``render``); ``xlsx`` is a workbook (``xlsx_bytes``).
+TEXT_FORMATS = ("latex", "markdown", "csv")
+FORMATS = (*TEXT_FORMATS, "xlsx")
 BEST = ("max", "min", "none")
 #: The label of a missing key (a human poem's condition, an unsplit table's source).
 MISSING = "—"
+#: The label of a difference column (``Delta``).
+DELTA = "Δ"
 #: The columns counted for the footnote's n, first found wins.
 N_COLUMNS = ("n", "n_responses", "n_ratings", "n_items")
 #: The interval method of tables whose rows have no ``ci_method`` (docs/report.md §4).
@@ -69,6 +73,20 @@ class Pivot:
     digits: int | None = None
     best: str = "max"
     filters: tuple[tuple[str, str], ...] = ()
+    delta: Delta | None = None
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A difference column: for each combination of the other column keys, ``key = a``
+    minus ``key = b`` (e.g. condition form_aware − direct), labelled ``DELTA``."""
+
+    key: str
+    a: str
+    b: str
+
+    def text(self) -> str:
+        return f"{DELTA} = {self.a} − {self.b}"
 
 
 @dataclass(frozen=True)
@@ -89,6 +107,7 @@ class PaperLayout:
     best: str = "max"
     ci: bool = False
     by: tuple[str, ...] = ()
+    delta: Delta | None = None
 
     def pivot(self, **changes: Any) -> Pivot:
         given = {k: v for k, v in changes.items() if v is not None}
@@ -100,6 +119,7 @@ class PaperLayout:
             "digits": self.digits,
             "best": self.best,
             "filters": self.filters,
+            "delta": self.delta,
         }
         return Pivot(**{**base, **given})
 
@@ -135,6 +155,20 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         caption="CCiV Table 2: rule accuracy per model and prompt condition",
     ),
     PaperLayout(
+        "cciv-table3",
+        "rule_rates",
+        rows=("source",),
+        cols=("field", "condition"),
+        value="value",
+        filters=(
+            ("rule", "*ccv"),
+            ("field", "structural_standard|structural_variant|tonal_standard|tonal_variant"),
+            ("condition", "direct|form_aware"),
+        ),
+        delta=Delta("condition", "form_aware", "direct"),
+        caption="CCiV Table 3: form-aware against direct prompting per model, with the differences",
+    ),
+    PaperLayout(
         "cciv-heatmap",
         "rule_rates",
         rows=("form",),
@@ -143,6 +177,22 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         filters=(("rule", "*ccv"), ("field", "tonal_standard"), ("condition", "direct")),
         caption="CCiV: tonal accuracy per cipai and model (direct prompting)",
         by=("form",),
+    ),
+    PaperLayout(
+        "cciv-length",
+        "form_length",
+        rows=("condition",),
+        cols=("measure",),
+        value="value",
+        filters=(
+            ("measure", "rule:*ccv/*"),
+            ("form", "[*]"),
+            ("source", "[*]"),
+            ("statistic", "spearman"),
+        ),
+        digits=2,
+        best="none",  # a correlation per condition: no best
+        caption="CCiV: Spearman's rho of per-cipai accuracy against the cipai's length, per prompt condition",
     ),
     PaperLayout(
         "fuxi-table4",
@@ -353,20 +403,92 @@ def pivot(rows: Rows, p: Pivot, *, table: str = "", settings: dict[str, Any] | N
     values = _cells(grid)
     present = [v for line in values for v in line if v is not None]
     digits = p.digits if p.digits is not None else auto_digits(present)
-    wide = Wide(
+    labels = [_tuple(c) for c in grid.columns]
+    lows = _cells(_grid(frame, p, "ci_low")) if p.ci else []
+    highs = _cells(_grid(frame, p, "ci_high")) if p.ci else []
+    if p.delta is not None:
+        labels, values, lows, highs = add_delta(labels, p.cols, p.delta, values, lows, highs)
+    note = footnote(kept, table, settings or {}, p)
+    if p.delta is not None:
+        note = f"{p.delta.text()}. {note}"
+    return Wide(
         row_keys=p.rows,
         col_keys=p.cols,
         row_labels=[_tuple(i) for i in grid.index],
-        col_labels=[_tuple(c) for c in grid.columns],
+        col_labels=labels,
         values=values,
+        lows=lows,
+        highs=highs,
         digits=digits,
         best=mark_best(values, digits, p.best),
-        footnote=footnote(kept, table, settings or {}, p),
+        footnote=note,
     )
-    if p.ci:
-        wide.lows = _cells(_grid(frame, p, "ci_low"))
-        wide.highs = _cells(_grid(frame, p, "ci_high"))
-    return wide
+
+
+Cells = list[list[float | None]]
+
+
+def _delta_columns(
+    labels: list[tuple[str, ...]], k: int, delta: Delta
+) -> list[tuple[int, int, int, tuple[str, ...]]]:
+    """Per combination of the other column keys having both sides: (where the Δ column
+    goes, the column of ``a``, of ``b``, its label)."""
+    where = {label: j for j, label in enumerate(labels)}
+    out, seen = [], set()
+    for label in labels:
+        rest = label[:k] + label[k + 1 :]
+        if rest in seen:
+            continue
+        seen.add(rest)
+        a, b = ((*label[:k], side, *label[k + 1 :]) for side in (delta.a, delta.b))
+        if a in where and b in where:
+            last = max(j for j, x in enumerate(labels) if x[:k] + x[k + 1 :] == rest)
+            spot = len(labels) if k == 0 else last + 1  # outermost key: Δ block at the end
+            out.append((spot, where[a], where[b], (*label[:k], DELTA, *label[k + 1 :])))
+    return out
+
+
+def add_delta(
+    labels: list[tuple[str, ...]],
+    keys: tuple[str, ...],
+    delta: Delta,
+    values: Cells,
+    lows: Cells,
+    highs: Cells,
+) -> tuple[list[tuple[str, ...]], Cells, Cells, Cells]:
+    """The columns with a ``Δ`` column (a − b) after each pair (no interval in it)."""
+    if delta.key not in keys:
+        raise PivotError(f"the difference's key {delta.key} is not one of the columns")
+    columns = _delta_columns(labels, keys.index(delta.key), delta)
+    if not columns:
+        raise PivotError(f"no column pair {delta.key} = {delta.a} and {delta.b} to subtract")
+    before: dict[int, list[tuple[int, int, int, tuple[str, ...]]]] = {}
+    for column in columns:
+        before.setdefault(column[0], []).append(column)
+    order: list[int | tuple[int, int]] = []
+    new_labels: list[tuple[str, ...]] = []
+    for j in range(len(labels) + 1):
+        for _spot, a, b, label in before.get(j, []):
+            order.append((a, b))
+            new_labels.append(label)
+        if j < len(labels):
+            order.append(j)
+            new_labels.append(labels[j])
+
+    def diff(line: list[float | None], a: int, b: int) -> float | None:
+        x, y = line[a], line[b]
+        return None if x is None or y is None else x - y
+
+    def widen(cells: Cells, compute: bool) -> Cells:
+        return [
+            [
+                line[j] if isinstance(j, int) else (diff(line, *j) if compute else None)
+                for j in order
+            ]
+            for line in cells
+        ]
+
+    return new_labels, widen(values, True), widen(lows, False), widen(highs, False)
 
 
 def cell_text(w: Wide, i: int, j: int) -> str:
@@ -469,7 +591,74 @@ def render(w: Wide, fmt: str, caption: str = "", name: str = "") -> str:
         return markdown(w, caption)
     if fmt == "csv":
         return csv_text(w)
-    raise PivotError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    raise PivotError(f"unknown format {fmt!r}; use one of {', '.join(TEXT_FORMATS)}")
+
+
+def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
+    """The wide table as one sheet: the caption, the header (column keys joined with
+    `` / ``), the rows (numbers rounded to the table's digits, shown with them; with an
+    interval the cell is its text, ``value [lo, hi]``), the best in bold, the footnote.
+    Text is always a string cell, never a formula."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("table")
+
+    def cell(value: Any, bold: bool = False) -> Any:
+        c = WriteOnlyCell(sheet, value=value)
+        if isinstance(value, str):
+            c.data_type = "s"
+        elif value is not None:
+            c.number_format = "0." + "0" * w.digits if w.digits else "0"
+        if bold:
+            c.font = Font(bold=True)
+        return c
+
+    if caption:
+        sheet.append([cell(caption, bold=True)])
+    sheet.append([cell(h) for h in (*w.row_keys, *(" / ".join(c) for c in w.col_labels))])
+    for i, key in enumerate(w.row_labels):
+        line = [cell(k) for k in key]
+        for j in range(len(w.col_labels)):
+            v = w.values[i][j]
+            shown: Any = (
+                cell_text(w, i, j) if w.lows else (round(v, w.digits) if v is not None else MISSING)
+            )
+            line.append(cell(shown, bold=w.best[i][j]))
+        sheet.append(line)
+    if w.footnote:
+        sheet.append([])
+        sheet.append([cell(w.footnote)])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+#: Each format's file extension and media type (the API's and the dashboard's downloads).
+EXTENSIONS = {"latex": "tex", "markdown": "md", "csv": "csv", "xlsx": "xlsx"}
+MEDIA_TYPES = {
+    "latex": "application/x-tex; charset=utf-8",
+    "markdown": "text/markdown; charset=utf-8",
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+def split_for(by: Sequence[str], layout: PaperLayout) -> tuple[str, ...]:
+    """The report's ``by`` for ``layout``: the keys asked for, then the layout's own split."""
+    return (*by, *(k for k in layout.by if k not in by))
+
+
+def paper_bytes(rows: Rows, layout: PaperLayout, fmt: str, settings: dict[str, Any]) -> bytes:
+    """``rows`` (the layout's report table) in paper layout, as ``fmt`` (text as UTF-8);
+    raises :class:`PivotError` when they make no such table (e.g. no row passes the
+    filters)."""
+    wide = pivot(rows, layout.pivot(), table=layout.table, settings=settings)
+    if fmt == "xlsx":
+        return xlsx_bytes(wide, layout.caption)
+    return render(wide, fmt, layout.caption, layout.name).encode("utf-8")
 
 
 def listing() -> str:

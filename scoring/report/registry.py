@@ -28,6 +28,7 @@ from scoring.report import (
 )
 from scoring.report import tables as t
 from scoring.report.data import aggregate_rows
+from scoring.report.settings import BY_KEYS
 
 if TYPE_CHECKING:
     from scoring.report.build import Context
@@ -42,8 +43,10 @@ class TableSpec:
     ``columns``: its known columns, in order (files have a header even when it is empty;
     other keys a row has follow them). ``shown``: the columns the dashboard shows
     (``ci`` stands for ci_low–ci_high; ``None``: the rows' own). ``native``: split keys
-    the table has as columns of its own. ``split=False``: one table for the whole study
-    whatever ``by`` says. ``data_only``: the rows depend on the data (the tasks and
+    the table has as columns of its own. ``accepts``: the split keys (``--by``) that mean
+    something for this table; any other key asked for leaves it computed once on the whole
+    study (``()``: one table for the whole study whatever ``by`` says; the report's
+    ``provenance["by"]`` lists which tables were split by what). ``data_only``: the rows depend on the data (the tasks and
     ``by``) and on no other setting, so a cached copy serves any confidence, resamples,
     threshold… ``paper``: one of the tables the papers publish (the dashboard's paper
     panels, in this order).
@@ -54,9 +57,23 @@ class TableSpec:
     columns: tuple[str, ...]
     shown: tuple[str, ...] | None = None
     native: tuple[str, ...] = ()
-    split: bool = True
+    accepts: tuple[str, ...] = BY_KEYS
     data_only: bool = False
     paper: bool = False
+
+    @property
+    def split(self) -> bool:
+        """Whether any ``--by`` key can split this table."""
+        return bool(self.accepts)
+
+    def split_keys(self, by: tuple[str, ...]) -> tuple[str, ...]:
+        """The keys of ``by`` this table is split by: those it accepts and has no column of
+        its own for (``native``)."""
+        return tuple(k for k in by if k in self.accepts and k not in self.native)
+
+    def own_keys(self, by: tuple[str, ...]) -> tuple[str, ...]:
+        """The keys of ``by`` the table already has as columns of its own."""
+        return tuple(k for k in by if k in self.native)
 
 
 def _names(words: str) -> tuple[str, ...]:
@@ -93,7 +110,7 @@ SPECS: tuple[TableSpec, ...] = (
         "exclusions",
         _exclusions,
         columns=_names("reason basis n_participants n_responses applies_to"),
-        split=False,
+        accepts=(),
     ),
     TableSpec(
         "plan_deviations",
@@ -102,7 +119,7 @@ SPECS: tuple[TableSpec, ...] = (
             "setting planned actual first_seen_after first_seen_at plan_sha256 frozen_at frozen_after"
         ),
         shown=_names("setting planned actual first_seen_after first_seen_at"),
-        split=False,
+        accepts=(),
     ),
     TableSpec(
         "accuracy",
@@ -162,7 +179,7 @@ SPECS: tuple[TableSpec, ...] = (
         "aggregates",
         _aggregates,
         columns=_names("model task metric value n run source"),
-        split=False,
+        accepts=(),
     ),
     TableSpec(
         "ratings",
@@ -195,6 +212,8 @@ SPECS: tuple[TableSpec, ...] = (
             "rule field model condition summary sample n n_samples mean sd range kendall_w spearman_mean"
         ),
         native=_names("source condition"),
+        # the spread across a poem's samples: split by sample it has one sample a poem
+        accepts=_names("form category"),
     ),
     TableSpec(
         "validation",
@@ -205,6 +224,9 @@ SPECS: tuple[TableSpec, ...] = (
         shown=_names(
             "scope task left_out field judge reference generator positive metric value ci n n_items"
         ),
+        # per generator (the poems' source) already: split by source, every subset
+        # repeats one generator's rows
+        accepts=_names("condition sample form category"),
         paper=True,
     ),
     TableSpec(
@@ -239,6 +261,9 @@ SPECS: tuple[TableSpec, ...] = (
         shown=_names(
             "task field rule poems judges people n_pass n_fail judges_gap people_gap difference ci reason"
         ),
+        # machine-written poems against all: a split by source, condition or sample
+        # separates them, leaving one kind of poem per subset
+        accepts=_names("form category"),
         paper=True,
     ),
     TableSpec(
@@ -251,6 +276,8 @@ SPECS: tuple[TableSpec, ...] = (
             "task field judge n_own n_other mean_own mean_other diff ci reason others_diff controlled_diff controlled_ci controlled_reason"
         ),
         native=_names("source"),
+        # own model's poems against others': a split by sample leaves the humans' apart
+        accepts=_names("condition form category"),
         paper=True,
     ),
     TableSpec(
@@ -274,7 +301,7 @@ SPECS: tuple[TableSpec, ...] = (
         shown=_names(
             "model task metric run published n_published computed n ci difference computed_as match reason"
         ),
-        split=False,
+        accepts=(),
         paper=True,
     ),
     TableSpec(

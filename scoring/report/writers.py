@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from annotation.spreadsheet import CsvWriter, csv_cell, xlsx_row
 from scoring.report.build import TABLES, Report
-from scoring.report.registry import SPECS
+from scoring.report.registry import BY_NAME, SPECS
 
 FORMATS = ("json", "csv", "xlsx")
 #: Columns of tables that may come out empty, so their files still have a header.
@@ -30,7 +30,9 @@ def columns(name: str, rows: Iterable[dict[str, Any]], by: Iterable[str] = ()) -
     """The table's columns: the ``by`` split keys first (unless the table has them as its
     own), then the known ones, then any other in first-seen order."""
     known = list(KNOWN_COLUMNS.get(name, []))
-    cols = [] if name in WHOLE else [k for k in by if k not in known]
+    spec = BY_NAME.get(name)
+    split = spec.split_keys(tuple(by)) if spec is not None else tuple(by)
+    cols = [k for k in split if k not in known]
     cols += [k for k in known if k not in cols]
     if name == "rule_rates" and "form" in by and "form" not in cols:
         cols.insert(cols.index("condition") + 1, "form")

@@ -83,7 +83,11 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     fields["meta"] = extra
     spec = StudySpec(slug=slug or "", fields=fields)
-    spec.groups = _groups(data, lines)
+    spec.groups = _groups(data, lines, people_answer(data))
+    if not spec.groups and fields.get("status") == Study.Status.OPEN:
+        lines.at("status").error(
+            None, _("a study with no groups has no volunteers: it cannot be open")
+        )
     group_slugs = {g["slug"] for g in spec.groups}
     spec.screening = parse_screening(data.get("screening"), lines, group_slugs)
     spec.tasks = parse_tasks(data.get("tasks"), lines)
@@ -91,8 +95,22 @@ def parse_study(data: Any, lines: Lines) -> StudySpec | None:
     return spec
 
 
-def _groups(data: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
+def people_answer(data: dict[str, Any]) -> bool:
+    """Whether volunteers answer anything: a screening, practice or qualification block,
+    or a task with ``per_participant`` other than 0 (10 when left out). A study of
+    generated poems only (every task ``per_participant: 0``) needs no group."""
+    if any(data.get(key) for key in ("screening", "practice", "qualification")):
+        return True
+    tasks = data.get("tasks")
+    return not isinstance(tasks, list) or any(
+        not isinstance(t, dict) or t.get("per_participant", 10) != 0 for t in tasks
+    )
+
+
+def _groups(data: dict[str, Any], lines: Lines, needed: bool = True) -> list[dict[str, Any]]:
     raw = data.get("groups")
+    if not needed and (raw is None or raw == []) and "target_per_item" not in data:
+        return []
     if not isinstance(raw, list) or not raw:
         lines.at("groups").error(None, _("at least one group is required"))
         return []

@@ -140,7 +140,9 @@ def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
             "instructions": parse_text(
                 t.get("instructions"), lines.at(f"{path}.instructions"), "", required=False
             ),
-            "dimensions": parse_dimensions(t.get("dimensions"), kind, lines, path),
+            "dimensions": parse_dimensions(
+                t.get("dimensions"), kind, lines, path, optional=per == 0
+            ),
             "guide": parse_guide(t.get("guide"), lines, path),
             "position": i,
             "meta": {k: v for k, v in t.items() if k not in TASK_KEYS},
@@ -149,11 +151,18 @@ def parse_tasks(raw: Any, lines: Lines) -> list[dict[str, Any]]:
     return out
 
 
-def parse_dimensions(raw: Any, kind: Any, lines: Lines, path: str) -> list[dict[str, Any]]:
+def parse_dimensions(
+    raw: Any, kind: Any, lines: Lines, path: str, optional: bool = False
+) -> list[dict[str, Any]]:
+    """A rating task's dimensions. ``optional``: the task no volunteer answers
+    (``per_participant: 0``), e.g. the models' poems of a study of generated poems only,
+    which rule raters score: it may have none (its items then get no ratings)."""
     declared = KINDS.get(kind) if isinstance(kind, str) else None
     if declared is None or not declared.scale:
         if raw:
             lines.at(f"{path}.dimensions").error(None, _("only rating tasks have dimensions"))
+        return []
+    if optional and (raw is None or raw == []):
         return []
     if not isinstance(raw, list) or not raw:
         lines.at(f"{path}.dimensions").error(None, _("a rating task needs at least one dimension"))

@@ -38,6 +38,7 @@ LOADERS = {
     "题库.csv": ["load_pool", "--study", "poetry-understanding"],
     "study-warmup.json": ["load_study"],
     "pool-warmup.jsonl": ["load_pool", "--study", "poetry-warmup"],
+    "study-generated.json": ["load_study"],
 }
 SKIPPED = {"migrate"}  # pytest-django has migrated the test database
 
@@ -104,3 +105,6 @@ def test_every_example_of_the_loading_docs_loads_as_written(
     assert warm.practice_task == "warm" and warm.qualification["task"] == "qual"
     assert warm.finish_results and warm.quality_rules["speed_ratio"] == 0.3
     assert Item.objects.filter(study=warm, task__slug="qual").count() == 2
+    # a study of generated poems only: no group, a rating task without dimensions
+    generated = Study.objects.get(slug="cciv-rules")
+    assert not generated.groups.exists() and generated.tasks.get().dimensions == []

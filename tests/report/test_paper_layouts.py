@@ -20,9 +20,18 @@ from typing import Any
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
+from openpyxl import load_workbook
 
 from scoring.report import ReportSettings, build_report
-from scoring.report.paper import LAYOUT_BY_NAME, LAYOUTS, Pivot, PivotError, pivot, render
+from scoring.report.paper import (
+    LAYOUT_BY_NAME,
+    LAYOUTS,
+    Delta,
+    Pivot,
+    PivotError,
+    pivot,
+    render,
+)
 from tests.report.cpdue import cpdue_study
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +72,28 @@ def test_pivot_of_hand_made_rows_in_every_format() -> None:
     lowest = pivot(HAND, Pivot(rows=("model",), cols=("cond",), best="min", digits=3))
     assert "**0.250**" in render(lowest, "markdown")
     assert "**0.500**" in render(lowest, "markdown")  # ties on a column: both marked
+
+
+def test_a_difference_column_after_each_pair() -> None:
+    # Δ = form&aware − direct per model, by hand: 0.625 − 0.5, 0.25 − 0.75; human has none
+    p = Pivot(rows=("model",), cols=("cond",), delta=Delta("cond", "form&aware", "direct"))
+    wide = pivot(HAND, p, table="rule_rates")
+    # the difference's key is the outermost (here the only) one: Δ after every column
+    assert wide.col_labels == [("direct",), ("form&aware",), ("—",), ("Δ",)]
+    assert wide.values[0][3] == pytest.approx(0.125)
+    assert wide.values[1][3] == pytest.approx(-0.5)
+    assert wide.values[2][3] is None
+    assert wide.digits == 2  # the differences do not change the digits of the rates
+    md = render(wide, "markdown")
+    assert "| gpt_4o | 0.50 | **0.62** | — | **0.12** |" in md
+    assert "Δ = form&aware − direct" in md
+    # outermost key: the differences come as one block after the pairs
+    nested = [dict(r, field=f) for r in HAND for f in ("s", "t")]
+    p2 = Pivot(rows=("model",), cols=("cond", "field"), delta=Delta("cond", "form&aware", "direct"))
+    labels = pivot(nested, p2).col_labels
+    assert labels[-2:] == [("Δ", "s"), ("Δ", "t")] and labels[0] == ("direct", "s")
+    with pytest.raises(PivotError, match="no column pair"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), delta=Delta("cond", "x", "y")))
 
 
 def test_pivot_names_the_cell_given_twice_and_the_missing_column() -> None:
@@ -230,6 +261,44 @@ def test_cciv_table_2_and_heatmap(cciv) -> None:
     expected = ordered(rows, ["form"], ["source"], "value")
     assert expected.shape == (5, 3)
     check_layout("cciv-worked", "cciv-heatmap", expected, 2)
+
+
+@pytest.mark.slow
+def test_cciv_table_3_with_its_differences(cciv) -> None:
+    b, _, _ = cciv
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["rule_rates"])
+    fields = ["structural_standard", "structural_variant", "tonal_standard", "tonal_variant"]
+    rows = rows[rows["rule"].str.endswith("ccv") & rows["field"].isin(fields)]
+    rows = rows[rows["condition"].isin(["direct", "form_aware"])]
+    wide = rows.pivot(index="source", columns=["field", "condition"], values="value")
+    parts = []
+    for f in fields:  # the report's field order, then direct, form_aware, Δ
+        parts += [wide[(f, "direct")], wide[(f, "form_aware")]]
+        parts.append((wide[(f, "form_aware")] - wide[(f, "direct")]).rename((f, "Δ")))
+    expected = pd.concat(parts, axis=1)
+    expected.columns = [f"{f} / {c}" for f, c in expected.columns]
+    expected = expected.loc[list(dict.fromkeys(rows["source"]))]
+    assert expected.shape == (3, 12)  # three models (the human poems have no condition)
+    check_layout("cciv-worked", "cciv-table3", expected, 2)
+    # the same table as a workbook: the cells are numbers, rounded as printed
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "t3.xlsx"
+        command("cciv-worked", "cciv-table3", "xlsx", "--out", str(out))
+        sheet = list(load_workbook(out, read_only=True).active.iter_rows(values_only=True))
+    assert list(sheet[1][1:]) == list(expected.columns)
+    for line, (_, want) in zip(sheet[2:5], expected.iterrows(), strict=True):
+        assert list(line[1:]) == [pytest.approx(round(v, 2)) for v in want]
+
+
+@pytest.mark.slow
+def test_cciv_rho_of_accuracy_and_length_per_condition(cciv) -> None:
+    b, _, _ = cciv
+    rows = pd.DataFrame(build_report(b.study, ReportSettings(n_boot=0)).tables["form_length"])
+    rows = rows[rows["measure"].str.match(r"^rule:.*ccv/") & (rows["form"] == "*")]
+    rows = rows[(rows["source"] == "*") & (rows["statistic"] == "spearman")]
+    expected = ordered(rows, ["condition"], ["measure"], "value")
+    assert list(expected.index) == ["*", "direct", "form_aware", "—"]  # all, each, human
+    check_layout("cciv-worked", "cciv-length", expected, 2)
 
 
 @pytest.mark.slow

@@ -211,6 +211,31 @@ def test_cciv_accuracy_against_the_cipai_length(cciv) -> None:
 
 
 @pytest.mark.slow
+def test_cciv_accuracy_against_the_cipai_length_per_condition(cciv) -> None:
+    # CCiV's rho of the direct prompts alone: one row per condition over every model
+    b, items, responses = cciv
+    rows = build_report(b.study, ReportSettings(n_boot=0)).tables["form_length"]
+    poems = scores(items, responses)
+    lengths = pd.Series(CIPAI)
+    for condition in CONDITIONS:
+        for metric in ("structural_standard", "tonal_variant"):
+            mine = poems[poems.condition == condition]
+            per_cipai = mine.groupby("cipai")[metric].mean()
+            rho, p = stats.spearmanr(lengths[per_cipai.index], per_cipai)
+            got = pick(rows, measure=f"rule:ccv/{metric}", source="*", condition=condition)
+            summary = one(got, form="*")
+            assert summary["n"] == len(per_cipai) == 5
+            assert summary["value"] == pytest.approx(rho)
+            assert summary["p_value"] == pytest.approx(p)
+            for cipai, rate in per_cipai.items():
+                assert one(got, form=f"ci:{cipai}")["value"] == pytest.approx(rate)
+    # the human poems (no condition) are their own group, over every source
+    humans = poems[poems.model == "human"].groupby("cipai").structural_standard.mean()
+    got = pick(rows, measure="rule:ccv/structural_standard", source="*", condition=None)
+    assert [r["value"] for r in got if r["form"] != "*"] == pytest.approx(humans.tolist())
+
+
+@pytest.mark.slow
 def test_cciv_published_figure_beside_the_computed_one(cciv) -> None:
     b, items, responses = cciv
     rows = build_report(b.study, ReportSettings(n_boot=0)).tables["published_vs_computed"]

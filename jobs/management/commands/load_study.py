@@ -40,6 +40,14 @@ class Command(LoadCommand):
         if not opts["open"] or summary.dry_run:
             return summary
         slug = validate_study(source).slug
+        if not Study.objects.filter(slug=slug, groups__isnull=False).exists():
+            # generated poems only: no volunteer answers it (formats.md §1)
+            text = gettext(
+                "Study %(slug)r has no groups: no volunteer answers it; it stays a draft."
+            )
+            return replace(
+                summary, notes=[*summary.notes, Note("study_no_groups", text % {"slug": slug})]
+            )
         studies_open(studies=Study.objects.filter(slug=slug))
         notes = [n for n in summary.notes if n.code != "study_draft"]
         notes.append(

@@ -45,7 +45,7 @@ class Command(BaseCommand):
             "--format",
             choices=(*FORMATS, "latex", "markdown"),
             default=None,
-            help="json|csv|xlsx for the report (default json); latex|markdown|csv for "
+            help="json|csv|xlsx for the report (default json); latex|markdown|csv|xlsx for "
             "--paper/--rows (default latex)",
         )
         parser.add_argument("--out", help="output path ('-' or absent: JSON to stdout)")
@@ -98,6 +98,11 @@ class Command(BaseCommand):
             help="pivot: keep rows whose COLUMN matches a glob, COLUMN=PAT[|PAT] (repeatable)",
         )
         parser.add_argument("--caption", help="pivot: the table's caption")
+        parser.add_argument(
+            "--delta",
+            help="pivot: a difference column KEY=A,B (A minus B, e.g. condition=form_aware,direct)"
+            " after each pair of columns",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts.get("paper") == "list":
@@ -106,8 +111,7 @@ class Command(BaseCommand):
         wide = bool(opts.get("paper") or opts.get("rows") or opts.get("cols"))
         layout = self.layout(opts) if wide else None
         if layout is not None and layout.by:  # the layout's split beside any asked for
-            asked = _keys(opts.get("by"))
-            opts["by"] = ",".join([*asked, *(k for k in layout.by if k not in asked)])
+            opts["by"] = ",".join(paper.split_for(_keys(opts.get("by")), layout))
         study = self.study(opts.get("study"))
         try:
             settings = settings_from({k: opts.get(k) for k in (*SETTINGS, "ratings_ci", "cluster")})
@@ -169,6 +173,7 @@ class Command(BaseCommand):
             best=opts.get("best") or base.best,
             ci=bool(opts.get("ci")) or base.ci,
             by=base.by,
+            delta=_delta(opts.get("delta")) or base.delta,
         )
 
     def write_paper(
@@ -181,8 +186,14 @@ class Command(BaseCommand):
             wide = paper.pivot(rows, layout.pivot(), table=layout.table, settings=settings)
         except paper.PivotError as exc:
             raise CommandError(f"{layout.table}: {exc}") from exc
-        text = paper.render(wide, fmt, layout.caption, layout.name)
         out = opts.get("out")
+        if fmt == "xlsx":
+            if not out or out == "-":
+                raise CommandError("--out is required for xlsx")
+            Path(out).write_bytes(paper.xlsx_bytes(wide, layout.caption))
+            self.stderr.write(f"Wrote {out} ({len(wide.row_labels)} rows × {len(wide.col_labels)})")
+            return
+        text = paper.render(wide, fmt, layout.caption, layout.name)
         if not out or out == "-":
             self.stdout.write(text, ending="")
             return
@@ -192,6 +203,16 @@ class Command(BaseCommand):
 
 def _keys(text: str | None) -> tuple[str, ...]:
     return tuple(k.strip() for k in (text or "").split(",") if k.strip())
+
+
+def _delta(text: str | None) -> paper.Delta | None:
+    if not text:
+        return None
+    key, _, sides = text.partition("=")
+    a, _, b = sides.partition(",")
+    if not (key.strip() and a.strip() and b.strip()):
+        raise CommandError(f"--delta {text!r}: write KEY=A,B (A minus B)")
+    return paper.Delta(key.strip(), a.strip(), b.strip())
 
 
 def _where(text: str) -> tuple[str, str]:
