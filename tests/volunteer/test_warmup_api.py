@@ -29,14 +29,16 @@ class Volunteer:
         )
         assert reply.status_code == 201, reply.content
         self.enrolled = reply.json()
-        self.auth = {"HTTP_AUTHORIZATION": f"Participant {self.enrolled['token']}"}
+        self.auth = f"Participant {self.enrolled['token']}"
 
     def get(self, path: str) -> Any:
-        return self.client.get(f"{API}/{path}", **self.auth)
+        return self.client.get(f"{API}/{path}", HTTP_AUTHORIZATION=self.auth)
 
     def answer(self, item: str, answer: Any) -> Any:
         body = json.dumps({"item": item, "answer": answer})
-        return self.client.post(f"{API}/warmup/answers/", body, "application/json", **self.auth)
+        return self.client.post(
+            f"{API}/warmup/answers/", body, "application/json", HTTP_AUTHORIZATION=self.auth
+        )
 
     def participant(self) -> Participant:
         return Participant.objects.get(public_id=self.enrolled["participant"])
@@ -47,7 +49,7 @@ def test_practice_then_qualification_route_to_a_group(tmp_path: Path) -> None:
     v = Volunteer()
     assert v.enrolled["warmup"] == "pending" and v.enrolled["group"] is None
     waiting = v.get("next/")
-    assert waiting.status_code == 400 and "practice and qualification" in waiting.content.decode()
+    assert waiting.status_code == 400 and "请先完成练习题和资格测试题" in waiting.content.decode()
     state = v.get("warmup/").json()
     assert state["state"] == "pending"
     step = state["step"]
@@ -92,7 +94,7 @@ def test_a_score_below_every_route_ends_politely(tmp_path: Path) -> None:
         assert v.answer(item, choice).status_code == 201
     assert v.get("warmup/").json() == {"state": "ended", "group": None, "step": None}
     refused = v.get("next/")
-    assert refused.status_code == 400 and "did not place you" in refused.content.decode()
+    assert refused.status_code == 400 and "未能将您分入" in refused.content.decode()
     assert v.participant().warmup["failed"] is True
 
 
