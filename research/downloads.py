@@ -3,7 +3,9 @@
 Raw responses are streamed (CSV, JSONL) from ``annotation.exports`` in chunks, or
 written to a spooled temporary file (XLSX); report tables are small and written whole.
 Formats: report ``json`` (every table), ``csv`` (one table, or a zip of every table),
-``xlsx`` (one sheet per table, or the one asked for).
+``xlsx`` (one sheet per table, or the one asked for). Every CSV (a table, each table in
+the zip, the raw responses) starts with the UTF-8 byte order mark, for spreadsheets,
+unless ``bom`` is off (``?bom=0``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ def _attachment(response: HttpResponse | StreamingHttpResponse | FileResponse, n
     response["Content-Disposition"] = f'attachment; filename="{name}"'
 
 
-def report_download(report: Report, fmt: str, table: str | None = None) -> HttpResponse:
+def report_download(
+    report: Report, fmt: str, table: str | None = None, *, bom: bool = True
+) -> HttpResponse:
     """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None)."""
     stem = f"{report.study}-{table}" if table else f"{report.study}-report"
     if fmt == "json":
@@ -38,17 +42,16 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
         _attachment(response, f"{stem}.json")
         return response
     if fmt == "csv" and table:
-        text = table_csv_text(table, report.tables[table], report.settings.by)
-        response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
+        text = table_csv_text(table, report.tables[table], report.settings.by, bom=bom)
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         _attachment(response, f"{stem}.csv")
         return response
     if fmt == "csv":
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
             for name in TABLES:
-                zf.writestr(
-                    f"{name}.csv", table_csv_text(name, report.tables[name], report.settings.by)
-                )
+                text = table_csv_text(name, report.tables[name], report.settings.by, bom=bom)
+                zf.writestr(f"{name}.csv", text)
         response = HttpResponse(buffer.getvalue(), content_type="application/zip")
         _attachment(response, f"{stem}-csv.zip")
         return response

@@ -2,7 +2,9 @@
 
 CSV and XLSX columns are the union of the table's row keys in first-seen order; an empty
 table still gets its header row when its columns are known. Missing values (None, NaN)
-are empty cells. Text is never a formula (``annotation.spreadsheet``): a CSV text cell
+are empty cells. A CSV starts with the UTF-8 byte order mark by default, so Excel reads
+it as UTF-8 (Chinese text is not mojibake on a Chinese Windows); ``bom=False`` leaves it
+out (for tools that read the mark as part of the first column's name). Text is never a formula (``annotation.spreadsheet``): a CSV text cell
 starting with ``=``, ``+``, ``-``, ``@`` gets a leading apostrophe; XLSX text is a string.
 """
 
@@ -15,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
+from annotation.exports import BOM
 from annotation.spreadsheet import CsvWriter, csv_cell, xlsx_row
 from scoring.report.build import TABLES, Report
 from scoring.report.registry import SPECS
@@ -53,8 +56,13 @@ def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str], by: Iterable[
         writer.writerow([csv_cell(_cell(row.get(c))) for c in cols])
 
 
-def table_csv_text(name: str, rows: list[dict[str, Any]], by: Iterable[str] = ()) -> str:
+def table_csv_text(
+    name: str, rows: list[dict[str, Any]], by: Iterable[str] = (), *, bom: bool = False
+) -> str:
+    """One table as CSV text; ``bom``: with the byte order mark first."""
     buffer = io.StringIO()
+    if bom:
+        buffer.write(BOM)
     table_csv(name, rows, buffer, by)
     return buffer.getvalue()
 
@@ -106,8 +114,9 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
     book.save(out)
 
 
-def write(report: Report, fmt: str, path: Path) -> list[Path]:
-    """Write ``report`` as ``fmt`` at ``path``; CSV: ``path`` is a directory of tables."""
+def write(report: Report, fmt: str, path: Path, *, bom: bool = True) -> list[Path]:
+    """Write ``report`` as ``fmt`` at ``path``; CSV: ``path`` is a directory of tables,
+    each starting with the byte order mark unless ``bom`` is off."""
     if fmt == "json":
         with path.open("w", encoding="utf-8") as fh:
             write_json(report, fh)
@@ -121,7 +130,7 @@ def write(report: Report, fmt: str, path: Path) -> list[Path]:
         written = []
         for name in TABLES:
             target = path / f"{name}.csv"
-            with target.open("w", encoding="utf-8", newline="") as fh:
+            with target.open("w", encoding="utf-8-sig" if bom else "utf-8", newline="") as fh:
                 table_csv(name, report.tables[name], fh, report.settings.by)
             written.append(target)
         return written

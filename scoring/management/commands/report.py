@@ -135,7 +135,7 @@ class Command(BaseCommand):
             write_json(report, buffer)
             self.stdout.write(buffer.getvalue())
             return
-        paths = write(report, opts["format"], Path(out))
+        paths = write(report, opts["format"], Path(out), bom=not opts.get("no_bom"))
         counts = ", ".join(f"{k}: {len(v)}" for k, v in report.tables.items())
         self.stderr.write(f"Wrote {', '.join(map(str, paths))} ({counts})")
 
@@ -225,7 +225,8 @@ def add_bundle_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--no-bom",
         action="store_true",
-        help="CSV files without the UTF-8 byte order mark (written by default for Excel)",
+        help="CSV files (--format csv, --bundle, --long-table) without the UTF-8 byte order "
+        "mark (written by default for Excel)",
     )
 
 
