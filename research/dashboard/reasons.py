@@ -80,6 +80,11 @@ TEMPLATES: tuple[str, ...] = (
         "complete-case: %(items)s of %(all_items)s items × %(raters)s of %(all_raters)s raters"
     ),
     gettext_noop("all ratings"),
+    gettext_noop("%(n)s humans"),
+    gettext_noop("%(n)s models"),
+    gettext_noop("%(n)s rules"),
+    gettext_noop("human"),
+    gettext_noop("model"),
     # item analysis and abilities (scoring/report/items.py, abilities.py)
     gettext_noop("no spread in right/wrong or in rest scores"),
     gettext_noop("fewer than 2 respondents with other answers in the task"),
@@ -142,8 +147,14 @@ TEMPLATES: tuple[str, ...] = (
     gettext_noop("the platform's own metric name"),
 )
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-#: Placeholders that hold notes of their own (``notes``: a comma-separated list of them).
-NESTED = ("why", "kind", "notes")
+#: Placeholders that hold notes of their own; some are lists of them, split by ``LISTS``.
+NESTED = ("why", "kind", "notes", "used", "missing")
+#: Lists of notes: placeholder -> (its separator as written, the separator's msgid).
+LISTS = {
+    "notes": (", ", gettext_noop(", ")),
+    "used": (" + ", " + "),
+    "missing": (" or ", gettext_noop(" or ")),
+}
 #: Placeholders that hold a rater set's name (shown as the dashboard names the set).
 SETS = ("set",)
 Namer = Callable[[str], str]
@@ -187,8 +198,10 @@ def _translated(text: str, language: str, name_set: Namer) -> str:
 
 
 def _value(key: str, value: str, language: str, name_set: Namer) -> str:
-    if key == "notes":
-        return _(", ").join(_translated(v, language, name_set) for v in value.split(", "))
+    if key in LISTS:
+        written, shown = LISTS[key]
+        parts = value.split(written)
+        return _(shown).join(_translated(v, language, name_set) for v in parts)
     if key in NESTED:
         return _translated(value, language, name_set)
     if key in SETS:

@@ -145,6 +145,7 @@ def test_every_note_template_is_translated_with_its_placeholders() -> None:
         for template in TEMPLATES:
             shown = translation.gettext(template)
             assert shown != template or template in ("rate", "mean"), template
+            assert not english_sentences([shown.replace("%(", " %(")]), (template, shown)
             assert sorted(re.findall(r"%\(\w+\)s", shown)) == sorted(
                 re.findall(r"%\(\w+\)s", template)
             ), template
@@ -156,6 +157,17 @@ def test_a_note_is_translated_with_its_values_and_nested_notes() -> None:
         assert translate_reason(note) == "无法估计：某一侧的诗少于 3 首（n_pass = 1, n_fail = 2）"
         shown = translate_reason("accuracy of model:gpt-4o on ck/answer", Labels.model)
         assert shown == "gpt-4o 在 ck/answer 上的正确率"
+        icc = (
+            "the complete-case subset kept 3 of 5 raters (3 humans): no model rater is left, "
+            "so this is not an ICC of humans+models; see the sets' own rows, or alpha "
+            "(agreement table)"
+        )
+        names = {"humans+models": "全体人类 + 全部模型"}
+        shown = translate_reason(icc, lambda s: names.get(s, s))
+        assert shown == (
+            "完整个案子集保留了 5 位评分者中的 3 位（3 名人类评分者）：已没有 模型 评分者，"
+            "因此这不是 全体人类 + 全部模型 的 ICC；请看各集合自己的行，或一致性表中的 alpha"
+        )
         assert translate_reason("a note no template knows") == "a note no template knows"
     with translation.override("en"):
         assert translate_reason(note) == note
