@@ -5,7 +5,8 @@ document and the API are a contract: docs/report.md); the dashboard translates t
 it shows them. Each note the report writes is one template below, written as the report
 writes it with ``%(name)s`` for what varies; a note is matched against the templates and
 shown through gettext with the same values. A placeholder named ``why`` is a note of its
-own (translated in turn). A note no template matches is shown as it is.
+own (translated in turn). A note no template matches goes through gettext as it is (the
+exclusions' reasons are msgids of ``scoring/report/data.py``), else is shown unchanged.
 
 Add a template here when a new note is added to ``scoring/report`` or
 ``scoring/agreement``; ``tests/report/test_dashboard_language.py`` renders the worked
@@ -194,7 +195,7 @@ def _translated(text: str, language: str, name_set: Namer) -> str:
         if m is not None:
             values = {k: _value(k, v, language, name_set) for k, v in m.groupdict().items()}
             return _(template) % values if values else _(template)
-    return text
+    return _(text)  # a note written as a msgid of its own (the exclusions' reasons)
 
 
 def _value(key: str, value: str, language: str, name_set: Namer) -> str:

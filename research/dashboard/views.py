@@ -124,6 +124,9 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
     return {
         "report": report,
         "tables": tables,
+        "exclusions": [
+            {**e, "reason": labels.value("reason", e["reason"], e)} for e in tables["exclusions"]
+        ],
         # the downloads named by what each table holds (its file keeps the table's id)
         "download_tables": [
             (s.name, s.title or s.name, len(tables.get(s.name) or [])) for s in SPECS

@@ -20,7 +20,7 @@ from django.test import Client
 from django.utils import translation
 
 from research.dashboard.charts import set_label
-from research.dashboard.labels import RULE_FAMILIES, RULE_METRICS, Labels
+from research.dashboard.labels import NOTE_COLUMNS, RULE_FAMILIES, RULE_METRICS, Labels
 from research.dashboard.reasons import TEMPLATES, translate_reason
 from scoring.prosody.api import CI_METRICS, COUPLET_METRICS, SHI_METRICS
 from scoring.prosody.families import FAMILIES
@@ -77,8 +77,20 @@ def test_the_chinese_dashboard_holds_no_english_sentence(
     html = page.content.decode()
     left = english_sentences(visible_text(html))
     assert not left, f"English left on the zh-Hans dashboard of {fixture}:\n" + "\n".join(left)
-    # the report's rows keep their English notes (docs/report.md: the JSON is a contract)
+    # every note of every row has its template, on the pages not shown too
     tables = page.context["tables"]
+    with translation.override("zh-hans"):
+        unknown = {
+            str(r[c])
+            for rows in tables.values()
+            if isinstance(rows, list)
+            for r in rows
+            if isinstance(r, dict)
+            for c in NOTE_COLUMNS
+            if isinstance(r.get(c), str) and r[c] and translate_reason(r[c]) == r[c]
+        }
+    assert not unknown, f"notes without a template ({fixture}):\n" + "\n".join(sorted(unknown))
+    # the report's rows keep their English notes (docs/report.md: the JSON is a contract)
     notes = [r["reason"] for rows in tables.values() if isinstance(rows, list) for r in rows
              if isinstance(r, dict) and r.get("reason")]  # fmt: skip
     assert notes and all(n.isascii() or "浣溪沙" in n for n in notes)
