@@ -219,3 +219,15 @@ def test_the_report_command_writes_csv_with_a_bom_unless_no_bom(
     assert with_bom == BOM.encode() + without
     rows = list(csv.DictReader(io.StringIO(with_bom.decode("utf-8-sig"))))
     assert rows and "task" in rows[0]
+
+
+@pytest.mark.slow
+def test_a_paper_layout_written_as_csv_starts_with_a_bom(
+    request: pytest.FixtureRequest, tmp_path
+) -> None:
+    study = _study(request, "tang")
+    args = ("report", study.slug, "--paper", "tang-ratings", "--format", "csv", "--n-boot", "0")
+    call_command(*args, "--out", str(tmp_path / "a.csv"), stderr=io.StringIO())
+    call_command(*args, "--out", str(tmp_path / "b.csv"), "--no-bom", stderr=io.StringIO())
+    with_bom, without = (tmp_path / "a.csv").read_bytes(), (tmp_path / "b.csv").read_bytes()
+    assert with_bom == BOM.encode() + without and without[:1] != BOM.encode()[:1]
