@@ -19,7 +19,7 @@ from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 
 from annotation.exports import BOM, export_rows, export_write, text_chunks
 from scoring.report.build import TABLES, Report
-from scoring.report.writers import json_text, table_csv_text, write_xlsx
+from scoring.report.writers import Naming, json_text, table_csv_text, write_xlsx
 
 REPORT_FORMATS = ("json", "csv", "xlsx")
 RESPONSE_FORMATS = ("csv", "jsonl", "xlsx")
@@ -31,9 +31,16 @@ def _attachment(response: HttpResponse | StreamingHttpResponse | FileResponse, n
 
 
 def report_download(
-    report: Report, fmt: str, table: str | None = None, *, bom: bool = True
+    report: Report,
+    fmt: str,
+    table: str | None = None,
+    *,
+    bom: bool = True,
+    naming: Naming | None = None,
 ) -> HttpResponse:
-    """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None)."""
+    """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None);
+    ``naming``: an XLSX for reading (sheets, headers and cells in the reader's language;
+    the file's name says so), else the report's ids."""
     stem = f"{report.study}-{table}" if table else f"{report.study}-report"
     if fmt == "json":
         data = report.as_json()
@@ -56,9 +63,9 @@ def report_download(
         _attachment(response, f"{stem}-csv.zip")
         return response
     buffer = io.BytesIO()
-    write_xlsx(report, buffer, [table] if table else TABLES)
+    write_xlsx(report, buffer, [table] if table else TABLES, naming=naming)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
-    _attachment(response, f"{stem}.xlsx")
+    _attachment(response, f"{stem}-named.xlsx" if naming else f"{stem}.xlsx")
     return response
 
 

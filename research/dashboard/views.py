@@ -15,7 +15,7 @@ from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
 from research.dashboard import charts, context, progress
 from research.dashboard.labels import Labels, explain_star
-from research.dashboard.tables import table_view
+from research.dashboard.tables import reader_naming, table_view
 from research.downloads import (
     REPORT_FORMATS,
     RESPONSE_FORMATS,
@@ -186,7 +186,9 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
         return rate_limited(exc)
     if state.current and state.stored is not None:
         bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
-        return report_download(state.stored.report, fmt, table, bom=bom)
+        # XLSX with ?names=1: for reading, named as on the page (else the report's ids)
+        named = reader_naming(Labels(study)) if request.GET.get("names") == "1" else None
+        return report_download(state.stored.report, fmt, table, bom=bom, naming=named)
     ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
     return render(request, "research/report_wait.html", ctx, status=202)
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -86,7 +87,36 @@ def write_json(report: Report, out: IO[str]) -> None:
     out.write(json_text(report.as_json()))
 
 
-def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -> None:
+@dataclass(frozen=True)
+class Naming:
+    """How a workbook for reading names things: each sheet (by table), each column
+    header, and each cell (column, value, row) — the dashboard's labels in the reader's
+    language. Without one, a file keeps the report's ids and English notes."""
+
+    sheet: Callable[[str], str]
+    header: Callable[[str], str]
+    cell: Callable[[str, Any, dict[str, Any]], Any]
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    """A valid, distinct sheet name (31 characters, none of []:*?/\\)."""
+    base = "".join(" " if ch in "[]:*?/\\" else ch for ch in name)[:31] or "sheet"
+    shown, k = base, 2
+    while shown in used:
+        shown, k = f"{base[:28]}~{k}", k + 1
+    used.add(shown)
+    return shown
+
+
+def write_xlsx(
+    report: Report,
+    out: IO[bytes],
+    tables: Iterable[str] = TABLES,
+    *,
+    naming: Naming | None = None,
+) -> None:
+    """The report as a workbook; ``naming``: sheets, headers and cells for reading (the
+    dashboard's labels) instead of the report's ids."""
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
@@ -104,13 +134,18 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
         about.append(xlsx_row(about, [name, version or ""]))
     for load in prov.get("loads", []):
         about.append(xlsx_row(about, ["load", load["filename"], load["sha256"], load["at"]]))
+    used = {"report"}
     for name in tables:
         rows = report.tables[name]
         cols = columns(name, rows, report.settings.by)
-        sheet = book.create_sheet(name[:31])
-        sheet.append(xlsx_row(sheet, cols))
+        sheet = book.create_sheet(_sheet_name(naming.sheet(name) if naming else name, used))
+        sheet.append(xlsx_row(sheet, [naming.header(c) for c in cols] if naming else cols))
         for row in rows:
-            sheet.append(xlsx_row(sheet, [_cell(row.get(c)) for c in cols]))
+            if naming is None:
+                sheet.append(xlsx_row(sheet, [_cell(row.get(c)) for c in cols]))
+            else:
+                cells = [_cell(naming.cell(c, row.get(c), row)) for c in cols]
+                sheet.append(xlsx_row(sheet, cells))
     book.save(out)
 
 

@@ -231,3 +231,32 @@ def test_a_paper_layout_written_as_csv_starts_with_a_bom(
     call_command(*args, "--out", str(tmp_path / "b.csv"), "--no-bom", stderr=io.StringIO())
     with_bom, without = (tmp_path / "a.csv").read_bytes(), (tmp_path / "b.csv").read_bytes()
     assert with_bom == BOM.encode() + without and without[:1] != BOM.encode()[:1]
+
+
+@pytest.mark.slow
+def test_a_workbook_for_reading_names_sheets_headers_and_cells_in_chinese(
+    request: pytest.FixtureRequest,
+) -> None:
+    from openpyxl import load_workbook
+
+    study = _study(request, "known")
+    client = _client(study)
+    client.get(f"/research/studies/{study.pk}/")  # the stored report (eager in tests)
+    base = f"/research/studies/{study.pk}/report.xlsx"
+    named = client.get(base, {"names": "1"})
+    assert named["Content-Disposition"].endswith('known-report-named.xlsx"')
+    book = load_workbook(io.BytesIO(named.content), read_only=True)
+    with translation.override("zh-hans"):
+        titles = {s.name: str(s.title) for s in SPECS}
+        header = translation.gettext("Rater set")
+        note = translate_reason("respondents with fewer than 5 keyed answers")
+    assert book.sheetnames == ["report", *(titles[t] for t in TABLES)]
+    accuracy = list(book[titles["accuracy"]].iter_rows(values_only=True))
+    assert header in accuracy[0] and "rater_set" not in accuracy[0]
+    sets = {row[accuracy[0].index(header)] for row in accuracy[1:]}
+    assert "组A" in sets and not any(str(s).startswith("group:") for s in sets)
+    abilities = list(book[titles["abilities"]].iter_rows(values_only=True))
+    assert any(note in row for row in abilities)
+    # without names=1: the report's ids, as the API gives them
+    plain = load_workbook(io.BytesIO(client.get(base).content), read_only=True)
+    assert plain.sheetnames == ["report", *TABLES]
