@@ -3,7 +3,9 @@
 Raw responses are streamed (CSV, JSONL) from ``annotation.exports`` in chunks, or
 written to a spooled temporary file (XLSX); report tables are small and written whole.
 Formats: report ``json`` (every table), ``csv`` (one table, or a zip of every table),
-``xlsx`` (one sheet per table, or the one asked for).
+``xlsx`` (one sheet per table, or the one asked for). Every CSV (a table, each table in
+the zip, the raw responses) starts with the UTF-8 byte order mark, for spreadsheets,
+unless ``bom`` is off (``?bom=0``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from annotation.exports import BOM, export_rows, export_write, text_chunks
 from scoring.report import paper
 from scoring.report.build import TABLES, Report
-from scoring.report.writers import json_text, table_csv_text, write_xlsx
+from scoring.report.writers import Naming, json_text, table_csv_text, write_xlsx
 
 REPORT_FORMATS = ("json", "csv", "xlsx")
 RESPONSE_FORMATS = ("csv", "jsonl", "xlsx")
@@ -29,8 +31,17 @@ def _attachment(response: HttpResponse | StreamingHttpResponse | FileResponse, n
     response["Content-Disposition"] = f'attachment; filename="{name}"'
 
 
-def report_download(report: Report, fmt: str, table: str | None = None) -> HttpResponse:
-    """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None)."""
+def report_download(
+    report: Report,
+    fmt: str,
+    table: str | None = None,
+    *,
+    bom: bool = True,
+    naming: Naming | None = None,
+) -> HttpResponse:
+    """``fmt`` and ``table`` must be valid (``REPORT_FORMATS``, ``TABLES`` or None);
+    ``naming``: an XLSX for reading (sheets, headers and cells in the reader's language;
+    the file's name says so), else the report's ids."""
     stem = f"{report.study}-{table}" if table else f"{report.study}-report"
     if fmt == "json":
         data = report.as_json()
@@ -39,24 +50,23 @@ def report_download(report: Report, fmt: str, table: str | None = None) -> HttpR
         _attachment(response, f"{stem}.json")
         return response
     if fmt == "csv" and table:
-        text = table_csv_text(table, report.tables[table], report.settings.by)
-        response = HttpResponse("\ufeff" + text, content_type="text/csv; charset=utf-8")
+        text = table_csv_text(table, report.tables[table], report.settings.by, bom=bom)
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         _attachment(response, f"{stem}.csv")
         return response
     if fmt == "csv":
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
             for name in TABLES:
-                zf.writestr(
-                    f"{name}.csv", table_csv_text(name, report.tables[name], report.settings.by)
-                )
+                text = table_csv_text(name, report.tables[name], report.settings.by, bom=bom)
+                zf.writestr(f"{name}.csv", text)
         response = HttpResponse(buffer.getvalue(), content_type="application/zip")
         _attachment(response, f"{stem}-csv.zip")
         return response
     buffer = io.BytesIO()
-    write_xlsx(report, buffer, [table] if table else TABLES)
+    write_xlsx(report, buffer, [table] if table else TABLES, naming=naming)
     response = HttpResponse(buffer.getvalue(), content_type=XLSX)
-    _attachment(response, f"{stem}.xlsx")
+    _attachment(response, f"{stem}-named.xlsx" if naming else f"{stem}.xlsx")
     return response
 
 

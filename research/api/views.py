@@ -269,6 +269,9 @@ class ReportExport(APIView):
         parameters=[
             OpenApiParameter("file", str, enum=list(REPORT_FORMATS), description="default json"),
             OpenApiParameter("table", str, enum=list(TABLES), description="one table only"),
+            OpenApiParameter(
+                "bom", str, enum=["0", "1"], description="CSV: UTF-8 byte order mark (default 1)"
+            ),
             *SETTING_PARAMETERS,
         ],
     )
@@ -279,7 +282,9 @@ class ReportExport(APIView):
         fmt = _choice(request, "file", REPORT_FORMATS, "json")
         table = _choice(request, "table", TABLES, None)
         found = stored_report(request, study)
-        return found if isinstance(found, Response) else report_download(found, fmt, table)
+        if isinstance(found, Response):
+            return found
+        return report_download(found, fmt, table, bom=request.GET.get("bom") != "0")
 
 
 class PaperExport(APIView):

@@ -56,7 +56,7 @@ def flagged_items(study: Study, tables: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-NAMED = ("task", "field", "rater_set", "set_b")  # codes shown by their reader-facing names
+NAMED = ("task", "field", "rater_set", "set_b", "reason", "subset")  # shown in words
 
 
 def _named(

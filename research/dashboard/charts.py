@@ -7,6 +7,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from research.charts import Interval, Series, forest, grouped_bars, heatmap
+from research.dashboard.labels import Labels
 from scoring.report.build import Report
 from studies.kinds import ALL_PARTS, KINDS
 from studies.models import Study
@@ -32,7 +33,7 @@ def set_label(name: str, groups: dict[str, str]) -> str:
         return _("all people")
     if name == "models":
         return _("all models")
-    return name.split(":", 1)[1] if name.startswith("model:") else name
+    return Labels.model(name) if name.startswith("model:") else name
 
 
 def accuracy_chart(report: Report, study: Study) -> str | None:
@@ -127,7 +128,7 @@ def rules_chart(report: Report, study: Study, rule: str) -> str | None:
         )
         for r in rows
     ]
-    title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": rule}
+    title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": Labels.rule(rule)}
     x_label = _("mean rating difference, passing − failing (n passing / n failing)")
     return forest(items, title=title, x_label=x_label)
 
@@ -141,10 +142,10 @@ def cipai_chart(report: Report, metric: str) -> str | None:
     if not rows:
         return None
     forms = sorted({r["form"] for r in rows})
-    sources = sorted({r["source"] for r in rows})
-    values = {(r["form"], r["source"]): r["mean"] for r in rows}
-    counts = {(r["form"], r["source"]): r["n"] for r in rows}
-    title = _("Mean rule score per form and source: %(metric)s") % {"metric": metric}
+    sources = sorted({_source(r["source"]) for r in rows})
+    values = {(r["form"], _source(r["source"])): r["mean"] for r in rows}
+    counts = {(r["form"], _source(r["source"])): r["n"] for r in rows}
+    title = _("Mean rule score per form and source: %(metric)s") % {"metric": Labels.rule(metric)}
     return heatmap(forms, sources, values, title=title, counts=counts)
 
 
@@ -158,13 +159,23 @@ def published_chart(study: Study) -> str | None:
     ]  # e.g. FuxiBench's structural accuracy per cipai, "CiG:浣溪沙"
     if len(rows) < 2:
         return None
-    models = list(dict.fromkeys(a.model + (f"@{a.run}" if a.run else "") for a in rows))
+    models = list(dict.fromkeys(_published_model(a) for a in rows))
     forms = sorted({a.task.split(":", 1)[1] for a in rows})
-    values = {
-        (a.task.split(":", 1)[1], a.model + (f"@{a.run}" if a.run else "")): a.value for a in rows
-    }
+    values = {(a.task.split(":", 1)[1], _published_model(a)): a.value for a in rows}
     metrics = sorted({a.metric for a in rows})
     title = _("Published results per form (%(metric)s), not computed here") % {
         "metric": ", ".join(metrics)
     }
     return heatmap(forms, models, values, title=title)
+
+
+def _source(value: object) -> str:
+    """A poem source as every table names it (a model by ``Labels.model``)."""
+    text = str(value)
+    return Labels.model(text) if text.startswith("model:") else text
+
+
+def _published_model(agg: object) -> str:
+    """A published figure's model and run, named as a rater set's model is."""
+    model, run = getattr(agg, "model", ""), getattr(agg, "run", "")
+    return Labels.model(f"{model}@{run}" if run else model)

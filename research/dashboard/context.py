@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from research.dashboard import paper
-from research.dashboard.labels import Labels
+from research.dashboard.labels import Labels, setting_label
 from research.dashboard.pivot import agreement_pivot
 from research.dashboard.tables import table_view, task_filter
 from scoring.report import BY_KEYS, SettingsError, settings_from
@@ -96,6 +96,7 @@ def paper_context(
     metrics = paper.rule_rate_metrics(t["rule_rates"])
     metric = _pick(query.get("rate_metric"), metrics)
     out["rate_metrics"], out["rate_metric"] = metrics, metric
+    out["rate_metric_options"] = [(m, Labels.rule(m)) for m in metrics]
     out["rule_rates_svg"] = _svg(paper.rule_rates_chart(t["rule_rates"], metric))
     heat_rows = t["rule_rates"]
     if metric and "form" not in by and rule_rates_by_form is not None:
@@ -117,6 +118,7 @@ def paper_context(
     measures = paper.form_length_measures(t["form_length"])
     measure = _pick(query.get("length_measure"), measures)
     out["length_measures"], out["length_measure"] = measures, measure
+    out["length_measure_options"] = [(m, paper.measure_name(m)) for m in measures]
     out["form_length_svg"] = _svg(paper.form_length_chart(t["form_length"], measure))
     return out
 
@@ -124,8 +126,8 @@ def paper_context(
 def settings_choices(study: Study) -> dict[str, Any]:
     return {
         "by_keys": [(k, _label_of_key(k)) for k in BY_KEYS],
-        "ratings_ci_choices": RATINGS_CI,
-        "cluster_choices": CLUSTERS,
+        "ratings_ci_choices": [(c, setting_label(c)) for c in RATINGS_CI],
+        "cluster_choices": [(c, setting_label(c)) for c in CLUSTERS],
         "task_choices": list(study.tasks.order_by("position", "slug").values_list("slug", "title")),
     }
 

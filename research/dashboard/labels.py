@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from research.dashboard.reasons import translate_reason
 from studies.kinds import ALL_PARTS
 from studies.models import Study
 
@@ -56,6 +57,32 @@ LEVELS = {
     "ordinal": gettext_lazy("ordinal"),
     "interval": gettext_lazy("interval"),
     "ratio": gettext_lazy("ratio"),
+}
+#: Rule metrics by the name the rule raters write (scoring/prosody/api.py ``CI_METRICS``,
+#: ``SHI_METRICS``, ``COUPLET_METRICS``; docs/prosody.md defines each).
+RULE_METRICS = {
+    "structural": gettext_lazy("structure"),
+    "tonal": gettext_lazy("tones"),
+    "rhyme": gettext_lazy("rhyme"),
+    "rhyme_lenient": gettext_lazy("rhyme (lenient)"),
+    "structural_fuxi": gettext_lazy("structure (FuxiBench)"),
+    "structural_standard": gettext_lazy("structure (standard form)"),
+    "tonal_standard": gettext_lazy("tones (standard form)"),
+    "structural_variant": gettext_lazy("structure (variant forms)"),
+    "tonal_variant": gettext_lazy("tones (variant forms)"),
+    "pattern": gettext_lazy("tone pattern"),
+    "pattern_licensed": gettext_lazy("tone pattern (licensed variants)"),
+    "faults": gettext_lazy("metrical faults"),
+    "length": gettext_lazy("length"),
+    "tone_opposition": gettext_lazy("tone opposition"),
+    "ending": gettext_lazy("line endings"),
+    "pos_parallelism_heuristic": gettext_lazy("parallelism of word classes (heuristic)"),
+}
+#: Rule families (scoring/prosody/families.py) by name, as a rule rater names them.
+RULE_FAMILIES = {
+    "classical": gettext_lazy("classical tones"),
+    "modern": gettext_lazy("modern tones"),
+    "ccv": gettext_lazy("CCiV's definitions"),
 }
 #: Column headers of every table the dashboard shows (unlisted columns keep their name).
 COLUMNS = {
@@ -190,7 +217,41 @@ VALUES = {
     ),
     "item-cluster bootstrap (percentile)": gettext_lazy("item-cluster bootstrap (percentile)"),
     "normal over ratings (mean ± z·SE)": gettext_lazy("normal over ratings (mean ± z·SE)"),
+    "item bootstrap of the mean over pairs (percentile)": gettext_lazy(
+        "item bootstrap of the mean over pairs (percentile)"
+    ),
+    "paired item × person bootstrap (percentile)": gettext_lazy(
+        "paired item × person bootstrap (percentile)"
+    ),
+    "t over answers": gettext_lazy("t over answers"),
+    "t over paired differences": gettext_lazy("t over paired differences"),
+    "Welch's t": gettext_lazy("Welch's t"),
+    "McNemar exact": gettext_lazy("McNemar exact"),
+    "bootstrap Wald": gettext_lazy("bootstrap Wald"),
+    "every table": gettext_lazy("every table"),
+    "person+item-clustered Wilson (CGM)": gettext_lazy("person+item-clustered Wilson (CGM)"),
+    "person+item-clustered t (CGM)": gettext_lazy("person+item-clustered t (CGM)"),
+    "person-clustered Wilson (CGM)": gettext_lazy("person-clustered Wilson (CGM)"),
+    "person-clustered t (CGM)": gettext_lazy("person-clustered t (CGM)"),
+    "item-clustered Wilson (CGM)": gettext_lazy("item-clustered Wilson (CGM)"),
+    "item-clustered t (CGM)": gettext_lazy("item-clustered t (CGM)"),
+    "one-way random, single rater": gettext_lazy("one-way random, single rater"),
+    "two-way random, absolute agreement, single rater": gettext_lazy(
+        "two-way random, absolute agreement, single rater"
+    ),
+    "two-way mixed, consistency, single rater": gettext_lazy(
+        "two-way mixed, consistency, single rater"
+    ),
+    "one-way random, mean of k raters": gettext_lazy("one-way random, mean of k raters"),
+    "two-way random, absolute agreement, mean of k raters": gettext_lazy(
+        "two-way random, absolute agreement, mean of k raters"
+    ),
+    "two-way mixed, consistency, mean of k raters": gettext_lazy(
+        "two-way mixed, consistency, mean of k raters"
+    ),
 }
+#: Columns holding a note the report writes in English (shown through ``reasons``).
+NOTE_COLUMNS = ("reason", "controlled_reason", "computed_as", "subset", "why")
 
 
 class Labels:
@@ -221,7 +282,11 @@ class Labels:
             return ""
         if field in FIELDS:
             return str(FIELDS[field])
-        return self.fields.get((task, field), str(field))
+        if (task, field) in self.fields:
+            return self.fields[(task, field)]
+        if field in RULE_METRICS:  # the rule tables' field is the rule metric
+            return str(RULE_METRICS[field])
+        return str(field)
 
     def rater_set(self, name: Any) -> str:
         """``group:A`` → the group's name; ``humans`` → all people; ``model:x@run`` → x
@@ -244,13 +309,37 @@ class Labels:
         if kind == "group":
             return self.groups.get(rest) or rest
         if kind == "model":
-            model, _at, run = rest.partition("@")
-            return f"{model} ({run})" if run else model
+            return self.model(rest)
         if kind == "rule":
-            return _("rule %(name)s") % {"name": rest}
+            return self.rule(rest)
         return text
 
-    def metric(self, name: Any, weights: Any = None) -> str:
+    @staticmethod
+    def model(name: Any) -> str:
+        """A model as every table and chart names it: ``x`` or ``x@run`` (a rater set's
+        ``model:x@run``, a published figure's model and run) → ``x (run)``."""
+        text = str(name or "")
+        text = text.removeprefix("model:")
+        model, _at, run = text.partition("@")
+        return f"{model} ({run})" if run else model
+
+    @staticmethod
+    def rule(name: Any) -> str:
+        """A rule rater (``prosody:classical``, ``ccv``), or one of its metrics with or
+        without a version (``prosody:classical/structural_fuxi``,
+        ``prosody:classical/prosody-1.3/rhyme``; ``rule:`` in front or not) in words:
+        结构(标准) · 古典声调."""
+        text = str(name or "").removeprefix("rule:")
+        parts = text.split("/")
+        rater, metric = parts[0], parts[-1] if len(parts) > 1 else ""
+        family = rater.removeprefix("prosody:")
+        shown = str(RULE_FAMILIES.get(family, rater))
+        if not metric:
+            return shown
+        return f"{RULE_METRICS.get(metric, metric)} · {shown}"
+
+    @staticmethod
+    def metric(name: Any, weights: Any = None) -> str:
         text = str(METRICS.get(name, name)) if name else ""
         if weights and weights != "none" and weights in WEIGHTS:
             text += f" ({WEIGHTS[weights]})"
@@ -268,6 +357,10 @@ class Labels:
             return self.rater_set(value)
         if column == "metric":
             return self.metric(value, row.get("weights"))
+        if column in NOTE_COLUMNS:
+            return translate_reason(value, self.rater_set)
+        if column in ("rule", "measure", "rate_metric"):
+            return self.rule(value) if isinstance(value, str) and value else value
         if column in ("level",):
             return str(LEVELS.get(value, value))
         if column in ("source", "condition", "form", "category", "generator") and value == "*":
@@ -277,6 +370,27 @@ class Labels:
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         return value
+
+
+#: The report settings' choices (scoring/report/settings.py ``RATINGS_CI``, ``CLUSTERS``).
+SETTING_VALUES = {
+    "crossed": gettext_lazy("people and items crossed"),
+    "t": gettext_lazy("t over item means"),
+    "bootstrap": gettext_lazy("item bootstrap"),
+    "normal": gettext_lazy("normal over ratings"),
+    "person+item": gettext_lazy("people and items"),
+    "person+prompt": gettext_lazy("people and prompts"),
+    "person": gettext_lazy("people"),
+    "item": gettext_lazy("items"),
+    "prompt": gettext_lazy("prompts"),
+    "none": gettext_lazy("none (answers independent)"),
+}
+
+
+def setting_label(value: str) -> str:
+    """A report setting's choice in words, with its value (what the CLI and API take)."""
+    name = SETTING_VALUES.get(value)
+    return f"{name} ({value})" if name is not None else value
 
 
 def column_label(name: str) -> str:

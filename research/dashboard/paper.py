@@ -84,9 +84,9 @@ def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[st
         shown = condition if condition not in (None, "") else _("no condition")
         title = (
             _("%(metric)s per form and source, condition %(condition)s")
-            % {"metric": metric, "condition": shown}
+            % {"metric": Labels.rule(metric), "condition": shown}
             if condition not in (None, "")
-            else _("%(metric)s per form and source") % {"metric": metric}
+            else _("%(metric)s per form and source") % {"metric": Labels.rule(metric)}
         )
         svg = heatmap(
             forms,
@@ -101,7 +101,10 @@ def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[st
 
 
 def _source(value: Any) -> str:
-    return str(value) if value not in (None, "") else _("unknown")
+    if value in (None, ""):
+        return _("unknown")
+    text = str(value)
+    return Labels.model(text) if text.startswith("model:") else text
 
 
 def _metric_key(row: dict[str, Any]) -> str:
@@ -132,7 +135,7 @@ def rule_rates_chart(rows: Rows, metric: str) -> str | None:
     ]
     return forest(
         items,
-        title=_("%(metric)s per source and condition") % {"metric": metric},
+        title=_("%(metric)s per source and condition") % {"metric": Labels.rule(metric)},
         x_label=_("rate (Wilson CI) or mean (bootstrap CI)"),
         low=0.0,
         high=1.0,
@@ -190,7 +193,7 @@ def echo_chart(rows: Rows, labels: Labels) -> str | None:
         return None
     items = [
         Interval(
-            f"{labels.field(r['task'], r['field'])} · {r['rule']} · {labels.value('poems', r['poems'], r)}",
+            f"{labels.field(r['task'], r['field'])} · {Labels.rule(r['rule'])} · {labels.value('poems', r['poems'], r)}",
             r.get("difference"),
             r.get("ci_low") if r.get("estimable") else None,
             r.get("ci_high") if r.get("estimable") else None,
@@ -247,8 +250,8 @@ def form_length_chart(rows: Rows, measure: str) -> str | None:
     if not points:
         return None
     rho = next((r for r in part if r.get("statistic") == "spearman"), None)
-    title = measure
-    if rho and rho.get("value") is not None:
+    title = measure_name(measure)
+    if rho and rho.get("value") is not None and math.isfinite(rho["value"]):
         p = rho.get("p_value")
         title += f" · ρ = {rho['value']:.2f}" + (f", p = {p:.3g}" if p is not None else "")
         title += f" (n={rho.get('n')})"
@@ -307,3 +310,9 @@ def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list
         )
         out.append((name, svg))
     return out
+
+
+def measure_name(measure: str) -> str:
+    """A form-length measure in words: a rule metric (``rater/version/metric``) or a
+    coefficient (``accuracy``)."""
+    return Labels.rule(measure) if "/" in measure else Labels.metric(measure)

@@ -58,7 +58,7 @@ def agreement_pivot(rows: Rows, labels: Labels, chosen: str = "") -> Pivot | Non
             value=number(value),
             ci=interval(r),
             n=f"{r.get('n_units', '')}/{r.get('n_raters', '')}",
-            reason=r.get("reason") or "" if value is None else "",
+            reason=str(labels.value("reason", r.get("reason"), r) or "") if value is None else "",
         )
     columns = []
     for metric, weights, level in keys:

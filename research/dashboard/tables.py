@@ -14,6 +14,7 @@ from django.http import QueryDict
 
 from research.dashboard.labels import Labels, column_label
 from scoring.report.registry import SPECS
+from scoring.report.writers import Naming
 
 Rows = list[dict[str, Any]]
 PAGE_SIZE = 50
@@ -138,3 +139,18 @@ def _page_query(query: QueryDict, param: str, number: int) -> str:
     copy = query.copy()
     copy[param] = str(number)
     return "?" + copy.urlencode()
+
+
+TITLES = {spec.name: spec.title for spec in SPECS}
+
+
+def reader_naming(labels: Labels) -> Naming:
+    """A workbook for reading: sheets by title, headers and cells named as the dashboard
+    names them (in the active language); numbers stay numbers."""
+
+    def cell(col: str, value: Any, row: dict[str, Any]) -> Any:
+        if col in SET_COLUMNS and isinstance(value, str):
+            return labels.rater_set(value)
+        return labels.value(col, value, row)
+
+    return Naming(sheet=lambda name: str(TITLES.get(name) or name), header=column_label, cell=cell)

@@ -17,7 +17,7 @@ from research.access import study_for, visible_studies
 from research.dashboard import charts, context, progress
 from research.dashboard.labels import Labels, explain_star
 from research.dashboard.layouts import paper_links
-from research.dashboard.tables import table_view
+from research.dashboard.tables import reader_naming, table_view
 from research.downloads import (
     REPORT_FORMATS,
     RESPONSE_FORMATS,
@@ -29,6 +29,7 @@ from research.recruit import recruit_links
 from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
 from scoring.report import paper as layouts
+from scoring.report.registry import SPECS
 from scoring.rules import default_tone_system, unscored_poem_count
 from studies.models import Study
 
@@ -85,7 +86,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "funnel": progress.funnel(study),
         "answers": progress.task_progress_cached(study, state.fingerprint),
         "published_svg": _safe(charts.published_chart(study)),
-        "aggregates": AggregateResult.objects.filter(study=study).order_by("task", "model"),
+        "aggregates": published_results(study),
         "report_formats": REPORT_FORMATS,
         "response_formats": RESPONSE_FORMATS,
         "recruit": recruit_links(request, study),
@@ -106,6 +107,14 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
 REFRESH_SECONDS = 5
 
 
+def published_results(study: Study) -> list[AggregateResult]:
+    """The study's published figures, each with its metric named (``metric_name``)."""
+    rows = list(AggregateResult.objects.filter(study=study).order_by("task", "model"))
+    for a in rows:
+        a.metric_name = Labels.metric(a.metric)  # type: ignore[attr-defined]
+    return rows
+
+
 def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> dict[str, Any]:
     """What the page shows of a stored report: tables, views and charts (no computing)."""
     report = stored.report
@@ -120,6 +129,13 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
     return {
         "report": report,
         "tables": tables,
+        "exclusions": [
+            {**e, "reason": labels.value("reason", e["reason"], e)} for e in tables["exclusions"]
+        ],
+        # the downloads named by what each table holds (its file keeps the table's id)
+        "download_tables": [
+            (s.name, s.title or s.name, len(tables.get(s.name) or [])) for s in SPECS
+        ],
         **context.agreement_context(report, query, labels),
         "views": {
             name: table_view(name, tables[name], labels, query, by=report.settings.by)
@@ -139,8 +155,10 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
         "rules_svg": _safe(charts.rules_chart(report, study, rule)) if rule else None,
         "cipai_svg": _safe(charts.cipai_chart(report, metric)) if metric else None,
         "rules": rules,
+        "rule_options": [(r, Labels.rule(r)) for r in rules],
         "rule": rule,
         "metrics": metrics,
+        "metric_options": [(m, Labels.rule(m)) for m in metrics],
         "metric": metric,
     }
 
@@ -172,7 +190,10 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
     except ReportRateLimited as exc:
         return rate_limited(exc)
     if state.current and state.stored is not None:
-        return report_download(state.stored.report, fmt, table)
+        bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
+        # XLSX with ?names=1: for reading, named as on the page (else the report's ids)
+        named = reader_naming(Labels(study)) if request.GET.get("names") == "1" else None
+        return report_download(state.stored.report, fmt, table, bom=bom, naming=named)
     ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
     return render(request, "research/report_wait.html", ctx, status=202)
 

@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
 from scoring.report import (
     abilities,
     agreement,
@@ -49,12 +52,14 @@ class TableSpec:
     ``provenance["by"]`` lists which tables were split by what). ``data_only``: the rows depend on the data (the tasks and
     ``by``) and on no other setting, so a cached copy serves any confidence, resamples,
     threshold… ``paper``: one of the tables the papers publish (the dashboard's paper
-    panels, in this order).
+    panels, in this order). ``title``: what the table holds, in the reader's language
+    (the dashboard's downloads are named by it).
     """
 
     name: str
     build: Callable[[Context], Rows]
     columns: tuple[str, ...]
+    title: Promise | str = ""
     shown: tuple[str, ...] | None = None
     native: tuple[str, ...] = ()
     accepts: tuple[str, ...] = BY_KEYS
@@ -109,12 +114,14 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "exclusions",
         _exclusions,
+        title=gettext_lazy("Exclusions"),
         columns=_names("reason basis n_participants n_responses applies_to"),
         accepts=(),
     ),
     TableSpec(
         "plan_deviations",
         _plan_deviations,
+        title=gettext_lazy("Departures from the frozen plan"),
         columns=_names(
             "setting planned actual first_seen_after first_seen_at plan_sha256 frozen_at frozen_after"
         ),
@@ -124,6 +131,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "accuracy",
         t.accuracy,
+        title=gettext_lazy("Accuracy"),
         columns=_names(
             "task field rater_set n_raters n_responses value ci_low ci_high ci_method design_effect icc_person icc_item successes"
         ),
@@ -134,6 +142,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "model_vs_groups",
         t.model_vs_groups,
+        title=gettext_lazy("Models against each group"),
         columns=_names(
             "task field model model_value model_ci_low model_ci_high group group_value group_ci_low group_ci_high n_members percentile ci_method design_effect icc_person icc_item"
         ),
@@ -144,6 +153,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "comparisons",
         t.comparisons,
+        title=gettext_lazy("Comparisons between rater sets"),
         columns=tuple(comparisons.COLUMNS),
         shown=_names(
             "kind task field summary a b n_items value_a value_b diff ci cohens_h test p_value p_holm p_bh rank best_set reason"
@@ -152,17 +162,20 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "agreement",
         t.agreement,
+        title=gettext_lazy("Agreement"),
         columns=tuple(agreement.COLUMNS),
     ),
     TableSpec(
         "correlation",
         t.correlation,
+        title=gettext_lazy("Correlation"),
         columns=_names("task field a b pearson spearman kendall mean_diff n pearson_p"),
         shown=_names("task field a b pearson spearman kendall mean_diff n"),
     ),
     TableSpec(
         "rule_vs_rating",
         t.rule_vs_rating,
+        title=gettext_lazy("Rules vs ratings"),
         columns=_names(
             "task field rule rater_set n_pass n_fail mean_pass mean_fail diff ci_low ci_high threshold ci_method reason"
         ),
@@ -171,6 +184,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "rule_scores",
         t.rule_scores,
+        title=gettext_lazy("Rule scores per form"),
         columns=_names("rule field form source n mean"),
         shown=_names("rule field form source n mean"),
         native=_names("form source"),
@@ -178,12 +192,14 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "aggregates",
         _aggregates,
+        title=gettext_lazy("Published results"),
         columns=_names("model task metric value n run source"),
         accepts=(),
     ),
     TableSpec(
         "ratings",
         t.ratings,
+        title=gettext_lazy("Mean ratings"),
         columns=_names(
             "task field rater_set n_items n_raters n_ratings mean sd ci_low ci_high ci_method design_effect icc_person icc_item"
         ),
@@ -195,6 +211,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "rule_rates",
         t.rule_rates,
+        title=gettext_lazy("Rule rates per source and condition"),
         columns=_names(
             "rule version field source condition n kind value ci_low ci_high ci_method design_effect icc_person icc_item successes"
         ),
@@ -207,6 +224,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "samples",
         _samples,
+        title=gettext_lazy("Repeated samples of a model"),
         columns=tuple(samples.COLUMNS),
         shown=_names(
             "rule field model condition summary sample n n_samples mean sd range kendall_w spearman_mean"
@@ -218,6 +236,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "validation",
         t.validation,
+        title=gettext_lazy("Judges against a reference"),
         columns=_names(
             "scope task left_out field judge reference generator positive average metric value ci_low ci_high ci_method n n_items"
         ),
@@ -232,18 +251,21 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "classes",
         _classes,
+        title=gettext_lazy("Precision and recall per class"),
         columns=tuple(classes.COLUMNS),
         shown=_names("task field rater_set summary label support predicted precision recall f1"),
     ),
     TableSpec(
         "confusion",
         _confusion,
+        title=gettext_lazy("Confusion matrices"),
         columns=tuple(classes.CONFUSION_COLUMNS),
         shown=_names("task field rater_set key_label chosen_label n"),
     ),
     TableSpec(
         "pairwise",
         t.pairwise,
+        title=gettext_lazy("Pairwise agreement"),
         columns=_names(
             "task field set_a set_b summary rater_a rater_b metric weights value ci_low ci_high ci_method n n_pairs min max reason"
         ),
@@ -255,6 +277,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "echo_chamber",
         t.echo_chamber,
+        title=gettext_lazy("Echo chamber"),
         columns=_names(
             "task field rule threshold poems judges people n_pass n_fail judges_pass judges_fail judges_gap judges_ci_low judges_ci_high people_pass people_fail people_gap people_ci_low people_ci_high difference ci_low ci_high ci_method estimable reason"
         ),
@@ -269,6 +292,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "self_preference",
         t.self_preference,
+        title=gettext_lazy("Self-preference"),
         columns=_names(
             "task field judge model n_own n_other mean_own mean_other diff ci_low ci_high ci_method reason others_diff controlled_diff controlled_ci_low controlled_ci_high n_controlled controlled_reason"
         ),
@@ -283,6 +307,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "form_length",
         t.form_length,
+        title=gettext_lazy("Rate against the form's length"),
         columns=_names(
             "measure version rater_set source condition form length statistic value ci_low ci_high ci_method n p_value reason"
         ),
@@ -295,6 +320,7 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "published_vs_computed",
         t.published_vs_computed,
+        title=gettext_lazy("Published beside computed"),
         columns=_names(
             "model task metric run published n_published computed n ci_low ci_high ci_method difference computed_as match reason"
         ),
@@ -307,22 +333,26 @@ SPECS: tuple[TableSpec, ...] = (
     TableSpec(
         "icc",
         t.icc,
+        title=gettext_lazy("Intraclass correlation"),
         columns=tuple(icc.COLUMNS),
     ),
     TableSpec(
         "bws",
         t.bws,
+        title=gettext_lazy("Best–worst rankings"),
         columns=tuple(bws.COLUMNS),
     ),
     TableSpec(
         "item_analysis",
         t.item_analysis,
+        title=gettext_lazy("Item quality"),
         columns=tuple(items.COLUMNS),
         data_only=True,
     ),
     TableSpec(
         "abilities",
         t.abilities,
+        title=gettext_lazy("People and models on one ability scale"),
         columns=tuple(abilities.COLUMNS),
         data_only=True,
     ),

@@ -2,7 +2,9 @@
 
 CSV and XLSX columns are the union of the table's row keys in first-seen order; an empty
 table still gets its header row when its columns are known. Missing values (None, NaN)
-are empty cells. Text is never a formula (``annotation.spreadsheet``): a CSV text cell
+are empty cells. A CSV starts with the UTF-8 byte order mark by default, so Excel reads
+it as UTF-8 (Chinese text is not mojibake on a Chinese Windows); ``bom=False`` leaves it
+out (for tools that read the mark as part of the first column's name). Text is never a formula (``annotation.spreadsheet``): a CSV text cell
 starting with ``=``, ``+``, ``-``, ``@`` gets a leading apostrophe; XLSX text is a string.
 """
 
@@ -11,10 +13,12 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from annotation.exports import BOM
 from annotation.spreadsheet import CsvWriter, csv_cell, xlsx_row
 from scoring.report.build import TABLES, Report
 from scoring.report.registry import BY_NAME, SPECS
@@ -55,8 +59,13 @@ def table_csv(name: str, rows: list[dict[str, Any]], out: IO[str], by: Iterable[
         writer.writerow([csv_cell(_cell(row.get(c))) for c in cols])
 
 
-def table_csv_text(name: str, rows: list[dict[str, Any]], by: Iterable[str] = ()) -> str:
+def table_csv_text(
+    name: str, rows: list[dict[str, Any]], by: Iterable[str] = (), *, bom: bool = False
+) -> str:
+    """One table as CSV text; ``bom``: with the byte order mark first."""
     buffer = io.StringIO()
+    if bom:
+        buffer.write(BOM)
     table_csv(name, rows, buffer, by)
     return buffer.getvalue()
 
@@ -80,7 +89,36 @@ def write_json(report: Report, out: IO[str]) -> None:
     out.write(json_text(report.as_json()))
 
 
-def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -> None:
+@dataclass(frozen=True)
+class Naming:
+    """How a workbook for reading names things: each sheet (by table), each column
+    header, and each cell (column, value, row) — the dashboard's labels in the reader's
+    language. Without one, a file keeps the report's ids and English notes."""
+
+    sheet: Callable[[str], str]
+    header: Callable[[str], str]
+    cell: Callable[[str, Any, dict[str, Any]], Any]
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    """A valid, distinct sheet name (31 characters, none of []:*?/\\)."""
+    base = "".join(" " if ch in "[]:*?/\\" else ch for ch in name)[:31] or "sheet"
+    shown, k = base, 2
+    while shown in used:
+        shown, k = f"{base[:28]}~{k}", k + 1
+    used.add(shown)
+    return shown
+
+
+def write_xlsx(
+    report: Report,
+    out: IO[bytes],
+    tables: Iterable[str] = TABLES,
+    *,
+    naming: Naming | None = None,
+) -> None:
+    """The report as a workbook; ``naming``: sheets, headers and cells for reading (the
+    dashboard's labels) instead of the report's ids."""
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
@@ -98,18 +136,24 @@ def write_xlsx(report: Report, out: IO[bytes], tables: Iterable[str] = TABLES) -
         about.append(xlsx_row(about, [name, version or ""]))
     for load in prov.get("loads", []):
         about.append(xlsx_row(about, ["load", load["filename"], load["sha256"], load["at"]]))
+    used = {"report"}
     for name in tables:
         rows = report.tables[name]
         cols = columns(name, rows, report.settings.by)
-        sheet = book.create_sheet(name[:31])
-        sheet.append(xlsx_row(sheet, cols))
+        sheet = book.create_sheet(_sheet_name(naming.sheet(name) if naming else name, used))
+        sheet.append(xlsx_row(sheet, [naming.header(c) for c in cols] if naming else cols))
         for row in rows:
-            sheet.append(xlsx_row(sheet, [_cell(row.get(c)) for c in cols]))
+            if naming is None:
+                sheet.append(xlsx_row(sheet, [_cell(row.get(c)) for c in cols]))
+            else:
+                cells = [_cell(naming.cell(c, row.get(c), row)) for c in cols]
+                sheet.append(xlsx_row(sheet, cells))
     book.save(out)
 
 
-def write(report: Report, fmt: str, path: Path) -> list[Path]:
-    """Write ``report`` as ``fmt`` at ``path``; CSV: ``path`` is a directory of tables."""
+def write(report: Report, fmt: str, path: Path, *, bom: bool = True) -> list[Path]:
+    """Write ``report`` as ``fmt`` at ``path``; CSV: ``path`` is a directory of tables,
+    each starting with the byte order mark unless ``bom`` is off."""
     if fmt == "json":
         with path.open("w", encoding="utf-8") as fh:
             write_json(report, fh)
@@ -123,7 +167,7 @@ def write(report: Report, fmt: str, path: Path) -> list[Path]:
         written = []
         for name in TABLES:
             target = path / f"{name}.csv"
-            with target.open("w", encoding="utf-8", newline="") as fh:
+            with target.open("w", encoding="utf-8-sig" if bom else "utf-8", newline="") as fh:
                 table_csv(name, report.tables[name], fh, report.settings.by)
             written.append(target)
         return written

@@ -18,6 +18,7 @@ from annotation.models import Participant, Response
 from studies.models import Item
 from tests.browser.conftest import PASSWORD
 from tests.present import present
+from tests.report.visible_text import english_sentences, visible_text
 
 pytestmark = [
     pytest.mark.browser,
@@ -58,6 +59,10 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     # The dashboard: progress per group, every chart drawn inline (no CDN), tables.
     shoot(page, "research-2-dashboard")
     axe.check(page, "the demo study's dashboard")
+    # In zh-Hans no English sentence is left on the page as the browser holds it (every
+    # text node and tooltip, closed details too; names, ids and numbers aside).
+    left = english_sentences(visible_text(page.content()))
+    assert not left, "English left on the zh-Hans dashboard:\n" + "\n".join(left)
     finished = page.locator("#progress table").first.locator("tbody tr td:nth-child(4)")
     assert sum(int(t) for t in finished.all_inner_texts()) == 6
     assert page.locator("#accuracy svg").count() == 1
@@ -71,8 +76,10 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
 
     # Another rule for the rules-vs-ratings chart: the page redraws it, keeping the metric.
     select = page.locator("#rules select[name=rule]")
-    options = select.locator("option").all_inner_texts()
+    options = select.locator("option").evaluate_all("os => os.map(o => o.value)")
     assert len(options) >= 2
+    shown = select.locator("option").all_inner_texts()  # the rule metrics in words
+    assert not any(text.startswith("rule:") for text in shown)
     metric = page.locator("#forms select[name=metric]").input_value()
     select.select_option(options[-1])
     with page.expect_navigation():
@@ -149,6 +156,8 @@ def test_the_papers_tables_as_a_researcher_reads_them(
     assert page.locator("#pairwise figure.chart-box svg").count() >= 1  # κ of expert pairs
     axe.check(page, "the dashboard of the Tang worked study")
     shoot(page, "research-5-paper-tang")
+    left = english_sentences(visible_text(page.content()))
+    assert not left, "English left on the Tang study's zh-Hans dashboard:\n" + "\n".join(left)
 
     # A chart as SVG and as PNG, made in the browser.
     figure = page.locator("#echo_chamber figure.chart-box")
@@ -188,6 +197,8 @@ def test_the_papers_tables_as_a_researcher_reads_them(
     assert page.locator("#rule_rates figure.chart-box svg").count() >= 3  # forest + 2 heatmaps
     axe.check(page, "the dashboard of the CCiV worked study")
     shoot(page, "research-7-paper-cciv")
+    left = english_sentences(visible_text(page.content()))
+    assert not left, "English left on the CCiV study's zh-Hans dashboard:\n" + "\n".join(left)
 
     # The definitions are the in-app docs.
     with page.expect_navigation():

@@ -63,7 +63,7 @@ def test_dashboard_rule_and_metric_pickers_change_the_charts(known: Builder) -> 
         url, {"rule": "rule:prosody:modern/tonal", "metric": "rule:prosody:modern/tonal"}
     )
     assert page.context["rule"] == "rule:prosody:modern/tonal"
-    assert "tonal" in page.context["cipai_svg"]
+    assert "tones · modern tones" in page.context["cipai_svg"]  # the metric in words
     assert client.get(url, {"rule": "<script>"}).context["rule"] == "rule:prosody:modern/structural"
 
 

@@ -52,7 +52,7 @@ def test_csv_writes_one_file_per_table(known: Builder, tmp_path) -> None:
         "report", "known", "--format", "csv", "--out", str(tmp_path / "r"), "--n-boot", "0"
     )
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(f"{t}.csv" for t in TABLES)
-    with (tmp_path / "r" / "accuracy.csv").open(encoding="utf-8") as fh:
+    with (tmp_path / "r" / "accuracy.csv").open(encoding="utf-8-sig") as fh:
         rows = list(csv.DictReader(fh))
     row = next(
         r for r in rows if (r["task"], r["field"], r["rater_set"]) == ("ck", "answer", "group:A")

@@ -112,11 +112,11 @@ def test_split_tables_put_the_split_keys_first_in_csv(known: Builder, tmp_path) 
         "--by",
         "form",
     )
-    with (tmp_path / "ratings.csv").open(encoding="utf-8") as fh:
+    with (tmp_path / "ratings.csv").open(encoding="utf-8-sig") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0])[:2] == ["form", "task"]
     assert {r["form"] for r in rows} == {"ci:浣溪沙", "ci:如梦令"}
-    with (tmp_path / "exclusions.csv").open(encoding="utf-8") as fh:
+    with (tmp_path / "exclusions.csv").open(encoding="utf-8-sig") as fh:
         assert next(csv.reader(fh))[0] == "reason"  # never split
 
 

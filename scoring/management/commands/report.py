@@ -139,7 +139,7 @@ class Command(BaseCommand):
             write_json(report, buffer)
             self.stdout.write(buffer.getvalue())
             return
-        paths = write(report, opts["format"], Path(out))
+        paths = write(report, opts["format"], Path(out), bom=not opts.get("no_bom"))
         counts = ", ".join(f"{k}: {len(v)}" for k, v in report.tables.items())
         self.stderr.write(f"Wrote {', '.join(map(str, paths))} ({counts})")
 
@@ -197,7 +197,8 @@ class Command(BaseCommand):
         if not out or out == "-":
             self.stdout.write(text, ending="")
             return
-        Path(out).write_text(text, encoding="utf-8")
+        bom = fmt == "csv" and not opts.get("no_bom")  # a CSV file for Excel, as every CSV
+        Path(out).write_text(text, encoding="utf-8-sig" if bom else "utf-8")
         self.stderr.write(f"Wrote {out} ({len(wide.row_labels)} rows × {len(wide.col_labels)})")
 
 
@@ -246,7 +247,9 @@ def add_bundle_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--no-bom",
         action="store_true",
-        help="CSV files without the UTF-8 byte order mark (written by default for Excel)",
+        help="CSV files (--format csv, --paper/--rows … --format csv, --bundle, --long-table) "
+        "without the UTF-8 byte order "
+        "mark (written by default for Excel)",
     )
 
 
