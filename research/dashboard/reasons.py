@@ -55,6 +55,9 @@ TEMPLATES: tuple[str, ...] = (
     gettext_noop("category never used: kappa_j = 0/0"),
     gettext_noop("every rating is in this category: kappa_j = 0/0"),
     gettext_noop("a value is infinite or too large for float64: alpha is undefined"),
+    # item fit (scoring/agreement/itemfit.py)
+    gettext_noop("%(n)s units: S-X² is computed up to %(max)s"),
+    gettext_noop("%(n)s respondents answered every unit: S-X² needs %(min)s"),
     # pairwise (scoring/report/pairwise.py)
     gettext_noop("no pair with a defined value"),
     gettext_noop("%(n)s raters: pairs are listed for sets of at most %(max)s"),
