@@ -110,13 +110,10 @@ def test_loglik_is_the_stated_marginal_likelihood_maximum() -> None:
 
     start = np.concatenate([np.log(fit.discrimination), fit.difficulty])
     assert fit.loglik == pytest.approx(-negative(start))
-    nelder = optimize.minimize(
-        negative,
-        start + 0.05,
-        method="Nelder-Mead",
-        options={"maxiter": 20000, "xatol": 1e-6, "fatol": 1e-8},
-    )
-    assert fit.loglik >= -nelder.fun - 1e-3
+    # scipy's own optimiser, started off the fit (BFGS with numerical gradients: about
+    # 230 likelihoods where Nelder-Mead needed 1,850 for the same optimum)
+    other = optimize.minimize(negative, start + 0.05, method="BFGS", options={"gtol": 1e-7})
+    assert fit.loglik >= -other.fun - 1e-3
 
 
 def test_bad_matrices_are_refused() -> None:
