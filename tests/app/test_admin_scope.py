@@ -158,6 +158,7 @@ def test_a_study_added_by_a_non_superuser_is_shared_with_them(world: World, clie
         "title": "新研究",
         "status": "draft",
         "attention_max_failures": 0,
+        "cipu_source": "best",
         "meta": "{}",
         **{
             f"{p}-{k}": v
