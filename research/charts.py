@@ -109,17 +109,24 @@ def grouped_bars(
     title: str,
     y_max: float = 1.0,
     y_label: str = "",
+    note: str = "",
 ) -> str:
-    """Vertical bars per category, one colour per series, with CI whiskers."""
+    """Vertical bars per category, one colour per series, with CI whiskers; the legend
+    below in as many columns as its longest name leaves room for (never overlapping),
+    and ``note`` (e.g. rows cut) in the title's line below it."""
     n_cat, n_ser = max(len(categories), 1), max(len(series), 1)
     bar = 14.0 if n_ser > 4 else 18.0
     slot = n_ser * bar + 16
-    left, top, plot_h = 48.0, 28.0, 220.0
+    left, top, plot_h = 48.0, 28.0 + (16 if note else 0), 220.0
     label_h = max([_width(c) * 0.71 for c in categories] + [20]) + 12
-    legend_rows = math.ceil(len(series) / 4)
-    width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60)
+    width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60, _width(note, 11) + 60)
+    column_w = max([_width(s.name, 11) + 28 for s in series] + [60])
+    per_row = max(1, min(len(series), int((width - left) // column_w)))
+    legend_rows = math.ceil(len(series) / per_row) if series else 0
     height = top + plot_h + label_h + legend_rows * 18 + 10
     body = [_text(left, 16, title, size=13, weight="bold")]
+    if note:
+        body.append(_text(left, 32, note, size=11, fill="#8a2b1d"))
     ticks = nice_ticks(0.0, y_max, 6)
     y_max = ticks[-1]
     for v in ticks:  # y axis: round ticks, 0 drawn as the axis itself
@@ -167,8 +174,8 @@ def grouped_bars(
         )
     y_leg = top + plot_h + label_h
     for s, ser in enumerate(series):
-        x = left + (s % 4) * ((width - left) / 4)
-        y = y_leg + (s // 4) * 18
+        x = left + (s % per_row) * column_w
+        y = y_leg + (s // per_row) * 18
         body.append(
             f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="11" fill="{PALETTE[s % len(PALETTE)]}"/>'
         )
@@ -263,10 +270,12 @@ def forest(
     x_label: str = "",
     low: float | None = None,
     high: float | None = None,
+    note: str = "",
 ) -> str:
     """Point estimates with CI lines on a shared horizontal axis (round ticks, zero
     marked), each row's n written at its right; a row without an interval shows its
-    point alone (and its note), never a made-up interval."""
+    point alone (and its note), never a made-up interval. ``note`` (e.g. rows cut) is
+    written under the title."""
     finite = [v for r in rows for v in (r.value, r.low, r.high) if _ok(v)]
     lo = min([0.0, *finite]) if finite else -1.0
     hi = max([0.0, *finite]) if finite else 1.0
@@ -274,14 +283,16 @@ def forest(
     lo, hi = ticks[0], ticks[-1]
     left = max([_width(r.label, 11) for r in rows] + [60]) + 14
     right_w = max([_width(f"{r.n}  {r.note}".strip(), 10) for r in rows] + [30]) + 16
-    plot_w, row_h, top = 360.0, 20.0, 30.0
-    width = max(left + plot_w + right_w, _width(title, 13) + 20)
+    plot_w, row_h, top = 360.0, 20.0, 30.0 + (16 if note else 0)
+    width = max(left + plot_w + right_w, _width(title, 13) + 20, _width(note, 11) + 20)
     height = top + max(len(rows), 1) * row_h + 34
 
     def sx(v: float) -> float:
         return left + plot_w * (v - lo) / (hi - lo)
 
     body = [_text(8, 16, title, size=13, weight="bold")]
+    if note:
+        body.append(_text(8, 32, note, size=11, fill="#8a2b1d"))
     for v in ticks:
         stroke, dash = ("#555", "") if v == 0 else ("#e4e4e4", "")
         body.append(
