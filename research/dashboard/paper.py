@@ -219,7 +219,9 @@ def echo_spec(rows: Rows, labels: Labels) -> Forest | None:
         return None
     items = [
         Interval(
-            f"{labels.field(r['task'], r['field'])} · {r['rule']} · {labels.value('poems', r['poems'], r)}",
+            f"{labels.field(r['task'], r['field'])} · {r['rule']} · "
+            f"{labels.value('poems', r['poems'], r)} · "
+            f"{labels.rater_set(r.get('judges'))} / {labels.rater_set(r.get('people'))}",
             r.get("difference"),
             r.get("ci_low") if r.get("estimable") else None,
             r.get("ci_high") if r.get("estimable") else None,

@@ -23,8 +23,19 @@ from django.conf import settings
 
 from annotation.poemfont import BASIC, SOURCE
 
+
+def _mpl_data() -> str:
+    import matplotlib
+
+    return str(matplotlib.get_data_path())
+
+
 FAMILY = "Shiping Serif SC"
 VERSION = "1"
+#: Greek letters and mathematical signs the CJK font lacks (κ, ρ, −, ≥): DejaVu Serif,
+#: shipped with matplotlib (Bitstream Vera licence: free to embed and redistribute).
+FALLBACK_FAMILY = "DejaVu Serif"
+FALLBACK = Path(_mpl_data()) / "fonts" / "ttf" / "DejaVuSerif.ttf"
 
 
 def characters(texts: Iterable[str]) -> str:
@@ -35,7 +46,7 @@ def characters(texts: Iterable[str]) -> str:
     return "".join(sorted(found))
 
 
-def _subset(chars: str, flavor: str | None) -> io.BytesIO:
+def _subset(chars: str, flavor: str | None, source: Path = SOURCE) -> io.BytesIO:
     from fontTools import subset
 
     options = subset.Options()
@@ -44,7 +55,7 @@ def _subset(chars: str, flavor: str | None) -> io.BytesIO:
     options.name_IDs = ["*"]  # the licence and copyright names travel with the font
     options.notdef_outline = True
     options.layout_features = []
-    font = subset.load_font(str(SOURCE), options, lazy=False)
+    font = subset.load_font(str(source), options, lazy=False)
     try:
         subsetter = subset.Subsetter(options)
         subsetter.populate(text=chars)
@@ -150,7 +161,7 @@ def truetype_subset(chars: str) -> Path:
     return path
 
 
-def woff_data_url(chars: str) -> str:
-    """The subset as a WOFF ``data:`` URL, for an SVG's ``@font-face``."""
-    data = _subset(chars, "woff").getvalue()
+def woff_data_url(chars: str, source: Path = SOURCE) -> str:
+    """The subset of ``source`` as a WOFF ``data:`` URL, for an SVG's ``@font-face``."""
+    data = _subset(chars, "woff", source).getvalue()
     return "data:font/woff;base64," + base64.b64encode(data).decode("ascii")

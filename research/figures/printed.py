@@ -19,6 +19,7 @@ import math
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -72,15 +73,16 @@ def spec_texts(spec: Spec) -> Iterator[str]:
         yield from (p.label for p in spec.points)
 
 
-def _family(spec: Spec, extra: str) -> str:
-    """The font family of the spec's subset, added to matplotlib's font list once."""
+def _family(spec: Spec, extra: str) -> list[str]:
+    """The font families of the figure: the spec's CJK subset (added to matplotlib's font
+    list once), then DejaVu Serif (shipped with matplotlib) for the Greek letters and
+    mathematical signs the CJK font lacks (κ, ρ, −, ≥)."""
     path = fonts.truetype_subset(fonts.characters([*spec_texts(spec), extra]))
-    name = fonts.family_of(path)
     with _lock:
         if str(path) not in _added:
             fontManager.addfont(str(path))
             _added.add(str(path))
-    return name
+    return [fonts.family_of(path), fonts.FALLBACK_FAMILY]
 
 
 def render(spec: Spec, fmt: str, width: str, page: int | None = None) -> bytes:
@@ -89,6 +91,7 @@ def render(spec: Spec, fmt: str, width: str, page: int | None = None) -> bytes:
         raise FigureError(f"width: one of {', '.join(WIDTHS)}")
     if fmt not in FORMATS:
         raise FigureError(f"format: one of {', '.join(FORMATS)}")
+    spec = wrapped(spec, width)
     parts = pages(spec, ROWS_PER_PAGE)
     if page is not None and not 1 <= page <= len(parts):
         raise FigureError(f"page: 1 to {len(parts)}")
@@ -120,30 +123,68 @@ def _page_notes(parts: list[Spec], total: int) -> list[str]:
     return notes
 
 
-def _svg(figure: Figure, family: str, spec: Spec, note: str) -> bytes:
+def _svg(figure: Figure, family: list[str], spec: Spec, note: str) -> bytes:
     out = io.BytesIO()
     FigureCanvasSVG(figure).print_svg(out, metadata={"Title": spec.title})
     chars = fonts.characters([*spec_texts(spec), note])
     face = (
-        f"<style>@font-face{{font-family:'{family}';src:url({fonts.woff_data_url(chars)}) "
-        "format('woff');}</style>"
+        "<style>"
+        + "".join(
+            f"@font-face{{font-family:'{name}';src:url({fonts.woff_data_url(chars, source)}) "
+            "format('woff');}"
+            for name, source in zip(family, (fonts.SOURCE, fonts.FALLBACK), strict=True)
+        )
+        + "</style>"
     )
     text = out.getvalue().decode("utf-8")
     text = re.sub(r"(<svg [^>]*>)", lambda m: m.group(1) + face, text, count=1)
     return text.encode("utf-8")
 
 
-def _figure(spec: Spec, width: float, family: str, note: str) -> Figure:
-    rows = size(spec) if not isinstance(spec, Scatter) else 0
+#: Characters (a CJK character counts 1, others about half) a row label's line holds.
+LABEL_WIDTH = {"one": 17.0, "two": 44.0}
+
+
+def wrap_label(label: str, width: str) -> str:
+    """The label broken into lines at its " · " joints to fit the column's labels."""
+    limit, lines, line = LABEL_WIDTH[width], [], ""
+    for piece in label.split(" · "):
+        joined = f"{line} · {piece}" if line else piece
+        if line and _units(joined) > limit:
+            lines.append(line)
+            joined = piece
+        line = joined
+    return "\n".join([*lines, line])
+
+
+def _units(text: str) -> float:
+    return sum(1.0 if ord(ch) > 0x2E80 else 0.55 for ch in text)
+
+
+def wrapped(spec: Spec, width: str) -> Spec:
+    """A forest's row labels wrapped for the width (the other kinds as they are)."""
+    if not isinstance(spec, Forest):
+        return spec
+    rows = tuple(replace(r, label=wrap_label(r.label, width)) for r in spec.rows)
+    return replace(spec, rows=rows)
+
+
+def _figure(spec: Spec, width: float, family: list[str], note: str) -> Figure:
+    rows = float(size(spec))
+    if isinstance(spec, Forest):  # a wrapped label's lines take 0.7 of a row each
+        rows = sum(r.label.count("\n") * 0.7 + 1.0 for r in spec.rows)
+    if isinstance(spec, Heatmap) and spec.counts:  # value and n: two lines a cell
+        rows *= 1.8
     if isinstance(spec, Bars):
         height = 2.6 + 0.12 * math.ceil(len(spec.series) / 3)
     elif isinstance(spec, Scatter):
         height = width * 0.7
     else:
-        height = 0.9 + ROW_HEIGHT * max(rows, 1)
+        height = 0.9 + ROW_HEIGHT * max(rows, 1.0)
     figure = Figure(figsize=(width, height), layout="constrained")
     ax = figure.add_subplot()
-    text = {"family": family, "size": FONT_SIZE}
+    narrow = width < WIDTHS["two"]
+    text = {"family": family, "size": FONT_SIZE, "labels": FONT_SIZE - (1.0 if narrow else 0.5)}
     ax.tick_params(labelsize=FONT_SIZE - 0.5, labelfontfamily=family)
     figure.suptitle(spec.title, fontfamily=family, fontsize=FONT_SIZE + 1, wrap=True)
     if isinstance(spec, Forest):
@@ -170,13 +211,14 @@ def _forest(ax: Axes, spec: Forest, text: dict[str, Any]) -> None:
         if _finite(r.value):
             ax.plot([r.value], [y], "o", color=colour, markersize=3)
     ax.set_yticks(ys, [r.label for r in spec.rows])
+    ax.tick_params(axis="y", labelsize=text["labels"])
     ax.set_ylim(-0.7, len(spec.rows) - 0.3)
     ticks = _ticks([v for r in spec.rows for v in (r.value, r.low, r.high)], spec.low, spec.high)
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlim(ticks[0], ticks[-1])
     if ticks[0] <= 0 <= ticks[-1]:
         ax.axvline(0, color="#555555", linewidth=0.6)
-    ax.set_xlabel(spec.x_label, fontdict=text)
+    ax.set_xlabel(spec.x_label, fontfamily=text["family"], fontsize=text["size"], wrap=True)
     side = ax.twinx()
     side.set_ylim(ax.get_ylim())
     side.set_yticks(ys, [f"{r.n}  {r.note}".strip() for r in spec.rows])
@@ -210,7 +252,7 @@ def _bars(ax: Axes, spec: Bars, text: dict[str, Any]) -> None:
     ticks = nice_ticks(0.0, spec.y_max, 6)
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_ylim(0, ticks[-1])
-    ax.set_ylabel(spec.y_label, fontdict=text)
+    ax.set_ylabel(spec.y_label, fontfamily=text["family"], fontsize=text["size"])
     ax.legend(
         loc="upper center",
         bbox_to_anchor=(0.5, -0.25),
@@ -237,10 +279,19 @@ def _heatmap(ax: Axes, spec: Heatmap, text: dict[str, Any]) -> None:
                 va="center",
                 fontsize=FONT_SIZE - 1.5,
                 fontfamily=text["family"],
+                color="white" if _dark(v, spec) else "#1b1b1b",
             )
     ax.set_xticks(range(len(spec.columns)), spec.columns, rotation=45, ha="left")
     ax.xaxis.tick_top()
     ax.set_yticks(range(len(spec.rows)), spec.rows)
+
+
+def _dark(v: float, spec: Heatmap) -> bool:
+    """Whether a cell's colour is dark enough to want white text."""
+    if math.isnan(v):
+        return False
+    t = (v - spec.low) / ((spec.high - spec.low) or 1.0)
+    return abs(2 * t - 1) > 0.6 if spec.diverging else t > 0.6
 
 
 def _cell(spec: Heatmap, row: str, column: str) -> float:
@@ -261,8 +312,8 @@ def _scatter(ax: Axes, spec: Scatter, text: dict[str, Any]) -> None:
             xytext=(3, 2),
             textcoords="offset points",
         )
-    ax.set_xlabel(spec.x_label, fontdict=text)
-    ax.set_ylabel(spec.y_label, fontdict=text)
+    ax.set_xlabel(spec.x_label, fontfamily=text["family"], fontsize=text["size"], wrap=True)
+    ax.set_ylabel(spec.y_label, fontfamily=text["family"], fontsize=text["size"])
 
 
 def font_file(spec: Spec) -> Path:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 import zlib
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
+from django.utils import translation
 from fontTools.ttLib import TTFont
 
 from research.charts import Interval
@@ -31,6 +34,12 @@ from scoring.report import build_report
 from scoring.report.settings import ReportSettings
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english() -> Any:
+    with translation.override("en"):  # the notes checked below are the English ones
+        yield
 
 
 # --- a minimal PDF reader: streams, the embedded font, the text through ToUnicode ---
@@ -147,8 +156,10 @@ def pdf_text(pdf: bytes) -> list[str]:
                 if m.group(1):
                     table = resources.get(m.group(1).decode(), {})
                     continue
-                data = _literal(m.group(2)) if m.group(2) is not None else bytes.fromhex(
-                    m.group(3).decode()
+                data = (
+                    _literal(m.group(2))
+                    if m.group(2) is not None
+                    else bytes.fromhex(m.group(3).decode())
                 )
                 codes = [int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2)]
                 text += "".join(table.get(c, "\ufffd") for c in codes)
@@ -170,6 +181,7 @@ def _long_forest(n: int) -> Forest:
     return Forest("格律与审美", rows, x_label="平均分")
 
 
+@pytest.mark.slow
 def test_a_long_chart_pages_and_keeps_every_row() -> None:
     spec = _long_forest(95)
     parts = pages(spec, printed.ROWS_PER_PAGE)
@@ -194,7 +206,11 @@ def test_the_dashboard_svg_says_what_it_cuts() -> None:
 
 
 def test_the_pdf_embeds_a_cjk_subset_and_its_text_can_be_extracted() -> None:
-    pdf = printed.render(_long_forest(3), "pdf", "one")
+    spec = replace(_long_forest(3), x_label="passing − failing (ρ, κ ≥ 0)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pdf = printed.render(spec, "pdf", "one")
+    assert any("passing − failing (ρ, κ ≥ 0)" in t for t in pdf_text(pdf))  # the fallback
     fonts = pdf_fonts(pdf)
     assert fonts, "no Type0 (CID) font embedded"
     font = next(f for f in fonts.values() if "审" in f["unicode"].values())
@@ -206,6 +222,7 @@ def test_the_pdf_embeds_a_cjk_subset_and_its_text_can_be_extracted() -> None:
     assert len(font["font"].getGlyphOrder()) < 200  # a subset, not the 7 MB font
     assert cmap is not None
     assert any("格律与审美" in t for t in pdf_text(pdf))
+    assert all("Glyph" not in str(w.message) for w in caught)
     assert any("审美 第2行" in t for t in pdf_text(pdf))
 
 
@@ -257,12 +274,17 @@ def test_labels_are_distinct_under_by_and_no_row_is_lost_in_print(tang) -> None:
         assert len(labels) == len(set(labels)), name
     echo = report.tables["echo_chamber"]
     spec = paper.echo_spec(echo, Labels(study))
+    with translation.override("zh-hans"):
+        assert "完整的图请下载" in dashboard_svg(spec)
     assert spec is not None and size(spec) == len(echo) > MAX_ROWS
     assert "gpt-4o" in spec.rows[0].label  # the source leads the label
     pdf = printed.render(spec, "pdf", "two")
     assert pdf_pages(pdf) == len(pages(spec, printed.ROWS_PER_PAGE)) >= 2
-    drawn = [t for t in pdf_text(pdf) if t in {r.label for r in spec.rows}]
-    assert len(drawn) == len(echo)
+    text = pdf_text(pdf)  # a wrapped label is drawn one line a text object
+    lines = [printed.wrap_label(r.label, "two").split("\n") for r in spec.rows]
+    assert all(line in text for row in lines for line in row)
+    firsts = [t for t in text if t in {row[0] for row in lines}]
+    assert len(firsts) == len(echo)  # every row drawn once: none lost across pages
 
 
 def _client(study: Any) -> Client:
@@ -321,7 +343,35 @@ def test_the_report_command_writes_a_figure(tang, tmp_path) -> None:
     assert out.read_bytes().startswith(b"%PDF") and "1 page in all" in err.getvalue()
     svg = tmp_path / "v.svg"
     call_command(
-        "report", study.slug, "--figure", "validation", "--format", "svg", "-o", str(svg),
-        "--figure-choice", "pearson", "--n-boot", "20", stderr=io.StringIO(),
+        "report",
+        study.slug,
+        "--figure",
+        "validation",
+        "--format",
+        "svg",
+        "-o",
+        str(svg),
+        "--figure-choice",
+        "pearson",
+        "--n-boot",
+        "20",
+        stderr=io.StringIO(),
     )
     assert b"<svg" in svg.read_bytes()
+
+
+def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
+    from research.charts import Series, _width, grouped_bars
+
+    names = ["专家组（古典文学专业研究生）", "gpt-4o-2024-08-06@direct", "kimi-k2@direct", "组C"]
+    svg = grouped_bars(
+        ["常识", "作者"], [Series(n, [0.5, 0.6]) for n in names], title="正确率", note="n"
+    )
+    keys = [
+        (float(x), float(y))
+        for x, y in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="11" height="11"', svg)
+    ]
+    assert len(keys) == len(names)
+    for (x, y), name, (x2, y2) in zip(keys, names, keys[1:] + [(1e9, 0.0)], strict=True):
+        if y2 == y:  # the next name on the same line starts after this one ends
+            assert x + 15 + _width(name, 11) <= x2
