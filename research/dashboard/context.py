@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.http import QueryDict
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from research.dashboard import paper
@@ -69,8 +69,13 @@ def _pick(value: str | None, choices: list[str]) -> str:
     return choices[0] if choices else ""
 
 
-def _svg(svg: str | None) -> SafeString | None:
-    return mark_safe(svg) if svg else None  # built escaped by research.charts
+def chart_svg(svg: str | None) -> SafeString | None:
+    """A chart of ``research.charts``: written by its autoescaped template, safe as it is."""
+    if not svg:
+        return None
+    if not isinstance(svg, SafeString):
+        raise TypeError("a chart must come from research.charts' template")
+    return svg
 
 
 def paper_context(
@@ -92,16 +97,16 @@ def paper_context(
         views[name] = table_view(name, t[name], labels, query, by=by)
     out["paper"] = views
     ratings = task_filter(t["ratings"], task)
-    out["ratings_svg"] = _svg(paper.ratings_chart(ratings, labels))
+    out["ratings_svg"] = chart_svg(paper.ratings_chart(ratings, labels))
     metrics = paper.rule_rate_metrics(t["rule_rates"])
     metric = _pick(query.get("rate_metric"), metrics)
     out["rate_metrics"], out["rate_metric"] = metrics, metric
-    out["rule_rates_svg"] = _svg(paper.rule_rates_chart(t["rule_rates"], metric))
+    out["rule_rates_svg"] = chart_svg(paper.rule_rates_chart(t["rule_rates"], metric))
     heat_rows = t["rule_rates"]
     if metric and "form" not in by and rule_rates_by_form is not None:
         heat_rows = rule_rates_by_form
     out["rule_rate_heatmaps"] = [
-        (condition, _svg(svg))
+        (condition, chart_svg(svg))
         for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
     ]
     validation = task_filter(t["validation"], task)
@@ -109,15 +114,15 @@ def paper_context(
     vmetric = _pick(query.get("val_metric"), vmetrics)
     out["val_metrics"] = [(m, labels.metric(m)) for m in vmetrics]
     out["val_metric"] = vmetric
-    out["validation_svg"] = _svg(paper.validation_chart(validation, labels, vmetric))
-    out["echo_svg"] = _svg(paper.echo_chart(task_filter(t["echo_chamber"], task), labels))
-    out["self_svg"] = _svg(
+    out["validation_svg"] = chart_svg(paper.validation_chart(validation, labels, vmetric))
+    out["echo_svg"] = chart_svg(paper.echo_chart(task_filter(t["echo_chamber"], task), labels))
+    out["self_svg"] = chart_svg(
         paper.self_preference_chart(task_filter(t["self_preference"], task), labels)
     )
     measures = paper.form_length_measures(t["form_length"])
     measure = _pick(query.get("length_measure"), measures)
     out["length_measures"], out["length_measure"] = measures, measure
-    out["form_length_svg"] = _svg(paper.form_length_chart(t["form_length"], measure))
+    out["form_length_svg"] = chart_svg(paper.form_length_chart(t["form_length"], measure))
     return out
 
 
@@ -143,7 +148,7 @@ def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[
     maps = []
     if pivot is not None:
         found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
-        maps = [(name, _svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
+        maps = [(name, chart_svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
     return {"pivot": pivot, "pair_heatmaps": maps}
 
 

@@ -15,6 +15,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from research.charts import Interval, heatmap
@@ -87,7 +88,7 @@ def ratings_spec(rows: Rows, labels: Labels) -> Forest | None:
     )
 
 
-def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, str]]:
+def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, SafeString]]:
     """One heatmap of form × generating model per prompt condition for ``metric``
     (``rule/version/field``): [(condition label, svg)]."""
     part = [r for r in rows if _metric_key(r) == metric and r.get("form") not in (None, "*")]
@@ -303,7 +304,9 @@ def form_length_spec(rows: Rows, measure: str) -> Scatter | None:
 MAX_PAIR_RATERS = 12
 
 
-def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list[tuple[str, str]]:
+def pairwise_heatmaps(
+    rows: Rows, labels: Labels, task: str, field: str
+) -> list[tuple[str, SafeString]]:
     """Cohen's κ of every pair of raters within a set, as a rater × rater matrix with n
     in each cell (one per set and weighting), for one task and field: [(name, svg)]."""
     pairs = [

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from annotation.models import AggregateResult
@@ -31,8 +31,8 @@ from scoring.rules import unscored_poem_count
 from studies.models import Study
 
 
-def _safe(svg: str | None) -> str | None:
-    return mark_safe(svg) if svg else None
+def _safe(svg: str | None) -> SafeString | None:
+    return context.chart_svg(svg)
 
 
 @login_required

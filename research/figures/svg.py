@@ -1,8 +1,11 @@
-"""The dashboard's SVG of a chart spec (``research.charts``, escaped strings, fast): at
-most ``MAX_ROWS`` rows, and when the spec has more the chart says so under its title
-("showing 40 of 49 rows; download the full figure"); the print figure has them all."""
+"""The dashboard's SVG of a chart spec (``research.charts``: an autoescaped template, fast):
+a forest plot shows at most ``MAX_ROWS`` rows, and when the spec has more the chart says
+so under its title ("showing 40 of 49 rows; download the full figure"); the print figure
+has them all. Bars and heatmaps are drawn whole, as before."""
 
 from __future__ import annotations
+
+from django.utils.safestring import SafeString
 
 from research.charts import forest, grouped_bars, heatmap
 from research.figures.spec import Bars, Forest, Heatmap, Spec, cut_note, part, size
@@ -12,10 +15,10 @@ from research.scatter import scatter
 MAX_ROWS = 40
 
 
-def dashboard_svg(spec: Spec, max_rows: int = MAX_ROWS) -> str:
-    """The spec drawn for the page, cut to ``max_rows`` rows with a note when it is."""
+def dashboard_svg(spec: Spec, max_rows: int = MAX_ROWS) -> SafeString:
+    """The spec drawn for the page; a forest cut to ``max_rows`` rows, with a note."""
     total = size(spec)
-    shown = part(spec, 0, max_rows)
+    shown = part(spec, 0, max_rows) if isinstance(spec, Forest) else spec
     note = " · ".join(n for n in (spec.note, cut_note(size(shown), total)) if n)
     if isinstance(shown, Forest):
         return forest(

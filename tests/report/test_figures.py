@@ -375,3 +375,19 @@ def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
     for (x, y), name, (x2, y2) in zip(keys, names, keys[1:] + [(1e9, 0.0)], strict=True):
         if y2 == y:  # the next name on the same line starts after this one ends
             assert x + 15 + _width(name, 11) <= x2
+
+
+def test_the_dashboard_svg_comes_from_the_autoescaped_template() -> None:
+    from django.utils.safestring import SafeString
+
+    from research.charts import _el
+
+    hostile = '<script>alert("x")</script>'
+    svg = dashboard_svg(Forest(f"t {hostile}", (Interval(hostile, 0.1, 0.0, 0.2, n=hostile),)))
+    assert isinstance(svg, SafeString)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert 'aria-label="t &lt;script&gt;alert(&quot;x&quot;)' in svg
+    with pytest.raises(ValueError):
+        _el("line onload", {})
+    with pytest.raises(ValueError):
+        _el("line", {'x1" onload="': 1})
