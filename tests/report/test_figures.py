@@ -372,7 +372,7 @@ def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
         for x, y in re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="11" height="11"', svg)
     ]
     assert len(keys) == len(names)
-    for (x, y), name, (x2, y2) in zip(keys, names, keys[1:] + [(1e9, 0.0)], strict=True):
+    for (x, y), name, (x2, y2) in zip(keys, names, [*keys[1:], (1e9, 0.0)], strict=True):
         if y2 == y:  # the next name on the same line starts after this one ends
             assert x + 15 + _width(name, 11) <= x2
 
