@@ -10,6 +10,7 @@ same job.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 from typing import Any
 
 from django.http import QueryDict
@@ -105,8 +106,8 @@ def paper_context(
     heat_rows = t["rule_rates"]
     if metric and "form" not in by and rule_rates_by_form is not None:
         heat_rows = rule_rates_by_form
-    out["rule_rate_heatmaps"] = [
-        (condition, chart_svg(svg))
+    out["rule_rate_heatmaps"] = [  # (condition, svg, the print figure's choice)
+        (condition, chart_svg(svg), urlencode({"condition": condition}))
         for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
     ]
     validation = task_filter(t["validation"], task)
@@ -148,8 +149,13 @@ def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[
     maps = []
     if pivot is not None:
         found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
-        maps = [(name, chart_svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
-    return {"pivot": pivot, "pair_heatmaps": maps}
+        maps = [(name, chart_svg(svg), str(k), f"pair={k}") for k, name, svg in found]
+    return {
+        "pivot": pivot,
+        "pair_heatmaps": [m for m in maps if m[1] is not None],
+        "pair_figures_only": [m for m in maps if m[1] is None],
+        "pair_agr": query.get("agr", ""),
+    }
 
 
 def comparison_matrix(report: Report, query: QueryDict, labels: Labels) -> dict[str, Any] | None:

@@ -18,9 +18,9 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, heatmap
+from research.charts import Interval
 from research.dashboard.labels import Labels
-from research.figures.spec import Forest, Scatter, distinct, with_split
+from research.figures.spec import Forest, Heatmap, Scatter, distinct, with_split
 from research.figures.svg import dashboard_svg
 from research.scatter import Point
 
@@ -89,8 +89,13 @@ def ratings_spec(rows: Rows, labels: Labels) -> Forest | None:
 
 
 def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, SafeString]]:
+    """The dashboard's heatmaps of :func:`rule_rate_heatmap_specs`: [(condition, svg)]."""
+    return [(name, dashboard_svg(spec)) for name, spec in rule_rate_heatmap_specs(rows, metric)]
+
+
+def rule_rate_heatmap_specs(rows: Rows, metric: str) -> list[tuple[str, Heatmap]]:
     """One heatmap of form × generating model per prompt condition for ``metric``
-    (``rule/version/field``): [(condition label, svg)]."""
+    (``rule/version/field``): [(condition label, spec)]."""
     part = [r for r in rows if _metric_key(r) == metric and r.get("form") not in (None, "*")]
     out = []
     conditions = list(dict.fromkeys(r.get("condition") for r in part))
@@ -107,15 +112,15 @@ def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[st
             if condition not in (None, "")
             else _("%(metric)s per form and source") % {"metric": metric}
         )
-        svg = heatmap(
-            forms,
-            sources,
+        spec = Heatmap(
+            title,
+            tuple(forms),
+            tuple(sources),
             values,
-            title=title,
             counts=counts,
             note=_("cell: rate or mean, and its n poems"),
         )
-        out.append((str(shown), svg))
+        out.append((str(shown), spec))
     return out
 
 
@@ -300,15 +305,27 @@ def form_length_spec(rows: Rows, measure: str) -> Scatter | None:
     )
 
 
-#: A pair matrix is drawn for a set of at most this many raters (the table has them all).
+#: The dashboard draws a pair matrix of at most this many raters (the table and the print
+#: figure have them all; the page says how many it leaves to the figures).
 MAX_PAIR_RATERS = 12
 
 
 def pairwise_heatmaps(
     rows: Rows, labels: Labels, task: str, field: str
-) -> list[tuple[str, SafeString]]:
+) -> list[tuple[int, str, SafeString | None]]:
+    """The dashboard's pair matrices of :func:`pairwise_heatmap_specs`: [(number, name,
+    svg)], the svg None for a set of more than ``MAX_PAIR_RATERS`` raters (a figure)."""
+    return [
+        (k, name, dashboard_svg(spec) if len(spec.rows) <= MAX_PAIR_RATERS else None)
+        for k, (name, spec) in enumerate(pairwise_heatmap_specs(rows, labels, task, field), 1)
+    ]
+
+
+def pairwise_heatmap_specs(
+    rows: Rows, labels: Labels, task: str, field: str
+) -> list[tuple[str, Heatmap]]:
     """Cohen's κ of every pair of raters within a set, as a rater × rater matrix with n
-    in each cell (one per set and weighting), for one task and field: [(name, svg)]."""
+    in each cell (one per set and weighting), for one task and field: [(name, spec)]."""
     pairs = [
         r
         for r in rows
@@ -321,8 +338,6 @@ def pairwise_heatmaps(
     for key in dict.fromkeys((r["set_a"], r.get("weights") or "none") for r in pairs):
         cells = [r for r in pairs if (r["set_a"], r.get("weights") or "none") == key]
         raters = sorted({str(r["rater_a"]) for r in cells} | {str(r["rater_b"]) for r in cells})
-        if len(raters) > MAX_PAIR_RATERS:
-            continue
         values: dict[tuple[str, str], float | None] = {}
         counts: dict[tuple[str, str], int | None] = {}
         for r in cells:
@@ -336,16 +351,16 @@ def pairwise_heatmaps(
             "task": labels.task(task),
             "field": labels.field(task, field),
         }
-        svg = heatmap(
-            raters,
-            raters,
+        spec = Heatmap(
+            title,
+            tuple(raters),
+            tuple(raters),
             values,
-            title=title,
             low=-1.0,
             high=1.0,
             diverging=True,
             counts=counts,
             note=_("cell: κ and its n items"),
         )
-        out.append((name, svg))
+        out.append((name, spec))
     return out

@@ -130,7 +130,7 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
 
 
 #: The chart choices the dashboard's query carries to a print figure's link.
-CHART_CHOICES = ("task", "rule", "metric", "rate_metric", "val_metric", "length_measure")
+CHART_CHOICES = ("task", "rule", "metric", "rate_metric", "val_metric", "length_measure", "agr")
 
 
 def figure_links(request: HttpRequest, report: Any) -> dict[str, Any]:
@@ -216,7 +216,8 @@ def download_chart(request: HttpRequest, study_id: int, name: str, fmt: str) -> 
     if not (state.current and state.stored is not None):
         ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
         return render(request, "research/report_wait.html", ctx, status=202)
-    spec = figures.chart_spec(name, state.stored.report, study, request.GET)
+    stored = state.stored
+    spec = figures.chart_spec(name, stored.report, study, request.GET, stored.rule_rates_by_form)
     if spec is None:
         raise Http404("Nothing to draw in this chart")
     return chart_file(spec, f"{study.slug}-{name}", fmt, request.GET)

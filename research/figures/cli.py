@@ -4,11 +4,13 @@ app's report command through ``settings.REPORT_FIGURE_WRITER``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from research.figures.registry import CHARTS, chart_spec
-from scoring.report.build import Report
+from scoring.report import build_report
+from scoring.report.build import Report, Rows
 from studies.models import Study
 
 
@@ -30,7 +32,7 @@ def write_figure(study: Study, report: Report, opts: dict[str, Any]) -> str:
         if not chart.param:
             raise ValueError(f"--figure-choice: chart {name} has no choice")
         query[chart.param] = opts["figure_choice"]
-    spec = chart_spec(name, report, study, query)
+    spec = chart_spec(name, report, study, query, _by_form(study, report, name))
     if spec is None:
         raise ValueError(f"--figure {name}: nothing to draw in this report")
     page = int(opts["page"]) if opts.get("page") else None
@@ -40,7 +42,10 @@ def write_figure(study: Study, report: Report, opts: dict[str, Any]) -> str:
     return f"Wrote {out} ({fmt}, {pages} page{'s' if pages != 1 else ''} in all)"
 
 
-def choices(report: Report, name: str) -> list[str]:
-    """The choices of a chart that has them (``--figure-choice``), else []."""
-    chart = CHARTS.get(name)
-    return chart.choices(report) if chart and chart.choices else []
+def _by_form(study: Study, report: Report, name: str) -> Rows | None:
+    """The per-form rule rates the report job stores beside a report (computed here, as
+    the job does, for the per-form heatmap only)."""
+    if name != "rule-rates-heatmap" or "form" in report.settings.by:
+        return None
+    forms = replace(report.settings, by=(*report.settings.by, "form"))
+    return build_report(study, forms, ("rule_rates",)).tables["rule_rates"]

@@ -27,6 +27,7 @@ from research.charts import Interval
 from research.dashboard import paper
 from research.dashboard.labels import Labels
 from research.figures import printed
+from research.figures.cli import _by_form
 from research.figures.registry import CHARTS, chart_spec
 from research.figures.spec import Forest, distinct, pages, size
 from research.figures.svg import MAX_ROWS, dashboard_svg
@@ -98,7 +99,9 @@ def pdf_fonts(pdf: bytes) -> dict[int, dict[str, Any]]:
         if b"/Subtype /Type0" not in head:
             continue
         name = re.search(rb"/BaseFont /(\S+)", head)
-        descendant = objs[int(re.search(rb"/DescendantFonts \[ ?(\d+) 0 R", head).group(1))][0]
+        found = re.search(rb"/DescendantFonts \[ ?(\d+) 0 R", head)
+        assert found is not None
+        descendant = objs[int(found.group(1))][0]
         descriptor = objs[_ref(descendant, b"FontDescriptor")][0]
         program = objs[_ref(descriptor, b"FontFile2")][1]
         cmap = objs[_ref(head, b"ToUnicode")][1]
@@ -252,7 +255,7 @@ def test_every_chart_renders_to_pdf_and_svg(known, tang) -> None:
     for study in (known.study, tang[0].study):
         report = _report(study)
         for name in CHARTS:
-            spec = chart_spec(name, report, study, {})
+            spec = chart_spec(name, report, study, {}, _by_form(study, report, name))
             if spec is None:
                 continue
             drawn.add(name)
@@ -274,9 +277,9 @@ def test_labels_are_distinct_under_by_and_no_row_is_lost_in_print(tang) -> None:
         assert len(labels) == len(set(labels)), name
     echo = report.tables["echo_chamber"]
     spec = paper.echo_spec(echo, Labels(study))
+    assert spec is not None and size(spec) == len(echo) > MAX_ROWS
     with translation.override("zh-hans"):
         assert "完整的图请下载" in dashboard_svg(spec)
-    assert spec is not None and size(spec) == len(echo) > MAX_ROWS
     assert "gpt-4o" in spec.rows[0].label  # the source leads the label
     pdf = printed.render(spec, "pdf", "two")
     assert pdf_pages(pdf) == len(pages(spec, printed.ROWS_PER_PAGE)) >= 2
@@ -304,6 +307,9 @@ def test_the_dashboard_links_and_the_download_view(tang) -> None:
     html = page.content.decode()
     assert "download the full figure" in html  # the echo chamber: 60 rows, 40 shown
     assert f"{base}/chart/echo-chamber.pdf?width=one&amp;" in html
+    assert f"{base}/chart/pairwise.svg?width=two&amp;" in html and "&amp;pair=1" in html
+    assert f"{base}/chart/rule-rates-heatmap.pdf?width=one&amp;" in html
+    assert "&amp;condition=" in html
     reply = client.get(f"{base}/chart/echo-chamber.pdf", {"by": "source", "n_boot": "20"})
     assert reply.status_code == 200 and reply["Content-Type"] == "application/pdf"
     assert pdf_pages(reply.content) == 2
