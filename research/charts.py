@@ -2,7 +2,7 @@
 
 Every label is drawn with a CJK-capable font stack, so Chinese task and dimension names
 render wherever the viewer has any CJK font. A chart is built as data, a list of
-``Shape`` (an element's tag, attributes, tooltip and text), and written by the autoescaped
+``Shape`` (an element's tag, attributes, tooltip and text, one of ``ELEMENTS``), and written by the autoescaped
 template ``research/svg/chart.svg``: no markup is assembled from strings here, and every
 label, tooltip and attribute value is escaped by the template. Each function returns the
 ``<svg>`` (a SafeString, from the template) with a ``<title>``/``aria-label`` for screen
@@ -12,7 +12,6 @@ readers; missing values (None/NaN) are drawn as gaps or grey cells.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
@@ -44,17 +43,17 @@ def _ok(v: float | None) -> TypeGuard[float]:
     return v is not None and math.isfinite(v)
 
 
-_NAME = re.compile(r"[a-z][a-z0-9-]*")
-
-
-@dataclass(frozen=True)
-class Shape:
-    """One SVG element as data; the template writes it, escaping every value."""
-
-    tag: str
-    attrs: tuple[tuple[str, str], ...]
-    title: str = ""  # the tooltip (an SVG <title> child)
-    text: str = ""
+#: The elements a chart draws and the attributes each may have: the template
+#: (``research/svg/chart.svg``) writes exactly these, one branch per element.
+ELEMENTS = {
+    "text": {"x", "y", "font-size", "text-anchor", "font-weight", "fill", "transform"},
+    "rect": {"x", "y", "width", "height", "fill"},
+    "line": {"x1", "y1", "x2", "y2", "stroke", "stroke-width"},
+    "circle": {"cx", "cy", "r", "fill"},
+}
+#: One element as data: its tag, its attributes (``-`` written ``_``), its tooltip
+#: (``title``) and text, every value a string the template escapes.
+Shape = dict[str, str]
 
 
 def _fmt(value: object) -> str:
@@ -62,11 +61,12 @@ def _fmt(value: object) -> str:
 
 
 def _el(tag: str, attrs: Mapping[str, object], *, title: str = "", text: str = "") -> Shape:
-    """An element: ``tag`` and the attribute names are the code's own (checked names),
-    the values, tooltip and text anything (the template escapes them)."""
-    if not _NAME.fullmatch(tag) or not all(_NAME.fullmatch(name) for name in attrs):
-        raise ValueError(f"not an SVG name: {tag} {list(attrs)}")
-    return Shape(tag, tuple((k, _fmt(v)) for k, v in attrs.items()), title, text)
+    """An element of one of the kinds the template draws, with its own attributes only;
+    the values, tooltip and text may be anything (the template escapes them)."""
+    if tag not in ELEMENTS or not set(attrs) <= ELEMENTS[tag]:
+        raise ValueError(f"not an element the chart template draws: {tag} {sorted(attrs)}")
+    shape = {name.replace("-", "_"): _fmt(value) for name, value in attrs.items()}
+    return {**shape, "tag": tag, "title": title, "text": text}
 
 
 def _text(

@@ -268,8 +268,9 @@ def add_figure_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--figure",
         help="write one dashboard chart for print (docs/report.md, Figures): accuracy, "
-        "correlation, rules-vs-ratings, rule-scores, ratings, rule-rates, validation, "
-        "echo-chamber, self-preference, form-length, published",
+        "correlation, rules-vs-ratings, rule-scores, ratings, rule-rates, "
+        "rule-rates-heatmap, validation, pairwise, echo-chamber, self-preference, "
+        "form-length, published",
     )
     parser.add_argument(
         "--width", choices=("one", "two"), default="one", help="figure: journal columns"
