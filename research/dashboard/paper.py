@@ -177,8 +177,10 @@ def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
 
 def validation_spec(rows: Rows, labels: Labels, metric: str) -> Forest | None:
     """One coefficient of each judge against its reference, per task and pooled, and per
-    generating model where the table splits by it (the generator leads the label)."""
+    generating model where the table splits by it (the generator leads the label): the
+    rows over every generator first, as the dashboard showed them, then each generator's."""
     part = [r for r in rows if r["metric"] == metric]
+    part.sort(key=lambda r: r.get("generator") not in (None, "*"))  # stable: report order
     if not part:
         return None
     items = []

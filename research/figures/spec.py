@@ -138,13 +138,15 @@ def page_note(number: int, count: int, first: int, last: int, total: int) -> str
 
 
 def split_label(row: Mapping[str, Any], show: Any) -> str:
-    """The row's split values (``--by`` keys and the generator), as the reader names them,
-    joined with · ('' when the row has none)."""
+    """The row's split values (``--by`` keys, ``*`` named "all", and the generating model
+    of a validation row that has one), as the reader names them, joined with · ('' when
+    the row has none)."""
     parts = []
     for key in SPLIT_KEYS:
         value = row.get(key)
-        if value not in (None, ""):
-            parts.append(str(show(key, value, row)))
+        if value in (None, "") or (key == "generator" and value == "*"):
+            continue  # validation's rows over every generator: its usual rows, unmarked
+        parts.append(str(show(key, value, row)))
     return " · ".join(parts)
 
 

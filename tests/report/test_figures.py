@@ -275,6 +275,10 @@ def test_labels_are_distinct_under_by_and_no_row_is_lost_in_print(tang) -> None:
         assert isinstance(spec, Forest), name
         labels = [r.label for r in spec.rows]
         assert len(labels) == len(set(labels)), name
+    validation = chart_spec("validation", _report(study), study, {"val_metric": "pearson"})
+    assert isinstance(validation, Forest)
+    pooled = [r for r in _report(study).tables["validation"] if r["metric"] == "pearson"]
+    assert size(validation) == len(pooled)  # every generator's rows too, none dropped
     echo = report.tables["echo_chamber"]
     spec = paper.echo_spec(echo, Labels(study))
     assert spec is not None and size(spec) == len(echo) > MAX_ROWS
