@@ -10,8 +10,8 @@ same job.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from urllib.parse import urlencode
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.utils.safestring import SafeString
