@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import translation
 from fontTools.ttLib import TTFont
@@ -368,6 +368,16 @@ def test_the_report_command_writes_a_figure(tang, tmp_path) -> None:
         stderr=io.StringIO(),
     )
     assert b"<svg" in svg.read_bytes()
+    heat = tmp_path / "heat.pdf"  # the per-form rates, computed as the report job does
+    call_command(
+        "report", study.slug, "--figure", "rule-rates-heatmap", "-o", str(heat),
+        "--n-boot", "20", stderr=io.StringIO(),
+    )  # fmt: skip
+    assert heat.read_bytes().startswith(b"%PDF")
+    with pytest.raises(CommandError, match="no chart 'nope'"):
+        call_command("report", study.slug, "--figure", "nope", "-o", str(heat), "--n-boot", "20")
+    with pytest.raises(CommandError, match="pdf or svg"):
+        call_command("report", study.slug, "--figure", "ratings", "--format", "csv", "-o", "x")
 
 
 def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
