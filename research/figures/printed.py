@@ -20,7 +20,6 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, TypeGuard
 
 import matplotlib
@@ -56,7 +55,6 @@ def spec_texts(spec: Spec) -> Iterator[str]:
     """Every string the figure may draw (for the font subset)."""
     yield spec.title
     yield spec.note
-    yield "page of rows –: "
     if isinstance(spec, Forest):
         yield spec.x_label
         for r in spec.rows:
@@ -314,8 +312,3 @@ def _scatter(ax: Axes, spec: Scatter, text: dict[str, Any]) -> None:
         )
     ax.set_xlabel(spec.x_label, fontfamily=text["family"], fontsize=text["size"], wrap=True)
     ax.set_ylabel(spec.y_label, fontfamily=text["family"], fontsize=text["size"])
-
-
-def font_file(spec: Spec) -> Path:
-    """The TrueType subset a figure of ``spec`` is set in (for tests and checks)."""
-    return fonts.truetype_subset(fonts.characters(spec_texts(spec)))

@@ -232,6 +232,9 @@ def test_the_pdf_embeds_a_cjk_subset_and_its_text_can_be_extracted() -> None:
 def test_the_svg_carries_its_font_and_keeps_text_as_text() -> None:
     svg = printed.render(_long_forest(3), "svg", "two").decode()
     assert "@font-face" in svg and "data:font/woff;base64," in svg
+    used = set(re.findall(r"font-family: '([^']+)'", svg))  # the text's first family
+    faces = set(re.findall(r"@font-face\{font-family:'([^']+)'", svg))
+    assert used and used <= faces
     assert "格律与审美" in svg and "<text" in svg
     width = re.search(r'<svg[^>]* width="([\d.]+)pt"', svg)
     assert width and float(width.group(1)) == pytest.approx(7.2 * 72)
