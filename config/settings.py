@@ -7,6 +7,7 @@ See docs/deploy.md for every variable.
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -320,6 +321,12 @@ COMPLETION_HOSTS = env_list(
 # an hour (a new seed, new resamples or new settings, or data that moved); reading a
 # stored report or joining a running computation is free. 0 turns the limit off.
 REPORT_STARTS_PER_HOUR = env_int("REPORT_STARTS_PER_HOUR", 30)
+# ``manage.py report --figure``: the scoring app's command draws a chart through this
+# function of the research app (which owns the charts; scoring may not import it).
+REPORT_FIGURE_WRITER = "research.figures.cli.write_figure"
+# matplotlib (print figures) keeps its font list under DATA_DIR: a server's home may be
+# read-only, and a fresh temporary directory per process would rescan the fonts each start.
+os.environ.setdefault("MPLCONFIGDIR", str(DATA_DIR / "matplotlib"))
 # The researcher API's largest page (``?limit=``); a larger limit gets this many rows.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 SPECTACULAR_SETTINGS = {

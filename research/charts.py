@@ -1,9 +1,12 @@
 """Server-side SVG charts for the dashboard: no JavaScript, no CDN, works offline.
 
-Every label is escaped and drawn with a CJK-capable font stack, so Chinese task and
-dimension names render wherever the viewer has any CJK font. Each function returns
-an ``<svg>`` string with a ``<title>``/``aria-label`` for screen readers, ready for
-``mark_safe``; missing values (None/NaN) are drawn as gaps or grey cells.
+Every label is drawn with a CJK-capable font stack, so Chinese task and dimension names
+render wherever the viewer has any CJK font. A chart is built as data, a list of
+``Shape`` (an element's tag, attributes, tooltip and text, one of ``ELEMENTS``), and written by the autoescaped
+template ``research/svg/chart.svg``: no markup is assembled from strings here, and every
+label, tooltip and attribute value is escaped by the template. Each function returns the
+``<svg>`` (a SafeString, from the template) with a ``<title>``/``aria-label`` for screen
+readers; missing values (None/NaN) are drawn as gaps or grey cells.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from html import escape
 from typing import TypeGuard
 
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+# Family names of identifiers only, so the stack needs no quotes (CSS Fonts §5.1).
 FONT = (
-    "'Noto Sans CJK SC','Source Han Sans SC','PingFang SC','Hiragino Sans GB',"
-    "'Microsoft YaHei','WenQuanYi Micro Hei','Noto Serif CJK SC',sans-serif"
+    "Noto Sans CJK SC,Source Han Sans SC,PingFang SC,Hiragino Sans GB,"
+    "Microsoft YaHei,WenQuanYi Micro Hei,Noto Serif CJK SC,sans-serif"
 )
 PALETTE = (
     "#4e79a7",
@@ -37,6 +43,32 @@ def _ok(v: float | None) -> TypeGuard[float]:
     return v is not None and math.isfinite(v)
 
 
+#: The elements a chart draws and the attributes each may have: the template
+#: (``research/svg/chart.svg``) writes exactly these, one branch per element.
+ELEMENTS = {
+    "text": {"x", "y", "font-size", "text-anchor", "font-weight", "fill", "transform"},
+    "rect": {"x", "y", "width", "height", "fill"},
+    "line": {"x1", "y1", "x2", "y2", "stroke", "stroke-width"},
+    "circle": {"cx", "cy", "r", "fill"},
+}
+#: One element as data: its tag, its attributes (``-`` written ``_``), its tooltip
+#: (``title``) and text, every value a string the template escapes.
+Shape = dict[str, str]
+
+
+def _fmt(value: object) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+def _el(tag: str, attrs: Mapping[str, object], *, title: str = "", text: str = "") -> Shape:
+    """An element of one of the kinds the template draws, with its own attributes only;
+    the values, tooltip and text may be anything (the template escapes them)."""
+    if tag not in ELEMENTS or not set(attrs) <= ELEMENTS[tag]:
+        raise ValueError(f"not an element the chart template draws: {tag} {sorted(attrs)}")
+    shape = {name.replace("-", "_"): _fmt(value) for name, value in attrs.items()}
+    return {**shape, "tag": tag, "title": title, "text": text}
+
+
 def _text(
     x: float,
     y: float,
@@ -47,22 +79,23 @@ def _text(
     rotate: float = 0,
     weight: str = "normal",
     fill: str = "#1b1b1b",
-) -> str:
-    transform = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate else ""
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-        f'font-weight="{weight}" fill="{fill}"{transform}>{escape(s)}</text>'
-    )
+) -> Shape:
+    attrs: dict[str, object] = {"x": float(x), "y": float(y), "font-size": size}
+    attrs |= {"text-anchor": anchor, "font-weight": weight, "fill": fill}
+    if rotate:
+        attrs["transform"] = f"rotate({rotate} {x:.1f} {y:.1f})"
+    return _el("text", attrs, text=s)
 
 
-def _svg(width: float, height: float, title: str, body: list[str]) -> str:
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}" '
-        f'aria-label="{escape(title)}" font-family="{FONT}"><title>{escape(title)}</title>'
-        + "".join(body)
-        + "</svg>"
-    )
+def _svg(width: float, height: float, title: str, body: list[Shape]) -> SafeString:
+    context = {
+        "width": f"{width:.0f}",
+        "height": f"{height:.0f}",
+        "title": title,
+        "font": FONT,
+        "shapes": body,
+    }
+    return SafeString(render_to_string("research/svg/chart.svg", context))
 
 
 def _width(label: str, size: int = 12) -> float:
@@ -109,25 +142,30 @@ def grouped_bars(
     title: str,
     y_max: float = 1.0,
     y_label: str = "",
-) -> str:
-    """Vertical bars per category, one colour per series, with CI whiskers."""
+    note: str = "",
+) -> SafeString:
+    """Vertical bars per category, one colour per series, with CI whiskers; the legend
+    below in as many columns as its longest name leaves room for (never overlapping),
+    and ``note`` (e.g. rows cut) in the title's line below it."""
     n_cat, n_ser = max(len(categories), 1), max(len(series), 1)
     bar = 14.0 if n_ser > 4 else 18.0
     slot = n_ser * bar + 16
-    left, top, plot_h = 48.0, 28.0, 220.0
+    left, top, plot_h = 48.0, 28.0 + (16 if note else 0), 220.0
     label_h = max([_width(c) * 0.71 for c in categories] + [20]) + 12
-    legend_rows = math.ceil(len(series) / 4)
-    width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60)
+    width = max(left + n_cat * slot + 16, 420, _width(title, 13) + 60, _width(note, 11) + 60)
+    column_w = max([_width(s.name, 11) + 28 for s in series] + [60])
+    per_row = max(1, min(len(series), int((width - left) // column_w)))
+    legend_rows = math.ceil(len(series) / per_row) if series else 0
     height = top + plot_h + label_h + legend_rows * 18 + 10
     body = [_text(left, 16, title, size=13, weight="bold")]
+    if note:
+        body.append(_text(left, 32, note, size=11, fill="#8a2b1d"))
     ticks = nice_ticks(0.0, y_max, 6)
     y_max = ticks[-1]
     for v in ticks:  # y axis: round ticks, 0 drawn as the axis itself
         y = top + plot_h - plot_h * v / y_max
         stroke = "#555" if v == 0 else "#ddd"
-        body.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8:.1f}" y2="{y:.1f}" stroke="{stroke}"/>'
-        )
+        body.append(_el("line", {"x1": left, "y1": y, "x2": width - 8, "y2": y, "stroke": stroke}))
         body.append(_text(left - 6, y + 4, tick_label(v), size=10, anchor="end"))
     if y_label:
         body.append(_text(12, top + plot_h / 2, y_label, size=11, anchor="middle", rotate=-90))
@@ -144,9 +182,11 @@ def grouped_bars(
             n = ser.n[c] if ser.n and c < len(ser.n) else None
             shown = f"{float(v):.3f}" + (f" (n={n})" if n is not None else "")
             body.append(
-                f'<rect x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 2:.1f}" '
-                f'height="{h:.1f}" fill="{colour}"><title>{escape(ser.name)} · '
-                f"{escape(cat)}: {shown}</title></rect>"
+                _el(
+                    "rect",
+                    {"x": x, "y": top + plot_h - h, "width": bar - 2, "height": h, "fill": colour},
+                    title=f"{ser.name} · {cat}: {shown}",
+                )
             )
             if n is not None:  # the count, written up the bar
                 body.append(
@@ -158,20 +198,17 @@ def grouped_bars(
                 y_lo = top + plot_h - plot_h * float(lo) / y_max
                 y_hi = top + plot_h - plot_h * float(hi) / y_max
                 xm = x + (bar - 2) / 2
-                body.append(
-                    f'<line x1="{xm:.1f}" y1="{y_lo:.1f}" x2="{xm:.1f}" y2="{y_hi:.1f}" '
-                    'stroke="#222" stroke-width="1"/>'
-                )
+                line = {"x1": xm, "y1": y_lo, "x2": xm, "y2": y_hi, "stroke": "#222"}
+                body.append(_el("line", {**line, "stroke-width": 1}))
         body.append(
             _text(x0 + n_ser * bar / 2, top + plot_h + 14, cat, size=11, anchor="end", rotate=-45)
         )
     y_leg = top + plot_h + label_h
     for s, ser in enumerate(series):
-        x = left + (s % 4) * ((width - left) / 4)
-        y = y_leg + (s // 4) * 18
-        body.append(
-            f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="11" fill="{PALETTE[s % len(PALETTE)]}"/>'
-        )
+        x = left + (s % per_row) * column_w
+        y = y_leg + (s // per_row) * 18
+        key = {"x": x, "y": y, "width": 11, "height": 11, "fill": PALETTE[s % len(PALETTE)]}
+        body.append(_el("rect", key))
         body.append(_text(x + 15, y + 10, ser.name, size=11))
     return _svg(width, height, title, body)
 
@@ -203,7 +240,7 @@ def heatmap(
     diverging: bool = False,
     counts: Mapping[tuple[str, str], int | None] | None = None,
     note: str = "",
-) -> str:
+) -> SafeString:
     """A rows × columns grid coloured by value (diverging around the middle if asked),
     each cell with its value and, when ``counts`` are given, its n."""
     cell_w, cell_h = 58.0, (34.0 if counts else 24.0)
@@ -227,10 +264,8 @@ def heatmap(
             label = f"{float(v):.2f}" if _ok(v) else "–"
             n = counts.get((row, col)) if counts else None
             tip = f"{row} · {col}: {label}" + (f" (n={n})" if n is not None else "")
-            body.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell_w - 2}" height="{cell_h - 2}" '
-                f'fill="{fill}"><title>{escape(tip)}</title></rect>'
-            )
+            cell = {"x": x, "y": y, "width": cell_w - 2, "height": cell_h - 2, "fill": fill}
+            body.append(_el("rect", cell, title=tip))
             body.append(_text(x + cell_w / 2 - 1, y + 15, label, size=11, anchor="middle"))
             if n is not None:
                 body.append(
@@ -263,10 +298,12 @@ def forest(
     x_label: str = "",
     low: float | None = None,
     high: float | None = None,
-) -> str:
+    note: str = "",
+) -> SafeString:
     """Point estimates with CI lines on a shared horizontal axis (round ticks, zero
     marked), each row's n written at its right; a row without an interval shows its
-    point alone (and its note), never a made-up interval."""
+    point alone (and its note), never a made-up interval. ``note`` (e.g. rows cut) is
+    written under the title."""
     finite = [v for r in rows for v in (r.value, r.low, r.high) if _ok(v)]
     lo = min([0.0, *finite]) if finite else -1.0
     hi = max([0.0, *finite]) if finite else 1.0
@@ -274,20 +311,20 @@ def forest(
     lo, hi = ticks[0], ticks[-1]
     left = max([_width(r.label, 11) for r in rows] + [60]) + 14
     right_w = max([_width(f"{r.n}  {r.note}".strip(), 10) for r in rows] + [30]) + 16
-    plot_w, row_h, top = 360.0, 20.0, 30.0
-    width = max(left + plot_w + right_w, _width(title, 13) + 20)
+    plot_w, row_h, top = 360.0, 20.0, 30.0 + (16 if note else 0)
+    width = max(left + plot_w + right_w, _width(title, 13) + 20, _width(note, 11) + 20)
     height = top + max(len(rows), 1) * row_h + 34
 
     def sx(v: float) -> float:
         return left + plot_w * (v - lo) / (hi - lo)
 
     body = [_text(8, 16, title, size=13, weight="bold")]
+    if note:
+        body.append(_text(8, 32, note, size=11, fill="#8a2b1d"))
     for v in ticks:
-        stroke, dash = ("#555", "") if v == 0 else ("#e4e4e4", "")
-        body.append(
-            f'<line x1="{sx(v):.1f}" y1="{top - 4}" x2="{sx(v):.1f}" y2="{height - 30:.1f}" '
-            f'stroke="{stroke}"{dash}/>'
-        )
+        stroke = "#555" if v == 0 else "#e4e4e4"
+        grid = {"x1": sx(v), "y1": top - 4, "x2": sx(v), "y2": height - 30, "stroke": stroke}
+        body.append(_el("line", grid))
         body.append(_text(sx(v), height - 16, tick_label(v), size=10, anchor="middle"))
     groups = sorted({r.group for r in rows})
     for i, r in enumerate(rows):
@@ -295,18 +332,14 @@ def forest(
         body.append(_text(left - 6, y + 4, r.label, size=11, anchor="end"))
         colour = PALETTE[groups.index(r.group) % len(PALETTE)]
         if _ok(r.low) and _ok(r.high):
-            body.append(
-                f'<line x1="{sx(float(r.low)):.1f}" y1="{y:.1f}" x2="{sx(float(r.high)):.1f}" '
-                f'y2="{y:.1f}" stroke="{colour}" stroke-width="2"/>'
-            )
+            span = {"x1": sx(float(r.low)), "y1": y, "x2": sx(float(r.high)), "y2": y}
+            body.append(_el("line", {**span, "stroke": colour, "stroke-width": 2}))
         if _ok(r.value):
             v = float(r.value)
             ci = f" [{float(r.low):.3f}, {float(r.high):.3f}]" if _ok(r.low) and _ok(r.high) else ""
             tip = f"{r.label}: {v:.3f}{ci}" + (f" ({r.n})" if r.n else "")
-            body.append(
-                f'<circle cx="{sx(v):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
-                f"<title>{escape(tip)}</title></circle>"
-            )
+            dot = {"cx": sx(v), "cy": y, "r": 4, "fill": colour}
+            body.append(_el("circle", dot, title=tip))
         side = f"{r.n}  {r.note}".strip()
         if side:
             body.append(_text(left + plot_w + 8, y + 4, side, size=10, fill="#333"))

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
-from research.charts import PALETTE, _ok, _svg, _text, nice_ticks, tick_label
+from django.utils.safestring import SafeString
+
+from research.charts import PALETTE, _el, _ok, _svg, _text, nice_ticks, tick_label
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ def scatter(
     y_label: str,
     y_low: float = 0.0,
     y_high: float = 1.0,
-) -> str:
+) -> SafeString:
     """Labelled points (x against y) on round-ticked axes, each with its n."""
     shown = [p for p in points if _ok(p.y) and _ok(p.x)]
     xs = [p.x for p in shown] or [0.0, 1.0]
@@ -45,24 +46,22 @@ def scatter(
     for v in x_ticks:
         stroke = "#555" if v == 0 else "#e4e4e4"
         body.append(
-            f'<line x1="{sx(v):.1f}" y1="{top}" x2="{sx(v):.1f}" y2="{top + plot_h}" '
-            f'stroke="{stroke}"/>'
+            _el("line", {"x1": sx(v), "y1": top, "x2": sx(v), "y2": top + plot_h, "stroke": stroke})
         )
         body.append(_text(sx(v), top + plot_h + 14, tick_label(v), size=10, anchor="middle"))
     for v in y_ticks:
         stroke = "#555" if v == 0 else "#e4e4e4"
         body.append(
-            f'<line x1="{left}" y1="{sy(v):.1f}" x2="{left + plot_w}" y2="{sy(v):.1f}" '
-            f'stroke="{stroke}"/>'
+            _el(
+                "line",
+                {"x1": left, "y1": sy(v), "x2": left + plot_w, "y2": sy(v), "stroke": stroke},
+            )
         )
         body.append(_text(left - 6, sy(v) + 4, tick_label(v), size=10, anchor="end"))
     for p in shown:
         x, y = sx(p.x), sy(float(p.y))  # type: ignore[arg-type]
         tip = f"{p.label}: {p.x:g}, {float(p.y):.3f}" + (f" (n={p.n})" if p.n else "")  # type: ignore[arg-type]
-        body.append(
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{PALETTE[0]}">'
-            f"<title>{escape(tip)}</title></circle>"
-        )
+        body.append(_el("circle", {"cx": x, "cy": y, "r": 4, "fill": PALETTE[0]}, title=tip))
         label = p.label + (f" n={p.n}" if p.n is not None else "")
         body.append(_text(x + 6, y - 4, label, size=9, fill="#333"))
     body.append(_text(left + plot_w / 2, height - 4, x_label, size=10, anchor="middle"))

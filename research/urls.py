@@ -24,6 +24,11 @@ urlpatterns = [
         dashboard.download_responses,
         name="download-responses",
     ),
+    path(
+        "studies/<int:study_id>/chart/<slug:name>.<str:fmt>",
+        dashboard.download_chart,
+        name="download-chart",
+    ),
     path("studies/<int:study_id>/quality/", quality.quality, name="quality"),
     path("poems/<int:item_id>/", poems.poem_detail, name="poem"),
     path("docs/", docs.doc_index, name="docs"),

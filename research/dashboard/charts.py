@@ -1,13 +1,17 @@
-"""The dashboard's charts, drawn from the report's tables (``research.charts`` SVG)."""
+"""The dashboard's charts, drawn from the report's tables: each ``*_spec`` gives the chart's
+spec (``research.figures.spec``), each ``*_chart`` its dashboard SVG."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, Series, forest, grouped_bars, heatmap
+from research.charts import Interval, Series
 from research.dashboard.labels import Labels
+from research.figures.spec import Bars, Forest, Heatmap, Spec, distinct, with_split
+from research.figures.svg import dashboard_svg
 from scoring.report.build import Report
 from studies.kinds import ALL_PARTS, KINDS
 from studies.models import Study
@@ -36,20 +40,30 @@ def set_label(name: str, groups: dict[str, str]) -> str:
     return Labels.model(name) if name.startswith("model:") else name
 
 
+def _draw(spec: Spec | None) -> str | None:
+    return dashboard_svg(spec) if spec is not None else None
+
+
 def accuracy_chart(report: Report, study: Study) -> str | None:
-    """Headline accuracy per task (all parts right for multi-part), groups beside models."""
+    return _draw(accuracy_spec(report, study))
+
+
+def accuracy_spec(report: Report, study: Study) -> Bars | None:
+    """Headline accuracy per task (all parts right for multi-part), groups beside models;
+    with --by, one category per task and split value (the split leads its name)."""
     tasks, _dims, kinds = _labels(study)
     groups = dict(study.groups.values_list("slug", "name"))
     rows = report.tables["accuracy"]
-    headline = [(t, f) for t in tasks if (f := KINDS[kinds[t]].headline) is not None]
-    index = {(r["task"], r["field"], r["rater_set"]): r for r in rows}
-    headline = [h for h in headline if any((h[0], h[1], s) in index for s in _sets(rows))]
-    if not headline:
+    headline = {t: f for t in tasks if (f := KINDS[kinds[t]].headline) is not None}
+    rows = [r for r in rows if headline.get(r["task"]) == r["field"]]
+    if not rows:
         return None
+    index = {(_category(r, tasks), r["rater_set"]): r for r in rows}
+    categories = list(dict.fromkeys(_category(r, tasks) for r in rows))
     names = [s for s in _sets(rows) if s.startswith("group:") or s.startswith("model:")]
     series = []
     for name in names:
-        cells = [index.get((t, f, name)) for t, f in headline]
+        cells = [index.get((c, name)) for c in categories]
         series.append(
             Series(
                 set_label(name, groups),
@@ -59,15 +73,18 @@ def accuracy_chart(report: Report, study: Study) -> str | None:
                 [c["n_responses"] if c else None for c in cells],
             )
         )
-    categories = [
-        tasks[t] + (" · " + _("all parts") if f == ALL_PARTS else "") for t, f in headline
-    ]
-    return grouped_bars(
-        categories,
-        series,
-        title=_("Accuracy by group beside the models"),
+    return Bars(
+        _("Accuracy by group beside the models"),
+        tuple(categories),
+        tuple(series),
         y_label=_("accuracy (95% Wilson CI)"),
     )
+
+
+def _category(row: dict[str, Any], tasks: dict[str, str]) -> str:
+    name = tasks.get(row["task"], row["task"])
+    name += " · " + _("all parts") if row["field"] == ALL_PARTS else ""
+    return with_split(name, row, _split_value)
 
 
 def _sets(rows: Rows) -> list[str]:
@@ -75,13 +92,17 @@ def _sets(rows: Rows) -> list[str]:
 
 
 def correlation_chart(report: Report, study: Study) -> str | None:
+    return _draw(correlation_spec(report, study))
+
+
+def correlation_spec(report: Report, study: Study) -> Heatmap | None:
     """Pearson r of each judge's item means with the humans', per task dimension."""
     tasks, dims, _kinds = _labels(study)
     groups = dict(study.groups.values_list("slug", "name"))
     rows = [r for r in report.tables["correlation"] if r["b"] == "humans"]
     if not rows:
         return None
-    judges = list(dict.fromkeys(r["a"] for r in rows))
+    judges = list(dict.fromkeys(_judge(r, groups) for r in rows))
     cols = list(dict.fromkeys((r["task"], r["field"]) for r in rows))
     col_label = {
         c: dims.get(c, c[1])
@@ -89,15 +110,13 @@ def correlation_chart(report: Report, study: Study) -> str | None:
         else f"{tasks.get(c[0], c[0])}·{dims.get(c, c[1])}"
         for c in cols
     }
-    values = {
-        (set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["pearson"] for r in rows
-    }
-    counts = {(set_label(r["a"], groups), col_label[(r["task"], r["field"])]): r["n"] for r in rows}
-    return heatmap(
-        [set_label(j, groups) for j in judges],
-        [col_label[c] for c in cols],
+    values = {(_judge(r, groups), col_label[(r["task"], r["field"])]): r["pearson"] for r in rows}
+    counts = {(_judge(r, groups), col_label[(r["task"], r["field"])]): r["n"] for r in rows}
+    return Heatmap(
+        _("Correlation with the humans (Pearson r of item means)"),
+        tuple(judges),
+        tuple(col_label[c] for c in cols),
         values,
-        title=_("Correlation with the humans (Pearson r of item means)"),
         low=-1.0,
         high=1.0,
         diverging=True,
@@ -105,11 +124,24 @@ def correlation_chart(report: Report, study: Study) -> str | None:
     )
 
 
+def _judge(row: dict[str, Any], groups: dict[str, str]) -> str:
+    """A heatmap row's name: the judge, after the row's --by split values."""
+    return with_split(set_label(row["a"], groups), row, _split_value)
+
+
+def _split_value(key: str, value: Any, row: dict[str, Any]) -> str:
+    return _("all (*)") if value == "*" else str(value)
+
+
 def rule_choices(report: Report) -> list[str]:
     return list(dict.fromkeys(r["rule"] for r in report.tables["rule_vs_rating"]))
 
 
 def rules_chart(report: Report, study: Study, rule: str) -> str | None:
+    return _draw(rules_spec(report, study, rule))
+
+
+def rules_spec(report: Report, study: Study, rule: str) -> Forest | None:
     _tasks, dims, _kinds = _labels(study)
     groups = dict(study.groups.values_list("slug", "name"))
     rows = [r for r in report.tables["rule_vs_rating"] if r["rule"] == rule]
@@ -128,9 +160,13 @@ def rules_chart(report: Report, study: Study, rule: str) -> str | None:
         )
         for r in rows
     ]
+    names = distinct(
+        [with_split(i.label, r, _split_value) for i, r in zip(items, rows, strict=True)], rows
+    )
     title = _("Rating gap, poems passing minus failing %(rule)s") % {"rule": Labels.rule(rule)}
     x_label = _("mean rating difference, passing − failing (n passing / n failing)")
-    return forest(items, title=title, x_label=x_label)
+    shown = tuple(replace(i, label=n) for i, n in zip(items, names, strict=True))
+    return Forest(title, shown, x_label=x_label)
 
 
 def metric_choices(report: Report) -> list[str]:
@@ -138,6 +174,10 @@ def metric_choices(report: Report) -> list[str]:
 
 
 def cipai_chart(report: Report, metric: str) -> str | None:
+    return _draw(cipai_spec(report, metric))
+
+
+def cipai_spec(report: Report, metric: str) -> Heatmap | None:
     rows = [r for r in report.tables["rule_scores"] if f"{r['rule']}/{r['field']}" == metric]
     if not rows:
         return None
@@ -146,10 +186,14 @@ def cipai_chart(report: Report, metric: str) -> str | None:
     values = {(r["form"], _source(r["source"])): r["mean"] for r in rows}
     counts = {(r["form"], _source(r["source"])): r["n"] for r in rows}
     title = _("Mean rule score per form and source: %(metric)s") % {"metric": Labels.rule(metric)}
-    return heatmap(forms, sources, values, title=title, counts=counts)
+    return Heatmap(title, tuple(forms), tuple(sources), values, counts=counts)
 
 
 def published_chart(study: Study) -> str | None:
+    return _draw(published_spec(study))
+
+
+def published_spec(study: Study) -> Heatmap | None:
     """Published per-form results (aggregate tasks named ``<task>:<form>``) as a heatmap.
 
     Shown beside the item-level tables, never mixed in: these are others' figures.
@@ -166,7 +210,7 @@ def published_chart(study: Study) -> str | None:
     title = _("Published results per form (%(metric)s), not computed here") % {
         "metric": ", ".join(metrics)
     }
-    return heatmap(forms, models, values, title=title)
+    return Heatmap(title, tuple(forms), tuple(models), values)
 
 
 def _source(value: object) -> str:

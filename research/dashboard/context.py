@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import QueryDict
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from research.dashboard import paper
@@ -69,8 +70,13 @@ def _pick(value: str | None, choices: list[str]) -> str:
     return choices[0] if choices else ""
 
 
-def _svg(svg: str | None) -> SafeString | None:
-    return mark_safe(svg) if svg else None  # built escaped by research.charts
+def chart_svg(svg: str | None) -> SafeString | None:
+    """A chart of ``research.charts``: written by its autoescaped template, safe as it is."""
+    if not svg:
+        return None
+    if not isinstance(svg, SafeString):
+        raise TypeError("a chart must come from research.charts' template")
+    return svg
 
 
 def paper_context(
@@ -92,17 +98,17 @@ def paper_context(
         views[name] = table_view(name, t[name], labels, query, by=by)
     out["paper"] = views
     ratings = task_filter(t["ratings"], task)
-    out["ratings_svg"] = _svg(paper.ratings_chart(ratings, labels))
+    out["ratings_svg"] = chart_svg(paper.ratings_chart(ratings, labels))
     metrics = paper.rule_rate_metrics(t["rule_rates"])
     metric = _pick(query.get("rate_metric"), metrics)
     out["rate_metrics"], out["rate_metric"] = metrics, metric
     out["rate_metric_options"] = [(m, Labels.rule(m)) for m in metrics]
-    out["rule_rates_svg"] = _svg(paper.rule_rates_chart(t["rule_rates"], metric))
+    out["rule_rates_svg"] = chart_svg(paper.rule_rates_chart(t["rule_rates"], metric))
     heat_rows = t["rule_rates"]
     if metric and "form" not in by and rule_rates_by_form is not None:
         heat_rows = rule_rates_by_form
-    out["rule_rate_heatmaps"] = [
-        (condition, _svg(svg))
+    out["rule_rate_heatmaps"] = [  # (condition, svg, the print figure's choice)
+        (condition, chart_svg(svg), urlencode({"condition": condition}))
         for condition, svg in paper.rule_rate_heatmaps(heat_rows, labels, metric)
     ]
     validation = task_filter(t["validation"], task)
@@ -110,16 +116,16 @@ def paper_context(
     vmetric = _pick(query.get("val_metric"), vmetrics)
     out["val_metrics"] = [(m, labels.metric(m)) for m in vmetrics]
     out["val_metric"] = vmetric
-    out["validation_svg"] = _svg(paper.validation_chart(validation, labels, vmetric))
-    out["echo_svg"] = _svg(paper.echo_chart(task_filter(t["echo_chamber"], task), labels))
-    out["self_svg"] = _svg(
+    out["validation_svg"] = chart_svg(paper.validation_chart(validation, labels, vmetric))
+    out["echo_svg"] = chart_svg(paper.echo_chart(task_filter(t["echo_chamber"], task), labels))
+    out["self_svg"] = chart_svg(
         paper.self_preference_chart(task_filter(t["self_preference"], task), labels)
     )
     measures = paper.form_length_measures(t["form_length"])
     measure = _pick(query.get("length_measure"), measures)
     out["length_measures"], out["length_measure"] = measures, measure
     out["length_measure_options"] = [(m, paper.measure_name(m)) for m in measures]
-    out["form_length_svg"] = _svg(paper.form_length_chart(t["form_length"], measure))
+    out["form_length_svg"] = chart_svg(paper.form_length_chart(t["form_length"], measure))
     return out
 
 
@@ -145,8 +151,13 @@ def agreement_context(report: Report, query: QueryDict, labels: Labels) -> dict[
     maps = []
     if pivot is not None:
         found = paper.pairwise_heatmaps(report.tables["pairwise"], labels, pivot.task, pivot.field)
-        maps = [(name, _svg(svg), f"pairwise-{k}") for k, (name, svg) in enumerate(found, 1)]
-    return {"pivot": pivot, "pair_heatmaps": maps}
+        maps = [(name, chart_svg(svg), str(k), f"pair={k}") for k, name, svg in found]
+    return {
+        "pivot": pivot,
+        "pair_heatmaps": [m for m in maps if m[1] is not None],
+        "pair_figures_only": [m for m in maps if m[1] is None],
+        "pair_agr": query.get("agr", ""),
+    }
 
 
 def comparison_matrix(report: Report, query: QueryDict, labels: Labels) -> dict[str, Any] | None:

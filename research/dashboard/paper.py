@@ -2,24 +2,29 @@
 beside each estimate (no interval where the report gives none), the form × model heatmap
 of one prompt condition, and a form's rate against its length.
 
-Each function takes the report's rows (already filtered by task where the view asks) and
-the study's ``Labels``, and returns an SVG string or None when there is nothing to draw.
+Each ``*_spec`` function takes the report's rows (already filtered by task where the view
+asks) and the study's ``Labels`` and returns the chart's spec (``research.figures.spec``:
+every row, labels naming each --by split) or None when there is nothing to draw; the
+matching ``*_chart`` draws it as the dashboard's SVG, which shows at most ``MAX_ROWS``
+rows and says so on the chart when it cuts (the print figure pages through them all).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, forest, heatmap
+from research.charts import Interval
 from research.dashboard.labels import Labels
-from research.scatter import Point, scatter
+from research.figures.spec import Forest, Heatmap, Scatter, distinct, with_split
+from research.figures.svg import dashboard_svg
+from research.scatter import Point
 
 Rows = list[dict[str, Any]]
-#: At most this many rows in one forest plot (the table below has them all).
-MAX_ROWS = 40
 
 
 def _limits(rows: Rows, *keys: str) -> tuple[float | None, float | None]:
@@ -38,9 +43,23 @@ def _not_estimable(row: dict[str, Any]) -> str:
     return _("no interval") if row.get("ci_low") is None else ""
 
 
+def _draw(spec: Forest | Scatter | None) -> str | None:
+    return dashboard_svg(spec) if spec is not None else None
+
+
+def _named(items: list[Interval], rows: Rows, labels: Labels) -> tuple[Interval, ...]:
+    """The intervals, each label led by its row's split values and made distinct."""
+    names = [with_split(i.label, r, labels.value) for i, r in zip(items, rows, strict=True)]
+    names = distinct(names, rows)
+    return tuple(replace(i, label=n) for i, n in zip(items, names, strict=True))
+
+
 def ratings_chart(rows: Rows, labels: Labels) -> str | None:
+    return _draw(ratings_spec(rows, labels))
+
+
+def ratings_spec(rows: Rows, labels: Labels) -> Forest | None:
     """Mean rating per dimension × rater set with its interval and n items / n raters."""
-    rows = rows[:MAX_ROWS]
     if not rows:
         return None
     items = [
@@ -60,18 +79,23 @@ def ratings_chart(rows: Rows, labels: Labels) -> str | None:
         for r in rows
     ]
     low, high = _limits(rows, "ci_low", "ci_high", "mean")
-    return forest(
-        items,
-        title=_("Mean rating per dimension and rater set"),
+    return Forest(
+        _("Mean rating per dimension and rater set"),
+        _named(items, rows, labels),
         x_label=_("mean rating (%(pct)s%% CI)") % {"pct": "95"},
         low=low,
         high=high,
     )
 
 
-def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, str]]:
+def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[str, SafeString]]:
+    """The dashboard's heatmaps of :func:`rule_rate_heatmap_specs`: [(condition, svg)]."""
+    return [(name, dashboard_svg(spec)) for name, spec in rule_rate_heatmap_specs(rows, metric)]
+
+
+def rule_rate_heatmap_specs(rows: Rows, metric: str) -> list[tuple[str, Heatmap]]:
     """One heatmap of form × generating model per prompt condition for ``metric``
-    (``rule/version/field``): [(condition label, svg)]."""
+    (``rule/version/field``): [(condition label, spec)]."""
     part = [r for r in rows if _metric_key(r) == metric and r.get("form") not in (None, "*")]
     out = []
     conditions = list(dict.fromkeys(r.get("condition") for r in part))
@@ -88,15 +112,15 @@ def rule_rate_heatmaps(rows: Rows, labels: Labels, metric: str) -> list[tuple[st
             if condition not in (None, "")
             else _("%(metric)s per form and source") % {"metric": Labels.rule(metric)}
         )
-        svg = heatmap(
-            forms,
-            sources,
+        spec = Heatmap(
+            title,
+            tuple(forms),
+            tuple(sources),
             values,
-            title=title,
             counts=counts,
             note=_("cell: rate or mean, and its n poems"),
         )
-        out.append((str(shown), svg))
+        out.append((str(shown), spec))
     return out
 
 
@@ -116,9 +140,12 @@ def rule_rate_metrics(rows: Rows) -> list[str]:
 
 
 def rule_rates_chart(rows: Rows, metric: str) -> str | None:
+    return _draw(rule_rates_spec(rows, metric))
+
+
+def rule_rates_spec(rows: Rows, metric: str) -> Forest | None:
     """The rate (or mean) of one metric per source × condition, with its CI and n."""
     part = [r for r in rows if _metric_key(r) == metric and r.get("form") in (None, "*")]
-    part = part[:MAX_ROWS]
     if not part:
         return None
     items = [
@@ -133,9 +160,10 @@ def rule_rates_chart(rows: Rows, metric: str) -> str | None:
         )
         for r in part
     ]
-    return forest(
-        items,
-        title=_("%(metric)s per source and condition") % {"metric": Labels.rule(metric)},
+    names = distinct([i.label for i in items], part)
+    return Forest(
+        _("%(metric)s per source and condition") % {"metric": Labels.rule(metric)},
+        tuple(replace(i, label=n) for i, n in zip(items, names, strict=True)),
         x_label=_("rate (Wilson CI) or mean (bootstrap CI)"),
         low=0.0,
         high=1.0,
@@ -147,9 +175,15 @@ def validation_metrics(rows: Rows) -> list[str]:
 
 
 def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
-    """One coefficient of each judge against its reference, per task and pooled."""
-    part = [r for r in rows if r["metric"] == metric and r.get("generator") in (None, "*")]
-    part = part[:MAX_ROWS]
+    return _draw(validation_spec(rows, labels, metric))
+
+
+def validation_spec(rows: Rows, labels: Labels, metric: str) -> Forest | None:
+    """One coefficient of each judge against its reference, per task and pooled, and per
+    generating model where the table splits by it (the generator leads the label): the
+    rows over every generator first, as the dashboard showed them, then each generator's."""
+    part = [r for r in rows if r["metric"] == metric]
+    part.sort(key=lambda r: r.get("generator") not in (None, "*"))  # stable: report order
     if not part:
         return None
     items = []
@@ -175,10 +209,9 @@ def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
             )
         )
     bounded = metric not in ("mean_diff",)
-    return forest(
-        items,
-        title=_("%(metric)s of each judge against its reference")
-        % {"metric": labels.metric(metric)},
+    return Forest(
+        _("%(metric)s of each judge against its reference") % {"metric": labels.metric(metric)},
+        _named(items, part, labels),
         x_label=labels.metric(metric),
         low=-1.0 if bounded and any((r.get("ci_low") or 0) < 0 for r in part) else None,
         high=1.0 if bounded else None,
@@ -186,14 +219,20 @@ def validation_chart(rows: Rows, labels: Labels, metric: str) -> str | None:
 
 
 def echo_chart(rows: Rows, labels: Labels) -> str | None:
+    return _draw(echo_spec(rows, labels))
+
+
+def echo_spec(rows: Rows, labels: Labels) -> Forest | None:
     """Judges' gap minus people's gap (passing − failing poems) with its interval and
     n_pass / n_fail; a row below the minimum side shows no interval and says so."""
-    part = rows[:MAX_ROWS]
+    part = rows
     if not part:
         return None
     items = [
         Interval(
-            f"{labels.field(r['task'], r['field'])} · {Labels.rule(r['rule'])} · {labels.value('poems', r['poems'], r)}",
+            f"{labels.field(r['task'], r['field'])} · {Labels.rule(r['rule'])} · "
+            f"{labels.value('poems', r['poems'], r)} · "
+            f"{labels.rater_set(r.get('judges'))} / {labels.rater_set(r.get('people'))}",
             r.get("difference"),
             r.get("ci_low") if r.get("estimable") else None,
             r.get("ci_high") if r.get("estimable") else None,
@@ -203,15 +242,19 @@ def echo_chart(rows: Rows, labels: Labels) -> str | None:
         )
         for r in part
     ]
-    return forest(
-        items,
-        title=_("Echo chamber: judges' gap minus people's gap"),
+    return Forest(
+        _("Echo chamber: judges' gap minus people's gap"),
+        _named(items, part, labels),
         x_label=_("difference of gaps, passing − failing poems (n passing / n failing)"),
     )
 
 
 def self_preference_chart(rows: Rows, labels: Labels) -> str | None:
-    part = rows[:MAX_ROWS]
+    return _draw(self_preference_spec(rows, labels))
+
+
+def self_preference_spec(rows: Rows, labels: Labels) -> Forest | None:
+    part = rows
     if not part:
         return None
     items = [
@@ -226,9 +269,9 @@ def self_preference_chart(rows: Rows, labels: Labels) -> str | None:
         )
         for r in part
     ]
-    return forest(
-        items,
-        title=_("Self-preference: own poems minus others' poems"),
+    return Forest(
+        _("Self-preference: own poems minus others' poems"),
+        _named(items, part, labels),
         x_label=_("mean rating difference (n own / n other poems)"),
     )
 
@@ -238,6 +281,10 @@ def form_length_measures(rows: Rows) -> list[str]:
 
 
 def form_length_chart(rows: Rows, measure: str) -> str | None:
+    return _draw(form_length_spec(rows, measure))
+
+
+def form_length_spec(rows: Rows, measure: str) -> Scatter | None:
     """Each form's rate (or accuracy) against its length, with Spearman's ρ in the title."""
     part = [r for r in rows if r["measure"] == measure]
     points = [
@@ -255,21 +302,35 @@ def form_length_chart(rows: Rows, measure: str) -> str | None:
         p = rho.get("p_value")
         title += f" · ρ = {rho['value']:.2f}" + (f", p = {p:.3g}" if p is not None else "")
         title += f" (n={rho.get('n')})"
-    return scatter(
-        points,
-        title=title,
+    return Scatter(
+        title,
+        tuple(points),
         x_label=_("length of the form (characters)"),
         y_label=_("rate or accuracy"),
     )
 
 
-#: A pair matrix is drawn for a set of at most this many raters (the table has them all).
+#: The dashboard draws a pair matrix of at most this many raters (the table and the print
+#: figure have them all; the page says how many it leaves to the figures).
 MAX_PAIR_RATERS = 12
 
 
-def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list[tuple[str, str]]:
+def pairwise_heatmaps(
+    rows: Rows, labels: Labels, task: str, field: str
+) -> list[tuple[int, str, SafeString | None]]:
+    """The dashboard's pair matrices of :func:`pairwise_heatmap_specs`: [(number, name,
+    svg)], the svg None for a set of more than ``MAX_PAIR_RATERS`` raters (a figure)."""
+    return [
+        (k, name, dashboard_svg(spec) if len(spec.rows) <= MAX_PAIR_RATERS else None)
+        for k, (name, spec) in enumerate(pairwise_heatmap_specs(rows, labels, task, field), 1)
+    ]
+
+
+def pairwise_heatmap_specs(
+    rows: Rows, labels: Labels, task: str, field: str
+) -> list[tuple[str, Heatmap]]:
     """Cohen's κ of every pair of raters within a set, as a rater × rater matrix with n
-    in each cell (one per set and weighting), for one task and field: [(name, svg)]."""
+    in each cell (one per set and weighting), for one task and field: [(name, spec)]."""
     pairs = [
         r
         for r in rows
@@ -282,8 +343,6 @@ def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list
     for key in dict.fromkeys((r["set_a"], r.get("weights") or "none") for r in pairs):
         cells = [r for r in pairs if (r["set_a"], r.get("weights") or "none") == key]
         raters = sorted({str(r["rater_a"]) for r in cells} | {str(r["rater_b"]) for r in cells})
-        if len(raters) > MAX_PAIR_RATERS:
-            continue
         values: dict[tuple[str, str], float | None] = {}
         counts: dict[tuple[str, str], int | None] = {}
         for r in cells:
@@ -297,18 +356,18 @@ def pairwise_heatmaps(rows: Rows, labels: Labels, task: str, field: str) -> list
             "task": labels.task(task),
             "field": labels.field(task, field),
         }
-        svg = heatmap(
-            raters,
-            raters,
+        spec = Heatmap(
+            title,
+            tuple(raters),
+            tuple(raters),
             values,
-            title=title,
             low=-1.0,
             high=1.0,
             diverging=True,
             counts=counts,
             note=_("cell: κ and its n items"),
         )
-        out.append((name, svg))
+        out.append((name, spec))
     return out
 
 

@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
@@ -25,30 +26,18 @@ from research.downloads import (
     report_download,
     responses_download,
 )
+from research.figures import registry as figures
 from research.recruit import recruit_links
 from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
 from scoring.report import paper as layouts
 from scoring.report.registry import SPECS
-from scoring.rules import default_tone_system, unscored_poem_count
+from scoring.rules import unscored_poem_count
 from studies.models import Study
 
-PREFERRED = ("/structural", "/tonal")
 
-
-def _safe(svg: str | None) -> str | None:
-    return mark_safe(svg) if svg else None
-
-
-def _pick(value: str | None, choices: list[str], *prefer: str) -> str:
-    """The asked-for choice if valid, else the first that ends with a preferred suffix."""
-    if value is not None and value in choices:
-        return value
-    for suffix in prefer:
-        found = next((c for c in choices if c.endswith(suffix)), None)
-        if found:
-            return found
-    return choices[0] if choices else ""
+def _safe(svg: str | None) -> SafeString | None:
+    return context.chart_svg(svg)
 
 
 @login_required
@@ -121,9 +110,8 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
     labels = Labels(study)
     rules, metrics = charts.rule_choices(report), charts.metric_choices(report)
     # the study's default rule rater first (its rule_raters setting; classical unless it says)
-    preferred = (f"prosody:{default_tone_system(study)}/structural", *PREFERRED)
-    rule = _pick(request.GET.get("rule"), rules, *preferred)
-    metric = _pick(request.GET.get("metric"), metrics, *preferred)
+    rule = figures.pick(request.GET.get("rule"), rules, *figures.preferred(study))
+    metric = figures.pick(request.GET.get("metric"), metrics, *figures.preferred(study))
     tables = report.as_json()
     query = request.GET
     return {
@@ -160,6 +148,28 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
         "metrics": metrics,
         "metric_options": [(m, Labels.rule(m)) for m in metrics],
         "metric": metric,
+        **figure_links(request, report),
+    }
+
+
+#: The chart choices the dashboard's query carries to a print figure's link.
+CHART_CHOICES = ("task", "rule", "metric", "rate_metric", "val_metric", "length_measure", "agr")
+
+
+def figure_links(request: HttpRequest, report: Any) -> dict[str, Any]:
+    """What the print-figure links next to each chart need: the chart names, formats,
+    widths, and the report settings with the chart choices on screen as a query."""
+    values = {
+        k: ",".join(v) if isinstance(v, list) else v
+        for k, v in report.settings.as_json().items()
+        if v not in ([], None)
+    }
+    values.update({k: request.GET[k] for k in CHART_CHOICES if request.GET.get(k)})
+    return {
+        "figure_names": tuple(figures.CHARTS),
+        "figure_formats": ("pdf", "svg"),
+        "figure_widths": (("one", _("one column")), ("two", _("two columns"))),
+        "chart_query": urlencode(values),
     }
 
 
@@ -238,3 +248,46 @@ def download_responses(request: HttpRequest, study_id: int, fmt: str) -> HttpRes
         raise Http404("No such download")
     bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
     return responses_download(study.slug, study, fmt, bom=bom)  # type: ignore[return-value]
+
+
+@login_required
+def download_chart(request: HttpRequest, study_id: int, name: str, fmt: str) -> HttpResponse:
+    """A dashboard chart for print: PDF (every page; ``?page=N`` one) or SVG (``?page=N``,
+    default 1), ``?width=one|two`` journal columns, from the stored report when it is
+    current (as the report's downloads; else the page that waits for its job)."""
+    study = study_for(request.user, study_id)
+    if name not in figures.CHARTS or fmt not in ("pdf", "svg"):
+        raise Http404("No such chart")
+    form = context.read_settings(study, request.GET)
+    if form.errors:  # never a report computed for settings the researcher did not ask for
+        problems = "\n".join(f"{key}: {message}" for key, message in form.errors.items())
+        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+    try:
+        state = report_state(study, form.settings, request.user)
+    except ReportRateLimited as exc:
+        return rate_limited(exc)
+    if not (state.current and state.stored is not None):
+        ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
+        return render(request, "research/report_wait.html", ctx, status=202)
+    stored = state.stored
+    spec = figures.chart_spec(name, stored.report, study, request.GET, stored.rule_rates_by_form)
+    if spec is None:
+        raise Http404("Nothing to draw in this chart")
+    return chart_file(spec, f"{study.slug}-{name}", fmt, request.GET)
+
+
+def chart_file(spec: Any, stem: str, fmt: str, query: Any) -> HttpResponse:
+    from research.figures.printed import FigureError, render  # matplotlib: only here
+
+    page_text = query.get("page")
+    width = query.get("width") or "one"
+    try:
+        page = int(page_text) if page_text else (1 if fmt == "svg" else None)
+        data = render(spec, fmt, width, page)
+    except (ValueError, FigureError) as exc:
+        return HttpResponseBadRequest(str(exc), content_type="text/plain; charset=utf-8")
+    suffix = f"-{width}" + (f"-p{page}" if page and fmt == "svg" else "")
+    types = {"pdf": "application/pdf", "svg": "image/svg+xml"}
+    response = HttpResponse(data, content_type=types[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{stem}{suffix}.{fmt}"'
+    return response

@@ -67,7 +67,7 @@ def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:
     page = _client(b.study).get(f"/research/studies/{b.study.pk}/", query)
     assert page.status_code == 200
     assert len(reads) == 1  # report, per-form rule rates and plan from one read
-    maps = dict(page.context["rule_rate_heatmaps"])
+    maps = {c: svg for c, svg, _choice in page.context["rule_rate_heatmaps"]}
     assert {"direct", "form_aware"} <= set(maps)
 
     # the same heatmaps from a one-table report built on its own (its own read)
@@ -76,7 +76,9 @@ def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:
     assert len(reads) == 2
     with translation.override("en"):
         expected = paper.rule_rate_heatmaps(alone.tables["rule_rates"], Labels(b.study), METRIC)
-    assert [(name, str(svg)) for name, svg in page.context["rule_rate_heatmaps"]] == expected
+    assert [
+        (name, str(svg)) for name, svg, _choice in page.context["rule_rate_heatmaps"]
+    ] == expected
     # and the page's report is the report built on its own, table for table
     whole = build_report(b.study, settings)
     for name, rows in whole.tables.items():

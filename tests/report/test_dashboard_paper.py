@@ -144,7 +144,7 @@ def test_heatmap_of_form_by_model_per_condition(cciv) -> None:
     page = _client(b.study).get(
         f"/research/studies/{b.study.pk}/", {"rate_metric": "ccv/1/tonal_standard", "n_boot": "0"}
     )
-    maps = dict(page.context["rule_rate_heatmaps"])
+    maps = {c: svg for c, svg, _choice in page.context["rule_rate_heatmaps"]}
     assert {"direct", "form_aware"} <= set(maps)
     poems = scores(items, responses)
     direct = poems[poems.condition == "direct"]
@@ -243,7 +243,7 @@ def test_pair_matrix_of_the_three_experts(tang) -> None:
     page = _client(b.study).get(
         f"/research/studies/{b.study.pk}/", {"agr": "tang|prosody", "n_boot": "0"}
     )
-    maps = {name: str(svg) for name, svg, _chart in page.context["pair_heatmaps"]}
+    maps = {name: str(svg) for name, svg, _k, _choice in page.context["pair_heatmaps"]}
     experts = next(
         svg for name, svg in maps.items() if name.startswith("组experts") and "(" not in name
     )

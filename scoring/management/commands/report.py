@@ -43,12 +43,12 @@ class Command(BaseCommand):
         parser.add_argument("study", nargs="?", help="study slug (or numeric id)")
         parser.add_argument(
             "--format",
-            choices=(*FORMATS, "latex", "markdown"),
+            choices=(*FORMATS, "latex", "markdown", *FIGURE_FORMATS),
             default=None,
             help="json|csv|xlsx for the report (default json); latex|markdown|csv|xlsx for "
-            "--paper/--rows (default latex)",
+            "--paper/--rows (default latex); pdf|svg for --figure (default pdf)",
         )
-        parser.add_argument("--out", help="output path ('-' or absent: JSON to stdout)")
+        parser.add_argument("--out", "-o", help="output path ('-' or absent: JSON to stdout)")
         parser.add_argument("--n-boot", help=f"bootstrap resamples (default {N_BOOT})")
         parser.add_argument("--seed", help=f"random seed (default {SEED})")
         parser.add_argument("--confidence", help="confidence level (default 0.95)")
@@ -77,6 +77,7 @@ class Command(BaseCommand):
         )
         self.add_paper_arguments(parser)
         add_bundle_arguments(parser)
+        add_figure_arguments(parser)
 
     def add_paper_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -126,11 +127,16 @@ class Command(BaseCommand):
         if layout is not None:
             self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts)
             return
+        if opts.get("figure"):
+            self.stderr.write(write_figure(study, report, opts))
+            return
         if write_bundle_outputs(self, study, report, opts) and not opts.get("out"):
             return
         opts["format"] = opts["format"] or "json"
         if opts["format"] not in FORMATS:
-            raise CommandError("--format latex|markdown needs --paper or --rows/--cols")
+            raise CommandError(
+                "--format latex|markdown needs --paper or --rows/--cols; pdf|svg --figure"
+            )
         out = opts.get("out")
         if not out or out == "-":
             if opts["format"] != "json":
@@ -275,3 +281,44 @@ def write_bundle_outputs(command: BaseCommand, study: Study, report: Any, opts: 
             raise CommandError(f"--long-table {long_table}: {exc.strerror or exc}") from exc
         command.stderr.write(f"Wrote {long_table} ({n} rows)")
     return bool(opts.get("bundle") or opts.get("long_table"))
+
+
+# --- Figures for print (issue 24 item 2): drawn by the research app, which owns the charts ---
+
+FIGURE_FORMATS = ("pdf", "svg")
+
+
+def add_figure_arguments(parser: CommandParser) -> None:
+    parser.add_argument(
+        "--figure",
+        help="write one dashboard chart for print (docs/report.md, Figures): accuracy, "
+        "correlation, rules-vs-ratings, rule-scores, ratings, rule-rates, "
+        "rule-rates-heatmap, validation, pairwise, echo-chamber, self-preference, "
+        "form-length, published",
+    )
+    parser.add_argument(
+        "--width", choices=("one", "two"), default="one", help="figure: journal columns"
+    )
+    parser.add_argument("--page", help="figure: only this page (SVG: default 1)")
+    parser.add_argument(
+        "--figure-choice",
+        help="figure: the rule, metric or measure a chart shows (default: the dashboard's)",
+    )
+    parser.add_argument(
+        "--figure-task", help="figure: only this task's rows (as the dashboard's filter)"
+    )
+
+
+def write_figure(study: Study, report: Any, opts: dict[str, Any]) -> str:
+    """The research app's figure writer (``settings.REPORT_FIGURE_WRITER``): the chart
+    specs and their labels live there, above this app."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    if opts.get("format") not in (None, *FIGURE_FORMATS):
+        raise CommandError("--format: pdf or svg with --figure")
+    writer = import_string(settings.REPORT_FIGURE_WRITER)
+    try:
+        return str(writer(study, report, opts))
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
