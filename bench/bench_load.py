@@ -14,6 +14,10 @@ Two regimes, both reported (see docs/performance.md):
 Then the same realistic load again with faults: a worker killed with SIGKILL and PostgreSQL
 restarted mid-load; afterwards nothing acknowledged is lost or doubled.
 
+Everything runs on a PostgreSQL cluster of the run's own (``bench/cluster.py``: initdb on a
+free port, removed afterwards), so that the restart and docs/deploy.md's autovacuum settings
+never touch the machine's shared server.
+
 Run: ``python bench/bench_load.py [--quick] [--workers N]``. Bounded: every phase stops by
 itself after its time limit.
 """
@@ -24,17 +28,18 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import loadtest
+from bench.cluster import ThrowawayCluster
 from bench.common import deployed_autovacuum, write_result
 
 DB = "shiping_bench_load"
@@ -61,9 +66,13 @@ def realistic(
 
 
 def with_faults(
-    server: loadtest.Server, url: str, n: int, think: tuple[float, float], seconds: float
+    server: loadtest.Server,
+    url: str,
+    n: int,
+    think: tuple[float, float],
+    seconds: float,
+    restart: Callable[[], None],
 ) -> dict:
-    version = sorted(os.listdir("/etc/postgresql"))[0]
     events: list[str] = []
 
     def inject() -> None:
@@ -72,11 +81,7 @@ def with_faults(
         os.kill(victim, 9)
         events.append(f"SIGKILL worker {victim} at {seconds * 0.2:.0f}s")
         time.sleep(seconds * 0.2)
-        subprocess.run(
-            ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main", "restart"],
-            check=False,
-            capture_output=True,
-        )
+        restart()  # the run's own cluster (never the machine's shared server)
         events.append(f"PostgreSQL restarted at {seconds * 0.4:.0f}s")
 
     thread = threading.Thread(target=inject, daemon=True)
@@ -90,21 +95,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument(
-        "--no-faults",
-        action="store_true",
-        help="skip the fault phase (it restarts the local PostgreSQL cluster: not on a "
-        "server others are using)",
-    )
+    parser.add_argument("--no-faults", action="store_true", help="skip the fault phase")
     args = parser.parse_args()
+    with ThrowawayCluster() as pg:
+        result = run(args, pg)
+    path = write_result("load", result)
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    print(f"written to {path}")
+
+
+def run(args: argparse.Namespace, pg: ThrowawayCluster) -> dict:
     n, think, seconds, sat_seconds = (
         (40, (1.0, 2.0), 60, 8) if args.quick else (200, (2.0, 5.0), 150, 20)
     )
     settings = ExitStack()  # docs/deploy.md's autovacuum, as in a deployment, for the run
-    autovacuum = settings.enter_context(deployed_autovacuum())
+    autovacuum = settings.enter_context(deployed_autovacuum(admin=pg.admin_url))
     server = None
     try:  # the server's settings are put back whatever fails, the set-up included
-        url = loadtest.fresh_database(DB)
+        url = loadtest.fresh_database(DB, admin=pg.admin_url)
         env = loadtest.stack_env(url, Path(tempfile.mkdtemp()))
         loadtest.manage(env, "migrate", "--noinput")
         loadtest.manage(env, "demo", "--no-users")
@@ -138,15 +146,15 @@ def main() -> None:
         faults = (
             {"skipped": "--no-faults"}
             if args.no_faults
-            else with_faults(server, url, n, think, seconds)
+            else with_faults(server, url, n, think, seconds, pg.restart)
         )
     finally:
         if server is not None:
             server.stop()
-        loadtest.drop_database(DB)
+        loadtest.drop_database(DB, admin=pg.admin_url)
         settings.close()
     sat_summary, floor_summary = loadtest.summary(sat), loadtest.summary(floor)
-    result = {
+    return {
         "stack": f"gunicorn {args.workers} sync workers (--preload) + PostgreSQL, load generator on the same 2 cores",
         "realistic": real,
         "saturation": {
@@ -161,10 +169,8 @@ def main() -> None:
         "faults": faults,
         "autovacuum": autovacuum,
         "quick": args.quick,
+        "postgres": "a throw-away cluster of the run's own (bench/cluster.py)",
     }
-    path = write_result("load", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ DEPLOYED_AUTOVACUUM = {"autovacuum": "on", "autovacuum_naptime": "15s"}
 
 
 @contextmanager
-def deployed_autovacuum(enabled: bool = True) -> Iterator[dict[str, Any]]:
+def deployed_autovacuum(enabled: bool = True, admin: str = PG_ADMIN) -> Iterator[dict[str, Any]]:
     """Run a PostgreSQL benchmark under the autovacuum settings of docs/deploy.md. A test
     machine's server may differ (these machines' CI configuration turns autovacuum off);
     then the claims' dead rows pile up for the whole run, which no deployment sees. The
@@ -51,7 +51,7 @@ def deployed_autovacuum(enabled: bool = True) -> Iterator[dict[str, Any]]:
     found and what was run with, for the result file; ``enabled=False`` changes nothing."""
     import psycopg
 
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+    with psycopg.connect(admin, autocommit=True) as conn:
         found = {
             name: str(row[0])
             for name in DEPLOYED_AUTOVACUUM
@@ -72,7 +72,7 @@ def deployed_autovacuum(enabled: bool = True) -> Iterator[dict[str, Any]]:
         yield {"server": found, "run with": used}
     finally:
         if wanted:
-            with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            with psycopg.connect(admin, autocommit=True) as conn:
                 for name in wanted:
                     if name in earlier:
                         conn.execute(f"ALTER SYSTEM SET {name} = '{earlier[name]}'")
