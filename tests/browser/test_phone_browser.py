@@ -315,8 +315,10 @@ def test_wechats_browser_takes_the_whole_study(browser, demo, live_server, shoot
     context = browser.new_context(**SIZES["360x640"], locale="zh-CN", user_agent=WECHAT)
     page = context.new_page()
     errors: list[str] = []
+    failed: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     v = Volunteer(page, live_server.url, shoot, "wechat")
     v.consent()  # the resume-code page said how to come back from WeChat
     v.screen(option=0)
@@ -324,7 +326,13 @@ def test_wechats_browser_takes_the_whole_study(browser, demo, live_server, shoot
         # Nothing WeChat's in-app browser lacks: no new windows, no downloads.
         assert page.locator("a[target], [download], form[target]").count() == 0
     assert page.locator("#completion-code").is_visible()
-    assert errors == []
+    # A poem face still being built is a 503 the browser does not keep (the page shows the
+    # fallback font: annotation.views.poem_font), as on a busy first visit; any other
+    # failed request or script error fails the test.
+    font_busy = [f for f in failed if f.startswith("503 ") and "/poem-font-" in f]
+    assert [f for f in failed if f not in font_busy] == []
+    loads = [e for e in errors if e.startswith("Failed to load resource")]
+    assert len(loads) <= len(font_busy) and [e for e in errors if e not in loads] == []
     p = v.participant()
     assert p.status == "finished" and len(v.given) == 13
     context.close()
