@@ -1,5 +1,5 @@
 """A scatter plot for the dashboard (a form's rate against its length): server-side SVG
-in the style of ``research.charts`` (round ticks, 0 marked, n beside each point)."""
+in the style of ``research.figures.drawing`` (round ticks, 0 marked, n beside each point)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.utils.safestring import SafeString
 
-from research.charts import PALETTE, _el, _ok, _svg, _text, nice_ticks, tick_label
+from research.figures.drawing import PALETTE, _el, _ok, _svg, _text, nice_ticks, tick_label
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, Series
 from research.dashboard.labels import Labels
+from research.figures.drawing import Interval, Series
 from research.figures.spec import Bars, Forest, Heatmap, Spec, distinct, with_split
 from research.figures.svg import dashboard_svg
 from scoring.report.build import Report

@@ -71,11 +71,11 @@ def _pick(value: str | None, choices: list[str]) -> str:
 
 
 def chart_svg(svg: str | None) -> SafeString | None:
-    """A chart of ``research.charts``: written by its autoescaped template, safe as it is."""
+    """A chart of ``research.figures.drawing``: written by its autoescaped template, safe as it is."""
     if not svg:
         return None
     if not isinstance(svg, SafeString):
-        raise TypeError("a chart must come from research.charts' template")
+        raise TypeError("a chart must come from research.figures.drawing's template")
     return svg
 
 

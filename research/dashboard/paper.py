@@ -18,8 +18,8 @@ from typing import Any
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from research.charts import Interval
 from research.dashboard.labels import Labels
+from research.figures.drawing import Interval
 from research.figures.spec import Forest, Heatmap, Scatter, distinct, with_split
 from research.figures.svg import dashboard_svg
 from research.scatter import Point

@@ -66,7 +66,7 @@ TEMPLATES: tuple[str, ...] = (
     gettext_noop("no bootstrap (n_boot = 0)"),
     gettext_noop("%(n)s shared item(s); the paired bootstrap needs 2 or more"),
     gettext_noop("no items shared with the best model"),
-    # form length (scoring/report/forms.py)
+    # form length (scoring/report/form_length.py)
     gettext_noop("fewer than %(min)s forms with a length (%(n)s)"),
     gettext_noop("constant lengths or values: rho is 0/0"),
     # ICC (scoring/report/icc.py)

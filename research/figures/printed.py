@@ -29,8 +29,8 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.font_manager import fontManager
 
-from research.charts import PALETTE, nice_ticks
 from research.figures import fonts
+from research.figures.drawing import PALETTE, nice_ticks
 from research.figures.spec import Bars, Forest, Heatmap, Scatter, Spec, page_note, pages, size
 
 WIDTHS = {"one": 3.5, "two": 7.2}  # inches: 89 mm and 183 mm

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from research.charts import Interval, Series
+from research.figures.drawing import Interval, Series
 from research.scatter import Point
 from scoring.report import BY_KEYS
 

@@ -1,4 +1,4 @@
-"""The dashboard's SVG of a chart spec (``research.charts``: an autoescaped template, fast):
+"""The dashboard's SVG of a chart spec (``research.figures.drawing``: an autoescaped template, fast):
 a forest plot shows at most ``MAX_ROWS`` rows, and when the spec has more the chart says
 so under its title ("showing 40 of 49 rows; download the full figure"); the print figure
 has them all. Bars and heatmaps are drawn whole, as before."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.utils.safestring import SafeString
 
-from research.charts import forest, grouped_bars, heatmap
+from research.figures.drawing import forest, grouped_bars, heatmap
 from research.figures.spec import Bars, Forest, Heatmap, Spec, cut_note, part, size
 from research.scatter import scatter
 

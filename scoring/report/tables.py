@@ -10,7 +10,8 @@ from scoring.report import agreement as agr
 from scoring.report import bws as bws_table
 from scoring.report import comparisons as cmp
 from scoring.report import correlation as cor
-from scoring.report import echo, forms, published, rule_tables
+from scoring.report import echo, published, rule_tables
+from scoring.report import form_length as length_table
 from scoring.report import icc as icc_table
 from scoring.report import items as items_table
 from scoring.report import pairwise as pw
@@ -91,7 +92,7 @@ def self_preference(c: Context) -> Rows:
 
 
 def form_length(c: Context) -> Rows:
-    return forms.form_length_rows(c.data, c.sets, c.opts)
+    return length_table.form_length_rows(c.data, c.sets, c.opts)
 
 
 def published_vs_computed(c: Context) -> Rows:

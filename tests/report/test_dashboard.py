@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from annotation.models import Participant
-from research.charts import FONT, Interval, Series, forest, grouped_bars, heatmap
+from research.figures.drawing import FONT, Interval, Series, forest, grouped_bars, heatmap
 from scoring.report import TABLES
 from studies.models import Study
 from tests.report.factory import Builder

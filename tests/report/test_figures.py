@@ -23,9 +23,9 @@ from django.test import Client
 from django.utils import translation
 from fontTools.ttLib import TTFont
 
-from research.charts import Interval
 from research.figures import printed
 from research.figures.cli import _by_form
+from research.figures.drawing import Interval
 from research.figures.registry import CHARTS, chart_spec
 from research.figures.spec import Forest, distinct, pages, size
 from research.figures.svg import MAX_ROWS, dashboard_svg
@@ -381,7 +381,7 @@ def test_the_report_command_writes_a_figure(tang, tmp_path) -> None:
 
 
 def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
-    from research.charts import Series, _width, grouped_bars
+    from research.figures.drawing import Series, _width, grouped_bars
 
     names = ["专家组（古典文学专业研究生）", "gpt-4o-2024-08-06@direct", "kimi-k2@direct", "组C"]
     svg = grouped_bars(
@@ -400,7 +400,7 @@ def test_the_accuracy_legend_leaves_room_for_every_name() -> None:
 def test_the_dashboard_svg_comes_from_the_autoescaped_template() -> None:
     from django.utils.safestring import SafeString
 
-    from research.charts import _el
+    from research.figures.drawing import _el
 
     hostile = '<script>alert("x")</script>'
     svg = dashboard_svg(Forest(f"t {hostile}", (Interval(hostile, 0.1, 0.0, 0.2, n=hostile),)))
