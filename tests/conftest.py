@@ -46,14 +46,20 @@ def example_study(db):
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Each test starts with an empty cache: rate-limit counters never leak between tests.
+    """Each test starts with an empty cache (rate-limit counters never leak between tests)
+    and the default language active.
     (Pure tests run without Django: ``pytest -p no:django tests/prosody``.)"""
     from django.conf import settings
 
     if settings.configured:
         from django.core.cache import cache
+        from django.utils import translation
 
         cache.clear()
+        # and in the site's default language: a request through the test client leaves
+        # the language it negotiated active in this thread, and a later test must not
+        # depend on which ran before it
+        translation.activate(settings.LANGUAGE_CODE)
     yield
 
 
