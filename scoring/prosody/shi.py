@@ -151,8 +151,11 @@ def score_shi(
     simp = "".join(reading.simplified)
     metre = system == "classical"
     why = gu.reasons(mark_str, n_lines, n)
-    if why:  # 仄韵: 古体, not 近体 -- no pattern, no 律 faults
-        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+    cut = gu.huan_yun(reading, n_lines, n) if metre else None  # judged in 平水韵 only
+    if cut is not None:
+        why.append(f"换韵 (a new rhyme from line {cut + 1})")
+    if why:  # 仄韵 or 换韵: 古体, not 近体 -- no pattern, no 律 faults
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why, cut)
         return gm, {**diag, **gd}
     last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
     scored = []
@@ -206,6 +209,9 @@ def score_shi(
     if arranged != lines:
         diag["couplet_patterns"] = [licences.TYPE_OF[x[-5:]] for x in arranged]
     found, checks = faults(cts_lines, rhyme_lines, lenient)
+    if metre and (why := gu.chu_lu(found, verdicts, n_lines)):  # 出律 beyond the licences
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+        return gm, {**diag, **gd}
     m["faults"] = 1.0 - len(found) / checks if checks else None
     for i, entry in enumerate(diag["lines"]):
         cts = cts_lines[i]
