@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 _PUNCT_COST = 0.5
@@ -27,8 +28,36 @@ _MOVED_COST = 1.0
 _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample in practice)
 
 
+_Op = tuple[str, int, int, int, int]  # op, poem lines from, to, template lines from, to
+
+
 def align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, list[dict[str, Any]]]:
-    """Cheapest alignment of poem line lengths to template phrase lengths: (cost, ops)."""
+    """Cheapest alignment of poem line lengths to template phrase lengths: (cost, ops).
+
+    Cached by the two shapes (a failing poem is aligned again when its form is tried
+    without a title line, and poems of one shape recur); the ops are fresh dicts."""
+    c, steps = _align(poem, tmpl)
+    pp = [0, *itertools.accumulate(poem)]
+    tp = [0, *itertools.accumulate(tmpl)]
+    return c, [
+        {
+            "op": op,
+            "poem_lines": list(range(pi, i)),
+            "template_lines": list(range(pj, j)),
+            "poem_len": pp[i] - pp[pi],
+            "template_len": tp[j] - tp[pj],
+        }
+        for op, pi, i, pj, j in steps
+    ]
+
+
+def clear_cache() -> None:
+    """Forget cached alignments (for benchmarks)."""
+    _align.cache_clear()
+
+
+@lru_cache(maxsize=8192)
+def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_Op, ...]]:
     m, n = len(poem), len(tmpl)
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
@@ -37,54 +66,69 @@ def align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, list[dic
     back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
+    # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
+    # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
+    # wins, which decides the alignment reported among equally cheap ones.
     for i in range(m + 1):
-        for j in range(max(0, i - band), min(n, i + band) + 1):
-            c = cost[i][j]
-            if c == inf:
-                continue
-            moves: list[tuple[int, int, float, str]] = []
-            if i < m:
-                moves.append((i + 1, j, poem[i], "extra"))
+        row, brow = cost[i], back[i]
+        lo, hi = max(0, i - band), min(n, i + band) + 1
+        if i < m:
+            pl = poem[i]
+            nrow, nback = cost[i + 1], back[i + 1]
+            for j in range(lo, hi):
+                c = row[j]
+                if c == inf:
+                    continue
+                v = c + pl
+                if v <= nrow[j]:
+                    nrow[j], nback[j] = v, (i, j, "extra")
                 if j < n:
-                    d = poem[i] - tmpl[j]
-                    op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
-                    moves.append((i + 1, j + 1, abs(d), op))
-                    if (
-                        i + 2 <= m
-                        and j + 2 <= n
-                        and poem[i] != tmpl[j]
-                        and pp[i + 2] - pp[i] == tp[j + 2] - tp[j]
-                    ):
-                        moves.append((i + 2, j + 2, _MOVED_COST, "moved"))
+                    tl = tmpl[j]
+                    d = pl - tl
+                    v = c + (d if d >= 0 else -d)
+                    if v <= nrow[j + 1]:
+                        op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
+                        nrow[j + 1], nback[j + 1] = v, (i, j, op)
+                    if d and i + 2 <= m and j + 2 <= n and pp[i + 2] - pp[i] == tp[j + 2] - tp[j]:
+                        v = c + _MOVED_COST
+                        if v <= cost[i + 2][j + 2]:
+                            cost[i + 2][j + 2], back[i + 2][j + 2] = v, (i, j, "moved")
+                    v = c + _PUNCT_COST
                     for k in (2, 3):
-                        if j + k <= n and tp[j + k] - tp[j] == poem[i]:
-                            moves.append((i + 1, j + k, _PUNCT_COST, "merged"))
-                        if i + k <= m and pp[i + k] - pp[i] == tmpl[j]:
-                            moves.append((i + k, j + 1, _PUNCT_COST, "split"))
-            if j < n:
-                moves.append((i, j + 1, tmpl[j], "missing"))
-            for ni, nj, add, op in moves:
-                if c + add <= cost[ni][nj]:
-                    cost[ni][nj] = c + add
-                    back[ni][nj] = (i, j, op)
-    ops: list[dict[str, Any]] = []
+                        if j + k <= n and tp[j + k] - tp[j] == pl and v <= nrow[j + k]:
+                            nrow[j + k], nback[j + k] = v, (i, j, "merged")
+                        if i + k <= m and pp[i + k] - pp[i] == tl and v <= cost[i + k][j + 1]:
+                            cost[i + k][j + 1], back[i + k][j + 1] = v, (i, j, "split")
+                    v = c + tl
+                    if v <= row[j + 1]:
+                        row[j + 1], brow[j + 1] = v, (i, j, "missing")
+        else:
+            _last_row(row, brow, tmpl, i, lo, min(hi, n))
+    return cost[m][n], _trace(back, m, n)
+
+
+def _last_row(
+    row: list[float], brow: list[tuple[int, int, str] | None], tmpl: tuple[int, ...], i: int,
+    lo: int, hi: int,
+) -> None:  # fmt: skip
+    """The last poem row: only template phrases can still be missing."""
+    for j in range(lo, hi):
+        c = row[j]
+        if c != float("inf") and c + tmpl[j] <= row[j + 1]:
+            row[j + 1], brow[j + 1] = c + tmpl[j], (i, j, "missing")
+
+
+def _trace(back: list[list[tuple[int, int, str] | None]], m: int, n: int) -> tuple[_Op, ...]:
+    steps: list[_Op] = []
     i, j = m, n
     while (i, j) != (0, 0):
         step = back[i][j]
         assert step is not None
         pi, pj, op = step
-        ops.append(
-            {
-                "op": op,
-                "poem_lines": list(range(pi, i)),
-                "template_lines": list(range(pj, j)),
-                "poem_len": pp[i] - pp[pi],
-                "template_len": tp[j] - tp[pj],
-            }
-        )
+        steps.append((op, pi, i, pj, j))
         i, j = pi, pj
-    ops.reverse()
-    return cost[m][n], ops
+    steps.reverse()
+    return tuple(steps)
 
 
 def nearest(

@@ -175,6 +175,7 @@ def licensed_share(
     return ((known - len(bad)) / known if known else 0.0), bad
 
 
+@lru_cache(maxsize=16)
 def line_type(t: str, n: int) -> str:
     five = TYPES5[t]
     return five if n == 5 else _FLIP[five[0]] * 2 + five

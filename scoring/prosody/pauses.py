@@ -42,6 +42,8 @@ def optional_breaks(body: str, lines: list[str]) -> frozenset[int]:
     ``lines`` is ``split_lines(body)``; an offset is returned when the text without its
     in-line pauses has no break there.
     """
+    if _PAUSE_RUN.search(body) is None:
+        return frozenset()  # no pause marks: every break is a break
     merged = split_lines(_drop_pauses(body))
     if "".join(merged) != "".join(lines):
         return frozenset()

@@ -91,7 +91,9 @@ def lines_pinyin(lines: Sequence[str]) -> list[tuple[str, ...]]:
     if todo:
         if len(_LINE_CACHE) > _LINE_CACHE_MAX:
             _LINE_CACHE.clear()
-        out = [r for w in _seg("\n".join(todo)) for r in word_readings(w)]
+        words = _seg("\n".join(todo))
+        _convert_new(words)
+        out = [r for w in words for r in _WORD_CACHE[w]]
         if len(out) == sum(map(len, todo)) + len(todo) - 1:
             pos = 0
             for x in todo:
@@ -105,14 +107,41 @@ def lines_pinyin(lines: Sequence[str]) -> list[tuple[str, ...]]:
     return [found[x] for x in lines]
 
 
-@lru_cache(maxsize=100_000)
+_WORD_CACHE: dict[str, tuple[str, ...]] = {}
+_WORD_CACHE_MAX = 100_000
+
+
 def word_readings(word: str) -> tuple[str, ...]:
     """TONE3 readings of one pypinyin segment (a dictionary phrase, a character, or a run of
-    non-Chinese characters: one ``?`` each).
+    non-Chinese characters: one ``?`` each), cached.
 
     A list argument makes pypinyin convert the segment as given, without segmenting again.
     """
-    return tuple(map(tone3, lazy_pinyin([word], style=Style.TONE, errors=_unknown)))
+    found = _WORD_CACHE.get(word)
+    if found is None:
+        found = tuple(map(tone3, lazy_pinyin([word], style=Style.TONE, errors=_unknown)))
+        _WORD_CACHE[word] = found
+    return found
+
+
+def _convert_new(words: list[str]) -> None:
+    """Put the readings of the segments not yet cached into the cache, in one pypinyin call:
+    given a list, pypinyin converts each element on its own exactly as :func:`word_readings`
+    does, so one call over the new segments saves its per-call overhead."""
+    new = [w for w in dict.fromkeys(words) if w not in _WORD_CACHE]
+    if not new:
+        return
+    if len(_WORD_CACHE) > _WORD_CACHE_MAX:
+        _WORD_CACHE.clear()
+    flat = lazy_pinyin(new, style=Style.TONE, errors=_unknown)
+    if len(flat) != sum(map(len, new)):  # defensive: never let a reading shift positions
+        for w in new:
+            word_readings(w)
+        return
+    pos = 0
+    for w in new:
+        _WORD_CACHE[w] = tuple(map(tone3, flat[pos : pos + len(w)]))
+        pos += len(w)
 
 
 def line_pinyin(line: str) -> tuple[str, ...]:
@@ -223,7 +252,7 @@ def modern_tone_set(ch: str) -> frozenset[str]:
 def clear_line_cache() -> None:
     """Forget cached line and segment readings (for benchmarks and tests)."""
     _LINE_CACHE.clear()
-    word_readings.cache_clear()
+    _WORD_CACHE.clear()
 
 
 @lru_cache(maxsize=20000)

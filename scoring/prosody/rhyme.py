@@ -16,7 +16,6 @@ rare characters in the classical books) are reported and left out of the share.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -231,7 +230,10 @@ def check_set(
             (groups_of(o, p, system=system, family=family) if o != c else None) or g
             for o, c, p, g in zip(shown, chars, readings, gs, strict=True)
         ]
-    counts = Counter(g for s in gs if s for g in s)
+    counts: dict[str, int] = {}
+    for s in gs:
+        for g in s or ():
+            counts[g] = counts.get(g, 0) + 1
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     ok = tuple(None if s is None else (best in s) for s in gs)
     lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
@@ -284,6 +286,8 @@ def resolve_by_rhyme(
     reading is no fault.  Returns the tone string with those positions changed and the
     positions (0-based, in the concatenated text).
     """
+    if "中" not in marks:
+        return tones, []  # no character of both tones: nothing to read by the rhyme
     out = list(tones)
     resolved = []
     for rs in sets:

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from . import gu, licences, rhyme
 from .align import align
 from .ci import bits, tonal_share
+from .context import SAME_MEANING
 from .licences import arrange, by_metre, judge_poem, line_type
 from .reading import Reading
 from .tones import PING, UNKNOWN, CharTone, ToneSystem
@@ -73,6 +75,11 @@ def resplit(lines: list[str], form: str | None = None) -> tuple[str, list[str]] 
 
 def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
     """The four standard patterns as (name, line tone strings)."""
+    return [(name, list(lines)) for name, lines in _patterns(n_lines, n)]
+
+
+@lru_cache(maxsize=8)
+def _patterns(n_lines: int, n: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for first in "ACDB":
         seq = _SEQ[first]
@@ -81,8 +88,8 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
         name = ("平起" if lines[0][1] == PING else "仄起") + (
             "首句入韵" if lines[0][-1] == PING else "首句不入韵"
         )
-        out.append((name, lines))
-    return out
+        out.append((name, tuple(lines)))
+    return tuple(out)
 
 
 def _is(ct: CharTone, tone: str, lenient: bool) -> bool:
@@ -125,6 +132,38 @@ def faults(
     return found, checks
 
 
+def _retoned(
+    tones: tuple[tuple[CharTone, ...], ...], fixed: str, changed: set[int], n: int
+) -> tuple[tuple[CharTone, ...], ...]:
+    """The characters' tones with the positions read by the rhyme or the metre put in."""
+    if not changed:
+        return tones
+    return tuple(
+        tuple(
+            replace(ct, tone=fixed[i * n + j]) if i * n + j in changed else ct
+            for j, ct in enumerate(line)
+        )
+        for i, line in enumerate(tones)
+    )
+
+
+def _per_line(
+    bad: list[int], bad_lic: list[tuple[int, int]], verdicts: list[Any], n_lines: int, n: int
+) -> tuple[list[list[int]], list[list[int]], list[list[dict[str, Any]]]]:
+    """Off-pattern positions (poem offsets), licensed-pattern misses (line offsets) and
+    verdicts, grouped by line in their order."""
+    off: list[list[int]] = [[] for _ in range(n_lines)]
+    for p in bad:
+        off[p // n].append(p)
+    off_lic: list[list[int]] = [[] for _ in range(n_lines)]
+    for k, j in bad_lic:
+        off_lic[k].append(j)
+    by_line: list[list[dict[str, Any]]] = [[] for _ in range(n_lines)]
+    for v in verdicts:
+        by_line[v.line].append(v.to_dict())
+    return off, off_lic, by_line
+
+
 def score_shi(
     reading: Reading, form: str, *, system: ToneSystem, lenient: bool
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
@@ -150,21 +189,26 @@ def score_shi(
     mark_str = "".join(reading.mark_lines)
     simp = "".join(reading.simplified)
     metre = system == "classical"
+    # a 两读同义 character to read by the metre at all? (else by_metre changes nothing)
+    by_m = metre and "中" in mark_str and not SAME_MEANING.isdisjoint(simp)
     why = gu.reasons(mark_str, n_lines, n)
-    if why:  # 仄韵: 古体, not 近体 -- no pattern, no 律 faults
-        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+    cut = gu.huan_yun(reading, n_lines, n) if metre else None  # judged in 平水韵 only
+    if cut is not None:
+        why.append(f"换韵 (a new rhyme from line {cut + 1})")
+    if why:  # 仄韵 or 换韵: 古体, not 近体 -- no pattern, no 律 faults
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why, cut)
         return gm, {**diag, **gd}
     last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
     scored = []
     for name, lines in patterns(n_lines, n):
         req = "".join(lines)
-        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if metre else tone_str
+        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if by_m else tone_str
         strict = tonal_share(fixed, mark_str, req, lenient=lenient)
         lic, _, _ = judge_poem(fixed, mark_str, lines, n, lenient)
         scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
     best = max(scored, key=lambda s: (s[1], s[0], s[2]))  # max keeps the first of equals
     _, _, _, name, lines = best
-    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, metre)
+    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, by_m)
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if arranged[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     text = "".join(reading.lines)
@@ -182,23 +226,16 @@ def score_shi(
     # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
     req = "".join(lines)
     fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
-    fixed, metre_pos = by_metre(simp, fixed, mark_str, lines, n, lenient) if metre else (fixed, [])
+    fixed, metre_pos = by_metre(simp, fixed, mark_str, lines, n, lenient) if by_m else (fixed, [])
     strict = tonal_share(fixed, mark_str, req, lenient=lenient)
     m["pattern"], bad = strict[0], bits(strict[1])
     areq = "".join(arranged)
     afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
     afixed, a_metre = (
-        by_metre(simp, afixed, mark_str, arranged, n, lenient) if metre else (afixed, [])
+        by_metre(simp, afixed, mark_str, arranged, n, lenient) if by_m else (afixed, [])
     )
     m["pattern_licensed"], bad_lic, verdicts = judge_poem(afixed, mark_str, arranged, n, lenient)
-    changed = set(a_rhyme) | set(a_metre)
-    cts_lines = tuple(
-        tuple(
-            replace(ct, tone=afixed[i * n + j]) if i * n + j in changed else ct
-            for j, ct in enumerate(line)
-        )
-        for i, line in enumerate(reading.tones)
-    )
+    cts_lines = _retoned(reading.tones, afixed, set(a_rhyme) | set(a_metre), n)
     if resolved or a_rhyme:
         diag["resolved_by_rhyme"] = [[p // n, p % n] for p in sorted(set(resolved) | set(a_rhyme))]
     if metre_pos or a_metre:
@@ -206,7 +243,11 @@ def score_shi(
     if arranged != lines:
         diag["couplet_patterns"] = [licences.TYPE_OF[x[-5:]] for x in arranged]
     found, checks = faults(cts_lines, rhyme_lines, lenient)
+    if metre and (why := gu.chu_lu(found, verdicts, n_lines)):  # 出律 beyond the licences
+        gm, gd = gu.score_gu(reading, n_lines, n, system, why)
+        return gm, {**diag, **gd}
     m["faults"] = 1.0 - len(found) / checks if checks else None
+    off, off_lic, by_line = _per_line(bad, bad_lic, verdicts, n_lines, n)
     for i, entry in enumerate(diag["lines"]):
         cts = cts_lines[i]
         if reading.simplified[i] != reading.lines[i]:
@@ -217,12 +258,10 @@ def score_shi(
             pinyin=[ct.pinyin for ct in cts],
             required=lines[i],
             required_licensed=arranged[i],
-            mismatches=[p - i * n for p in bad if i * n <= p < (i + 1) * n],
-            mismatches_ambiguous=[
-                p - i * n for p in bad if i * n <= p < (i + 1) * n and mark_str[p] == "中"
-            ],
-            mismatches_licensed=[j for k, j in bad_lic if k == i],
-            licences=[v.to_dict() for v in verdicts if v.line == i],
+            mismatches=[p - i * n for p in off[i]],
+            mismatches_ambiguous=[p - i * n for p in off[i] if mark_str[p] == "中"],
+            mismatches_licensed=off_lic[i],
+            licences=by_line[i],
         )
         if reading.decisions and reading.decisions[i]:
             entry["readings"] = reading.decision_report(i)  # what decided each polyphone

@@ -136,7 +136,8 @@ def make_char_tone(
 
 _CT_CACHE: dict[tuple[str, str], dict[tuple[str, str, str], CharTone]] = {}
 _Key = tuple[str, str, str]
-_MARK_CACHE: dict[tuple[str, str], tuple[dict[_Key, str], dict[_Key, str]]] = {}
+# (system, family) -> (line char, simplified char, reading) -> tone + mark, two characters
+_MARK_CACHE: dict[tuple[str, str], dict[_Key, str]] = {}
 
 
 def line_tone_marks(
@@ -150,16 +151,15 @@ def line_tone_marks(
 
     ``line`` is as written, ``simplified`` its converted copy (often the same string).
     """
-    tone_d, mark_d = _MARK_CACHE.setdefault((system, family), ({}, {}))
-    keys: list[tuple[str, str, str]] = list(zip(line, simplified, readings, strict=True))
+    both = _MARK_CACHE.setdefault((system, family), {})
     try:
-        return "".join(map(tone_d.__getitem__, keys)), "".join(map(mark_d.__getitem__, keys))
+        pairs = "".join(map(both.__getitem__, zip(line, simplified, readings, strict=True)))
     except KeyError:
-        for key in set(keys).difference(tone_d):
+        for key in set(zip(line, simplified, readings, strict=True)).difference(both):
             ct = make_char_tone(*key, system, family)
-            tone_d[key] = ct.tone
-            mark_d[key] = ct.mark
-    return "".join(map(tone_d.__getitem__, keys)), "".join(map(mark_d.__getitem__, keys))
+            both[key] = ct.tone + ct.mark
+        pairs = "".join(map(both.__getitem__, zip(line, simplified, readings, strict=True)))
+    return pairs[::2], pairs[1::2]
 
 
 def tones_of_line(

@@ -34,8 +34,9 @@ FAULTS_FILE = HERE / "tang300_faults.tsv"
 DISAGREE_FILE = HERE / "strains_disagreements.tsv"
 REGULATED_TAGS = ("五言律诗", "七言律诗", "五言绝句", "七言绝句")
 
-# Poems tagged 绝句/律诗 in the source that are 古绝 / 古体 (出律 throughout): their faults
-# are real breaches of 近体 rules, in poems that do not follow them.
+# Poems tagged 绝句/律诗 in the source that are 古绝 / 古体: most are now read as 古体
+# (scoring/prosody/gu.py: 仄韵, 出律) and have no 律 faults; the faults of the rest, under
+# gu.chu_lu's threshold, are real breaches of 近体 rules in poems that do not follow them.
 GU_TI = {
     "新嫁娘詞三首 三",
     "春怨",
@@ -71,8 +72,14 @@ NOTES: dict[tuple[str, str], tuple[str, str]] = {
         "ambiguous",
         "施 is 平 (式支切, 施舍) and 仄 (以寘切, 延也) in 平水韵; read 仄 the line keeps the pattern",
     ),
-    ("黃鶴樓", "拗"): ("real", "崔颢《黄鹤楼》's 古风式 opening (王力《诗词格律》: 拗律)"),
-    ("黃鶴樓", "三平尾"): ("real", "白云千载空悠悠: 三平尾 in 崔颢's 拗律 (王力《诗词格律》)"),
+    ("黃鶴樓", "拗"): (
+        "real",
+        "崔颢《黄鹤楼》's 古风式 opening (王力《诗词格律》: 拗律); 2 of 4 couplets out: stays 近体",
+    ),
+    ("黃鶴樓", "三平尾"): (
+        "real",
+        "白云千载空悠悠: 三平尾 in 崔颢's 拗律 (王力《诗词格律》); 2 of 4 couplets out: stays 近体",
+    ),
     ("望洞庭湖贈張丞相", "孤平"): ("real", "八月湖水平: an unsaved 拗 in the first line"),
     ("望洞庭湖贈張丞相", "拗"): ("real", "八月湖水平: an unsaved 拗 in the first line"),
     ("送人東遊", "拗"): ("real", "何当重相见 平平平平仄: 重 chóng, 相 xiāng; an unsaved 拗"),
@@ -152,7 +159,10 @@ def _fault_rows() -> list[dict[str, str]]:
 
 def _classify(row: dict[str, str]) -> tuple[str, str]:
     if row["title"] in GU_TI:
-        return "real", "古绝/古体 in the source's 绝句/律诗 tags: not 近体, 出律 throughout"
+        return "real", (
+            "古体 in the source's 绝句/律诗 tags, under the 出律 threshold (gu.chu_lu: at most "
+            "half the couplets out, 粘对 kept at most joins, no 三平调 in a 绝句): scored as 近体"
+        )
     return NOTES.get((row["title"], row["fault"]), ("", ""))
 
 
@@ -182,7 +192,9 @@ def _annotation() -> dict[str, list[str]]:
     return out
 
 
-def _why(ch: str, simp: str, ann: str, ours: str, decided: dict[str, Any] | None) -> str:
+def _why(
+    ch: str, simp: str, ann: str, ours: str, decided: dict[str, Any] | None, gu: bool = False
+) -> str:
     from scoring.prosody.senses import polyphones
     from scoring.prosody.tables import pingshui, shi_tone_table
 
@@ -193,6 +205,10 @@ def _why(ch: str, simp: str, ann: str, ours: str, decided: dict[str, Any] | None
         sense = ""
         if entry is not None:
             sense = next((r.sense for r in entry.readings if r.pinyin == decided["pinyin"]), "")
+        if by == "metre" and gu:  # a 古体 poem has no 律 to read it by
+            return (
+                f"两读 (one sense, both tones: {' / '.join(groups)}); 古体, no metre: read {ours}"
+            )
         if by == "metre":
             return (
                 f"两读 (one sense, both tones: {' / '.join(groups)}); read {ours} as the metre asks"
@@ -224,6 +240,7 @@ def disagreements() -> tuple[list[dict[str, str]], int, int]:
     rows = []
     total = agree = 0
     for p in poems():
+        gu = False
         strains = ann.get(p.id)
         if strains is None:
             continue
@@ -234,6 +251,7 @@ def disagreements() -> tuple[list[dict[str, str]], int, int]:
         if p.regulated:
             d = score_poem(p.text, None, tone_system="classical").diagnostics
             tones = [x["tones"] for x in d["lines"]]
+            gu = d.get("ti") == "古体"
             decided = [{r["index"]: r for r in x.get("readings", [])} for x in d["lines"]]
         else:
             r = read_lines(lines, system="classical", family="shi")
@@ -260,7 +278,7 @@ def disagreements() -> tuple[list[dict[str, str]], int, int]:
                         "annotation": an,
                         "ours": ours,
                         "regulated": "yes" if p.regulated else "no",
-                        "reason": _why(ch, to_simplified(ch), an, ours, decided[k].get(i)),
+                        "reason": _why(ch, to_simplified(ch), an, ours, decided[k].get(i), gu),
                     }
                 )
     return rows, total, agree

@@ -108,14 +108,12 @@ def test_jingyesi_breaks_nian_dui_and_has_gu_ping() -> None:
     # 静夜思 is a 古绝, not regulated verse.  Classical tones:
     #   床前明月光 平平平仄平 / 疑是地上霜 平仄仄仄平 / 举头望明月 仄平仄平仄 / 低头思故乡 平平平仄平
     # 疑是地上霜 has no two adjacent 平: 孤平.  2nd characters 前/是 oppose (对 ok), 是/头
-    # differ across the couplets (失粘), 头/头 agree within the couplet (失对).
+    # differ across the couplets (失粘), 头/头 agree within the couplet (失对).  粘对 broken
+    # at two of three joins: 出律, read as 古体 (scoring/prosody/gu.py), no 律 faults counted.
     s = score_poem(JINGYESI, None, tone_system="classical")
-    assert s.form == "shi:jueju5"
-    assert s.diagnostics["faults"] == [
-        {"fault": "孤平", "line": 1},
-        {"fault": "失粘", "lines": [1, 2]},
-        {"fault": "失对", "lines": [2, 3]},
-    ]
+    assert s.form == "shi:jueju5" and s.diagnostics["ti"] == "古体"
+    assert s.diagnostics["gu"]["reasons"] == ["出律 (粘对 broken at 2 of 3 joins)"]
+    assert s.diagnostics["faults"] == [] and s.metrics["faults"] is None
     assert s.metrics["rhyme"] == 1.0  # 光 霜 乡: 下平七阳
 
 
