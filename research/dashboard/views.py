@@ -32,6 +32,7 @@ from research.reports import ReportRateLimited, StoredReport, report_state
 from scoring.report import TABLES
 from scoring.report import paper as layouts
 from scoring.report.registry import SPECS
+from scoring.report.settings import ReportSettings
 from scoring.rules import unscored_poem_count
 from studies.models import Study
 
@@ -193,17 +194,33 @@ def download_report(request: HttpRequest, study_id: int, fmt: str) -> HttpRespon
         raise Http404("No such download")
     form = context.read_settings(study, request.GET)
     if form.errors:  # never a report computed for settings the researcher did not ask for
-        problems = "\n".join(f"{name}: {message}" for name, message in form.errors.items())
-        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+        return _bad_settings(form.errors)
+    stored = _current_report(request, study, form.settings)
+    if not isinstance(stored, StoredReport):
+        return stored
+    bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
+    # XLSX with ?names=1: for reading, named as on the page (else the report's ids)
+    named = reader_naming(Labels(study)) if request.GET.get("names") == "1" else None
+    return report_download(stored.report, fmt, table, bom=bom, naming=named)
+
+
+def _bad_settings(errors: dict[str, str]) -> HttpResponse:
+    problems = "\n".join(f"{name}: {message}" for name, message in errors.items())
+    return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+
+
+def _current_report(
+    request: HttpRequest, study: Study, settings: ReportSettings
+) -> StoredReport | HttpResponse:
+    """The stored report for ``settings`` when it is current; else what to answer: 429
+    when the user may start no more reports now, or the page that waits for the job
+    computing it (202) and reloads itself into the download."""
     try:
-        state = report_state(study, form.settings, request.user)
+        state = report_state(study, settings, request.user)
     except ReportRateLimited as exc:
         return rate_limited(exc)
     if state.current and state.stored is not None:
-        bom = request.GET.get("bom") != "0"  # CSV: the UTF-8 byte order mark unless ?bom=0
-        # XLSX with ?names=1: for reading, named as on the page (else the report's ids)
-        named = reader_naming(Labels(study)) if request.GET.get("names") == "1" else None
-        return report_download(state.stored.report, fmt, table, bom=bom, naming=named)
+        return state.stored
     ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
     return render(request, "research/report_wait.html", ctx, status=202)
 
@@ -224,21 +241,16 @@ def download_paper(request: HttpRequest, study_id: int, layout: str, fmt: str) -
         raise Http404("No such download")
     form = context.read_settings(study, request.GET)
     if form.errors:
-        problems = "\n".join(f"{name}: {message}" for name, message in form.errors.items())
-        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
+        return _bad_settings(form.errors)
     settings = replace(form.settings, by=layouts.split_for(form.settings.by, named))
+    stored = _current_report(request, study, settings)
+    if not isinstance(stored, StoredReport):
+        return stored
     try:
-        state = report_state(study, settings, request.user)
-    except ReportRateLimited as exc:
-        return rate_limited(exc)
-    if state.current and state.stored is not None:
-        try:
-            return paper_download(state.stored.report, named, fmt)
-        except layouts.PivotError as exc:
-            text = f"{named.name}: {named.table}: {exc}"
-            return HttpResponseBadRequest(text, content_type="text/plain; charset=utf-8")
-    ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
-    return render(request, "research/report_wait.html", ctx, status=202)
+        return paper_download(stored.report, named, fmt)
+    except layouts.PivotError as exc:
+        text = f"{named.name}: {named.table}: {exc}"
+        return HttpResponseBadRequest(text, content_type="text/plain; charset=utf-8")
 
 
 @login_required
@@ -260,16 +272,10 @@ def download_chart(request: HttpRequest, study_id: int, name: str, fmt: str) -> 
         raise Http404("No such chart")
     form = context.read_settings(study, request.GET)
     if form.errors:  # never a report computed for settings the researcher did not ask for
-        problems = "\n".join(f"{key}: {message}" for key, message in form.errors.items())
-        return HttpResponseBadRequest(problems, content_type="text/plain; charset=utf-8")
-    try:
-        state = report_state(study, form.settings, request.user)
-    except ReportRateLimited as exc:
-        return rate_limited(exc)
-    if not (state.current and state.stored is not None):
-        ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
-        return render(request, "research/report_wait.html", ctx, status=202)
-    stored = state.stored
+        return _bad_settings(form.errors)
+    stored = _current_report(request, study, form.settings)
+    if not isinstance(stored, StoredReport):
+        return stored
     spec = figures.chart_spec(name, stored.report, study, request.GET, stored.rule_rates_by_form)
     if spec is None:
         raise Http404("Nothing to draw in this chart")
