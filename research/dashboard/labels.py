@@ -197,6 +197,7 @@ VALUES = {
     "machine": gettext_lazy("machine-written"),
     "all": gettext_lazy("all"),
     "pair": gettext_lazy("pair"),
+    "group pair": gettext_lazy("pair of groups"),
     "task": gettext_lazy("per task"),
     "pooled": gettext_lazy("pooled"),
     "without": gettext_lazy("one left out"),

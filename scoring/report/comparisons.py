@@ -10,6 +10,12 @@ group, on the items both answered, with tests adjusted across the family
   shared poems, the difference with the same paired bootstrap, its p.
 * **Rule rates** (every rule metric, between generating models): each model's rate or
   mean on the prompts both were given (a prompt's samples together), paired by prompt.
+* **Human groups** (accuracy and ratings): every pair of groups on the items both
+  answered, ``summary = group pair``: the difference of their shares or means with the
+  clustered t of ``crossed.clustered_difference`` (people nested in the groups, items
+  crossed with both, as the ``cluster`` setting says) — the test ``manage.py plan``
+  sizes two groups for — adjusted by Holm and Benjamini–Hochberg within the family of
+  group pairs (apart from the models' family, whose adjustment it leaves unchanged).
 
 Within each family (task × field; rule × metric) the p-values are adjusted by Holm
 (1979) and by Benjamini & Hochberg (1995). ``summary = rank`` rows rank the models by
@@ -34,6 +40,8 @@ from scoring.agreement.compare import (
     mcnemar_exact,
     paired_bootstrap,
 )
+from scoring.agreement.crossed import clustered_difference
+from scoring.report import clusters
 from scoring.report.accuracy import field_order, keyed_answers
 from scoring.report.data import StudyData
 from scoring.report.ratings import rating_cells
@@ -44,6 +52,8 @@ from scoring.report.settings import ReportSettings
 NAN = math.nan
 MCNEMAR = "McNemar exact"
 WALD = "bootstrap Wald"
+CLUSTERED_T = "clustered t (CGM)"
+GROUP_PAIR = "group pair"
 COLUMNS = (
     "kind",
     "task",
@@ -133,6 +143,69 @@ def _pair(
     return row
 
 
+def _group_pair(
+    frame: pd.DataFrame,
+    a: RaterSet,
+    b: RaterSet,
+    data: StudyData,
+    opts: ReportSettings,
+    *,
+    binary: bool,
+) -> dict[str, Any] | None:
+    """Two human groups on the items both answered (None if none): the difference of
+    their shares or means with the clustered t (docs/statistics.md §22, §25)."""
+    raters = frame["rater"].to_numpy()
+    in_a, in_b = np.isin(raters, a.raters), np.isin(raters, b.raters)
+    items = frame["item"].to_numpy()
+    shared = np.intersect1d(items[in_a], items[in_b])
+    if shared.size == 0:
+        return None
+    keep = (in_a | in_b) & np.isin(items, shared)
+    values = frame["value"].to_numpy(dtype=np.float64)[keep]
+    groups = clusters.labels(data, opts.cluster, raters[keep], items[keep])
+    d = clustered_difference(values, in_a[keep], groups, confidence=opts.confidence)
+    estimable = math.isfinite(d.ci_low)
+    mean_a, mean_b = float(values[in_a[keep]].mean()), float(values[in_b[keep]].mean())
+    return {
+        "a": a.name,
+        "b": b.name,
+        "n_items": int(shared.size),
+        "value_a": mean_a,
+        "value_b": mean_b,
+        "diff": d.value,
+        "ci_low": d.ci_low,
+        "ci_high": d.ci_high,
+        "ci_method": d.method if estimable else "",
+        "cohens_h": cohens_h(mean_a, mean_b) if binary else NAN,
+        "test": CLUSTERED_T if math.isfinite(d.p_value) else "",
+        "p_value": d.p_value,
+        "n10": None,
+        "n01": None,
+        "reason": None if estimable else "fewer than two clusters or answers",
+    }
+
+
+def _group_family(
+    frame: pd.DataFrame,
+    groups: list[RaterSet],
+    data: StudyData,
+    opts: ReportSettings,
+    *,
+    binary: bool,
+) -> list[dict[str, Any]]:
+    """Every pair of groups in the cell, adjusted within their own family."""
+    rows = [
+        r
+        for i, a in enumerate(groups)
+        for b in groups[i + 1 :]
+        if (r := _group_pair(frame, a, b, data, opts, binary=binary)) is not None
+    ]
+    p = np.array([r["p_value"] for r in rows], float)
+    for r, h, bh in zip(rows, holm(p), benjamini_hochberg(p), strict=True):
+        r["summary"], r["p_holm"], r["p_bh"] = GROUP_PAIR, float(h), float(bh)
+    return rows
+
+
 def _why(n_items: int, opts: ReportSettings) -> str:
     if opts.n_boot <= 0:
         return "no bootstrap (n_boot = 0)"
@@ -200,6 +273,7 @@ def _accuracy(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> li
                 if (r := _pair(cell, a, b, opts, binary=True)) is not None
             ]
             fam = _family(rows, models, opts, cell)
+            fam += _group_family(cell, groups, data, opts, binary=True)
             out += [{"kind": "accuracy", "task": task.slug, "field": fld, **r} for r in fam]
     return out
 
@@ -215,6 +289,7 @@ def _ratings(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> lis
             if (r := _pair(cell, a, b, opts, binary=False)) is not None
         ]
         fam = _family(rows, models, opts, cell)
+        fam += _group_family(cell, groups, data, opts, binary=False)
         out += [{"kind": "rating", "task": task, "field": dim, **r} for r in fam]
     return out
 

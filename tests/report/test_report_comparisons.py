@@ -9,6 +9,8 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+import statsmodels.api as sm
+from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_effectsize
@@ -59,6 +61,45 @@ def test_model_pairs_model_vs_group_and_the_adjusted_family(db) -> None:
             continue
         vs_best = one(pairs, a="model:gpt-4o", b=name)
         assert r["best_set"] == (vs_best["p_holm"] >= 0.05)
+
+
+def test_group_pairs_are_the_clustered_t_the_plan_sizes_for(db) -> None:
+    """Each pair of human groups: the difference of their accuracies on the shared items
+    with statsmodels' two-way (people × items) cluster-robust OLS on a group indicator
+    (the same difference; the same standard error up to statsmodels' (N − 1)/(N − 2);
+    t with min(G) − 1 df), adjusted by Holm within the groups' own family."""
+    cp = cpdue_study()
+    rows = build_report(cp.builder.study, ReportSettings(n_boot=50)).tables["comparisons"]
+    family = [r for r in rows if (r["kind"], r["task"], r["field"]) == ("accuracy", "ck", "answer")]
+    pairs = [r for r in family if r["summary"] == "group pair"]
+    assert {(r["a"], r["b"]) for r in pairs} == {
+        ("group:A", "group:B"), ("group:A", "group:C"), ("group:B", "group:C")
+    }  # fmt: skip
+    frame = cp.frame.loc[cp.frame.item.str.startswith("ck") & (cp.frame.kind == "human")]
+    for r in pairs:
+        ga, gb = r["a"].split(":")[1], r["b"].split(":")[1]
+        both = frame.loc[frame.group.isin([ga, gb])]
+        shared = set(both.loc[both.group == ga, "item"]) & set(both.loc[both.group == gb, "item"])
+        both = both.loc[both.item.isin(shared)]
+        y = both.correct.to_numpy(float)
+        x = np.column_stack([np.ones_like(y), (both.group == ga).to_numpy(float)])
+        person = both.rater.astype("category").cat.codes.to_numpy()
+        item = both.item.astype("category").cat.codes.to_numpy()
+        fit = sm.OLS(y, x).fit(
+            cov_type="cluster", cov_kwds={"groups": np.column_stack([person, item])}
+        )
+        se = float(np.sqrt(fit.cov_params()[1, 1])) / np.sqrt((y.size - 1) / (y.size - 2))
+        df = min(len(set(person)), len(shared)) - 1
+        assert r["diff"] == pytest.approx(fit.params[1])
+        assert r["p_value"] == pytest.approx(2 * stats.t.sf(abs(fit.params[1] / se), df))
+        assert r["ci_high"] - r["diff"] == pytest.approx(stats.t.ppf(0.975, df) * se)
+        assert r["test"] == "clustered t (CGM)" and r["n_items"] == len(shared)
+    p = np.array([r["p_value"] for r in pairs])
+    assert [r["p_holm"] for r in pairs] == pytest.approx(multipletests(p, method="holm")[1])
+    # the models' family keeps its own adjustment (three model pairs, three model-group)
+    models = [r for r in family if r["summary"] == "pair"]
+    q = np.array([r["p_value"] for r in models])
+    assert [r["p_holm"] for r in models] == pytest.approx(multipletests(q, method="holm")[1])
 
 
 def test_the_table_is_registered_for_every_interface(db) -> None:
