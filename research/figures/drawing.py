@@ -87,13 +87,18 @@ def _text(
     return _el("text", attrs, text=s)
 
 
-def _svg(width: float, height: float, title: str, body: list[Shape]) -> SafeString:
+def _svg(
+    width: float, height: float, title: str, body: list[Shape], rows: tuple[int, int] | None = None
+) -> SafeString:
+    """The chart's ``<svg>``; ``rows`` = (rows drawn, rows in the table) of a chart of
+    rows, written as ``data-rows`` and ``data-of`` (a cut shows in the markup too)."""
     context = {
         "width": f"{width:.0f}",
         "height": f"{height:.0f}",
         "title": title,
         "font": FONT,
         "shapes": body,
+        "rows": rows,
     }
     return SafeString(render_to_string("research/svg/chart.svg", context))
 
@@ -299,11 +304,13 @@ def forest(
     low: float | None = None,
     high: float | None = None,
     note: str = "",
+    of: int | None = None,
 ) -> SafeString:
     """Point estimates with CI lines on a shared horizontal axis (round ticks, zero
     marked), each row's n written at its right; a row without an interval shows its
     point alone (and its note), never a made-up interval. ``note`` (e.g. rows cut) is
-    written under the title."""
+    written under the title; ``of``: the rows of the whole chart when ``rows`` are a
+    part of them."""
     finite = [v for r in rows for v in (r.value, r.low, r.high) if _ok(v)]
     lo = min([0.0, *finite]) if finite else -1.0
     hi = max([0.0, *finite]) if finite else 1.0
@@ -345,4 +352,4 @@ def forest(
             body.append(_text(left + plot_w + 8, y + 4, side, size=10, fill="#333"))
     if x_label:
         body.append(_text(left + plot_w / 2, height - 3, x_label, size=10, anchor="middle"))
-    return _svg(width, height, title, body)
+    return _svg(width, height, title, body, (len(rows), len(rows) if of is None else of))

@@ -28,6 +28,7 @@ def dashboard_svg(spec: Spec, max_rows: int = MAX_ROWS) -> SafeString:
             low=shown.low,
             high=shown.high,
             note=note,
+            of=total,
         )
     if isinstance(shown, Bars):
         return grouped_bars(

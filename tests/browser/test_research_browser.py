@@ -63,6 +63,7 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     # text node and tooltip, closed details too; names, ids and numbers aside).
     left = english_sentences(visible_text(page.content()))
     assert not left, "English left on the zh-Hans dashboard:\n" + "\n".join(left)
+    _no_silent_cut(page, "the demo study's dashboard")
     finished = page.locator("#progress table").first.locator("tbody tr td:nth-child(4)")
     assert sum(int(t) for t in finished.all_inner_texts()) == 6
     assert page.locator("#accuracy svg").count() == 1
@@ -117,6 +118,20 @@ def test_a_researcher_reads_the_dashboard_and_downloads_its_tables(
     context.close()
 
 
+def _no_silent_cut(page: Any, where: str) -> int:
+    """Every chart of rows on the page that draws fewer rows than its table says so on
+    the chart (its note names both numbers); returns how many charts were cut."""
+    cut = 0
+    for svg in page.locator("svg.chart[data-of]").all():
+        shown, total = int(svg.get_attribute("data-rows")), int(svg.get_attribute("data-of"))
+        assert 0 <= shown <= total, where
+        if shown < total:
+            cut += 1
+            text = " ".join(svg.locator("text").all_text_contents())
+            assert str(shown) in text and str(total) in text, f"{where}: a silent cut"
+    return cut
+
+
 def _login(page: Any, base: str) -> None:
     page.goto(f"{base}/research/")
     page.fill("#id_username", "paper-reader")
@@ -158,6 +173,8 @@ def test_the_papers_tables_as_a_researcher_reads_them(
     shoot(page, "research-5-paper-tang")
     left = english_sentences(visible_text(page.content()))
     assert not left, "English left on the Tang study's zh-Hans dashboard:\n" + "\n".join(left)
+    # validation's 48 rows: 40 drawn, the chart says so (no chart cuts a row silently)
+    assert _no_silent_cut(page, "the Tang study's dashboard") >= 1
 
     # A chart as SVG and as PNG, made in the browser.
     figure = page.locator("#echo_chamber figure.chart-box")
@@ -199,6 +216,7 @@ def test_the_papers_tables_as_a_researcher_reads_them(
     shoot(page, "research-7-paper-cciv")
     left = english_sentences(visible_text(page.content()))
     assert not left, "English left on the CCiV study's zh-Hans dashboard:\n" + "\n".join(left)
+    _no_silent_cut(page, "the CCiV study's dashboard")
 
     # The definitions are the in-app docs.
     with page.expect_navigation():
