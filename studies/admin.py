@@ -18,7 +18,7 @@ from django.utils.translation import ngettext
 
 from studies.access import is_superuser
 from studies.admin_display import POOL_NOTE, STUDY_NOTE, file_note, json_display
-from studies.admin_forms import TaskForm
+from studies.admin_forms import StudyForm, TaskForm
 from studies.admin_scope import SecretFields, StudyScoped, scoped_filters, secret_display
 from studies.models import (
     AnalysisPlan,
@@ -69,6 +69,7 @@ class TaskInline(admin.TabularInline):
 
 @admin.register(Study)
 class StudyAdmin(StudyScoped, admin.ModelAdmin):
+    form = StudyForm
     study_path = ""
     list_display = ("slug", "title", "status", "listed", "created_at", "updated_at")
     list_filter = ("status", "listed")

@@ -8,7 +8,8 @@ from django import forms
 
 from studies.loading.problems import Collector
 from studies.loading.study_parts import Lines, parse_guide
-from studies.models import Task
+from studies.loading.warmup import warmup_check_problems, warmup_tasks
+from studies.models import Study, Task
 
 
 class TaskForm(forms.ModelForm):
@@ -26,3 +27,23 @@ class TaskForm(forms.ModelForm):
         if collector.problems:
             raise forms.ValidationError([p.message for p in collector.problems])
         return guide
+
+
+class StudyForm(forms.ModelForm):
+    """The study's fields as the admin edits them, with the study file's rule for the
+    warm-up: a practice or qualification task holding an attention check is refused."""
+
+    # no Meta: the admin builds the form's fields from its fieldsets (StudyAdmin)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.instance.pk is None:
+            return data
+        named = Study(
+            practice_task=data.get("practice_task") or "",
+            qualification=data.get("qualification") or {},
+        )
+        for block, problem in warmup_check_problems(self.instance, warmup_tasks(named)):
+            field = "practice_task" if block == "practice" else "qualification"
+            self.add_error(field, str(problem))
+        return data

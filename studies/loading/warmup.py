@@ -159,16 +159,22 @@ def refuse_warmup_checks(study: Study, collector: Collector) -> None:
     """A study file that makes a task holding attention checks its practice or
     qualification task is refused at that block's ``task`` field (the pool loader refuses
     the other order: ``studies.loading.pool``)."""
-    for slug, block in warmup_tasks(study).items():
+    for block, problem in warmup_check_problems(study, warmup_tasks(study)):
+        collector.add(None, f"{block}.task", problem)
+
+
+def warmup_check_problems(study: Study, tasks: dict[str, str]) -> list[tuple[str, Text]]:
+    """(block, why) for each of ``tasks`` (slug -> warm-up block) that holds an
+    attention check in ``study``: the study file's and the admin's one rule."""
+    out: list[tuple[str, Text]] = []
+    for slug, block in tasks.items():
         checks = Item.objects.filter(study=study, task__slug=slug, is_attention_check=True)
         first = checks.order_by("position", "pk").values_list("external_id", flat=True).first()
         if first is not None:
-            collector.add(
-                None,
-                f"{block}.task",
-                with_params(
-                    _("%(problem)s; item %(item)r is one"),
-                    problem=warmup_check_problem(slug, block),
-                    item=first,
-                ),
+            problem = with_params(
+                _("%(problem)s; item %(item)r is one"),
+                problem=warmup_check_problem(slug, block),
+                item=first,
             )
+            out.append((block, problem))
+    return out

@@ -100,3 +100,35 @@ def test_a_study_file_cannot_make_a_task_with_checks_its_practice() -> None:
     assert "题目 'w-2' 就是一道注意力检查题" in found[0].translations["zh-hans"]
     s.refresh_from_db()
     assert s.practice_task == ""  # refused as a whole
+
+
+def test_the_admin_refuses_a_warm_up_task_that_holds_a_check() -> None:
+    """The same rule where an editor sets the practice or qualification task in the
+    admin (the study's change form), named on the field, in the page's language."""
+    from django.forms import modelform_factory
+    from django.utils import translation
+
+    from studies.admin import StudyAdmin
+    from studies.admin_forms import StudyForm
+
+    without = {k: v for k, v in STUDY.items() if k not in ("practice", "qualification")}
+    s = study(without)
+    load(
+        "pool",
+        "pool.jsonl",
+        "\n".join([line("w1", "warm"), line("ck1", "ck", check=True)]),
+        study=s,
+    )
+    assert StudyAdmin.form is StudyForm
+    fields = ["practice_task", "qualification"]
+    form_class = modelform_factory(Study, form=StudyForm, fields=fields)
+    fine = form_class({"practice_task": "warm", "qualification": "{}"}, instance=s)
+    assert fine.is_valid(), fine.errors
+    with translation.override("zh-hans"):
+        bad = form_class({"practice_task": "ck", "qualification": "{}"}, instance=s)
+        assert not bad.is_valid() and list(bad.errors) == ["practice_task"]
+        message = bad.errors["practice_task"][0]
+        assert "'ck'" in message and "'ck1'" in message and "注意力检查" in message
+    routes = '{"task": "ck", "routes": [{"min_score": 1, "group": "C"}]}'
+    bad = form_class({"practice_task": "warm", "qualification": routes}, instance=s)
+    assert not bad.is_valid() and list(bad.errors) == ["qualification"]
