@@ -22,7 +22,7 @@ def test_below_target_by_hand() -> None:
     i1, i2, check = (
         Item.objects.create(
             study=study, task=task, external_id=e, position=k, is_attention_check=e == "c"
-        )  # fmt: skip
+        )
         for k, e in enumerate(("i1", "i2", "c"))
     )
 
