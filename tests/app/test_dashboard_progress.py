@@ -40,8 +40,10 @@ def test_below_target_by_hand() -> None:
     p1, p2, p3 = person("p1", a), person("p2", a), person("p3", b)
     tester = person("t", b, test=True)
     model = Rater.objects.create(study=study, kind="model", name="m")
-    answer(p1, i1), answer(p2, i1), answer(p3, i1)  # i1: a 2/2, b 1/1 -> reached
-    answer(p1, i2), answer(tester, i2), answer(model, i2)  # i2: a 1/2, b 0/1 -> 2 missing
+    for rater, item in ((p1, i1), (p2, i1), (p3, i1)):  # i1: a 2/2, b 1/1 -> reached
+        answer(rater, item)
+    for rater in (p1, tester, model):  # i2: a 1/2, b 0/1 (test and model aside) -> 2 missing
+        answer(rater, i2)
     answer(p1, check)  # checks never count
     # By hand: 2 regular items, 1 below target, 2 answers missing (a needs 1, b needs 1).
     assert below_target(study) == [
