@@ -24,7 +24,9 @@ responses (``--quick``: 100,000). Then:
   rounds (the first, which reads the stored report's file into the cache, apart), the
   ratio dashboard ÷ floor, and the time of each part of the page (profile).
 
-Run: ``python bench/bench_dashboard_1m.py [--quick] [--requests N] [--database-url URL]``.
+Run: ``python bench/bench_dashboard_1m.py [--quick] [--requests N] [--database-url URL |
+--postgres] [--skip-cli]`` (``--postgres``: a uniquely named throw-away database on this
+machine's server, dropped at the end; the server's settings are not touched).
 Writes bench/results/dashboard_1m.json (not committed).
 """
 
@@ -43,7 +45,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, bench_env, manage, setup_django, write_result
+from bench.common import (
+    ROOT,
+    bench_env,
+    drop_database,
+    fresh_database,
+    manage,
+    setup_django,
+    write_result,
+)
 
 SLUG = "bench"
 ANSWERS_PER_ARRIVAL = 14  # one volunteer's answers between two views
@@ -255,16 +265,33 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100,000 responses")
     parser.add_argument("--requests", type=int, default=30, help="measured rounds (≥ 20)")
     parser.add_argument("--database-url", help="default: a fresh SQLite file")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="a throw-away PostgreSQL database of this machine's server, dropped at the end",
+    )
+    parser.add_argument("--skip-cli", action="store_true", help="no manage.py report")
     parser.add_argument("--child-job", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_job:
         child_job()
         return
+    if not args.postgres:
+        run(args, args.database_url)
+        return
+    name = f"shiping_bench_dashboard_1m_{os.getpid()}"
+    try:
+        run(args, fresh_database(name))
+    finally:
+        drop_database(name)
+
+
+def run(args: argparse.Namespace, database_url: str | None) -> None:
     from bench.bench_report import make_responses, make_study
 
     n_target, n_items = (100_000, 100) if args.quick else (1_000_000, 500)
     with tempfile.TemporaryDirectory() as tmp:
-        env = bench_env(Path(tmp), args.database_url)
+        env = bench_env(Path(tmp), database_url)
         env.update(
             {
                 "DJANGO_SETTINGS_MODULE": "bench.settings",  # the floor page
@@ -281,15 +308,19 @@ def main() -> None:
         world = make_study(n_items)
         n = make_responses(world, n_items, n_target)
         generate = time.perf_counter() - start
-        if connection.vendor == "sqlite":
-            with connection.cursor() as cur:
-                cur.execute("ANALYZE")
+        with connection.cursor() as cur:  # fresh statistics, as after a day of collection
+            cur.execute("ANALYZE")
         job = run_child_job(env)
-        cli = manage(env, "report", SLUG, "--format", "json", "--out", str(Path(tmp) / "r.json"))
+        out = str(Path(tmp) / "r.json")
+        cli = (
+            {"seconds": float("nan"), "peak_rss_mb": float("nan"), "skipped": True}
+            if args.skip_cli
+            else manage(env, "report", SLUG, "--format", "json", "--out", out)
+        )
         rounds = dashboard_rounds(world["study"], args.requests)
         parts = parts_seconds(world["study"])
         vendor = connection.vendor
-        if args.database_url:
+        if database_url:
             manage(env, "flush", "--noinput")
     load = os.getloadavg()
     p95 = rounds["dashboard"]["p95_ms"] / 1000

@@ -373,7 +373,7 @@ def dashboard_1m(r: dict[str, Any]) -> list[Figure]:
     for key, name in (("report_job", "report job (report, per-form rates, plan)"),
                       ("report_cli", "manage.py report")):  # fmt: skip
         part = r.get(key) or {}
-        if "seconds" in part:
+        if "seconds" in part and not part.get("skipped"):
             out.append(Figure("dashboard_1m", f"{name}, {n} responses", part["seconds"], "s",
                               "goal", 30.0, _ratio(part["seconds"], 30.0), "batch", "< 30 s",
                               part["seconds"] < 30))  # fmt: skip
