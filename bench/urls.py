@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.models import Response
 from config.urls import urlpatterns as production
+from research.access import study_for
 
 
 @csrf_exempt
@@ -26,4 +28,16 @@ def bench_floor(request: HttpRequest) -> HttpResponse:
     return JsonResponse({"ok": True}, status=201)
 
 
-urlpatterns = [*production, path("bench/floor/", bench_floor, name="bench-floor")]
+@login_required
+def bench_floor_page(request: HttpRequest, study_id: int) -> HttpResponse:
+    """The researchers' floor page: a logged-in GET through the same middleware, session
+    and study access check as the dashboard, and nothing more (bench_dashboard_1m.py)."""
+    study = study_for(request.user, study_id)
+    return HttpResponse(f"<p>{study.pk}</p>")
+
+
+urlpatterns = [
+    *production,
+    path("bench/floor/", bench_floor, name="bench-floor"),
+    path("bench/floor-page/<int:study_id>/", bench_floor_page, name="bench-floor-page"),
+]

@@ -97,8 +97,12 @@ def below_target(study: Study) -> list[dict[str, Any]]:
     for pk, task_id in items.values_list("pk", "task_id"):
         per_task[task_id].append(pk)
     got: dict[tuple[int, int], int] = {}
+    # Attention checks are left out by reading only the regular items of ``per_task``
+    # below, not by a join on the items here: with that join SQLite's planner started from
+    # the items and looked up every (rater, item) pair, 99 s at 1,000,000 responses
+    # instead of 3.5 s (bench/bench_dashboard_1m.py, docs/performance.md).
     rows = (
-        Response.objects.filter(study=study, rater__kind="human", item__is_attention_check=False)
+        Response.objects.filter(study=study, rater__kind="human")
         .exclude(rater__participant__is_test=True)
         .values("item_id", "rater__participant__group_id")
         .annotate(n=Count("rater_id", distinct=True))

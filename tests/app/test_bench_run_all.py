@@ -101,3 +101,15 @@ def test_report_alpha_is_judged_on_large_tables_and_the_sql_read_shown_beside() 
     assert (large.value, large.ratio, large.meets) == (0.005, 0.5, True)
     # The SQL read is shown beside, never judged against the package's bare call.
     assert (small_sql.ratio, large_sql.ratio, large_sql.meets) == (5.0, 30.0, None)
+
+
+def test_dashboard_1m_figures_judge_p95_and_the_report_against_the_goals() -> None:
+    result = {"responses": 1000, "database": "sqlite",
+              "during_collection": {"dashboard": {"n": 20, "p50_ms": 400.0, "p95_ms": 1200.0},
+                                    "floor": {"p95_ms": 10.0}},
+              "report_job": {"seconds": 40.0, "peak_rss_mb": 500.0},
+              "report_cli": {"seconds": 20.0, "peak_rss_mb": 1100.0}}  # fmt: skip
+    dash, job, job_mb, cli, cli_mb = figures.figures("dashboard_1m", result)
+    assert (dash.value, dash.ratio, dash.meets) == (1200.0, 120.0, False)
+    assert (job.meets, job_mb.meets, cli.meets, cli_mb.meets) == (False, True, True, False)
+    assert cli_mb.ratio == round(1100 / 1024, 3)
