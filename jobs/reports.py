@@ -33,6 +33,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from threadpoolctl import threadpool_limits
 
 from annotation.models import Response
 from jobs.models import Job
@@ -233,7 +234,14 @@ def _failed_since(key: str, done: Job | None) -> str:
 
 def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     """Compute and store the report of ``job.params["settings"]`` (with the dashboard's
-    per-form rule rates and planning rows)."""
+    per-form rule rates and planning rows), on one BLAS/OpenMP thread: a report job
+    uses one core, however many the BLAS library would start, so the web workers on
+    the same machine keep the others (docs/deploy.md, worker priority)."""
+    with threadpool_limits(limits=1):
+        return _report_run(job, on_progress)
+
+
+def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     from research.dashboard.beyond import PANEL_GOALS
 
     assert job.study is not None

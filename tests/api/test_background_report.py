@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
+from threadpoolctl import threadpool_info
 
 from annotation.models import Response
 from jobs.models import Job
@@ -285,3 +286,21 @@ def test_no_supersession_when_off_or_for_a_running_job(
     Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING)
     assert not report_supersede_if_stale(job)
     assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING
+
+
+def test_a_report_job_computes_on_one_blas_thread(
+    world: World, broker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report job never takes every core (docs/deploy.md, worker priority): while it
+    builds the report, every BLAS/OpenMP pool threadpoolctl sees has one thread."""
+    seen: list[int] = []
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        seen.extend(p["num_threads"] for p in threadpool_info())
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr("jobs.reports.build_report", record)
+    job, _new = report_submit(world.own.study, SETTINGS, fingerprint(world.own.study))
+    done = job_run(job.pk)
+    assert done is not None and done.status == Job.Status.FAILED and "recorded" in done.message
+    assert seen and set(seen) == {1}

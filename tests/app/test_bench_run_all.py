@@ -101,3 +101,24 @@ def test_report_alpha_is_judged_on_large_tables_and_the_sql_read_shown_beside() 
     assert (large.value, large.ratio, large.meets) == (0.005, 0.5, True)
     # The SQL read is shown beside, never judged against the package's bare call.
     assert (small_sql.ratio, large_sql.ratio, large_sql.meets) == (5.0, 30.0, None)
+
+
+def test_researchers_figures_are_judged_on_the_goal_beside_the_floor_of_the_same_run() -> None:
+    lat = lambda p50, p99: {"p50_ms": p50, "p99_ms": p99}  # noqa: E731
+    result = {
+        "layout": "split",
+        "researchers": {"clients": 3},
+        "volunteers": {"n": 200, "retries": 0, "errors": {},
+                       "latency": {"answer": lat(40.0, 90.0), "next": lat(30.0, 120.0)}},
+        "floor": {"latency": {"answer": lat(20.0, 60.0), "next": lat(20.0, 80.0)}},
+    }  # fmt: skip
+    found = {f.name.split(" (")[0]: f for f in figures.figures("researchers", result)}
+    answer, nxt = found["volunteers' answer p99"], found["volunteers' next p99"]
+    assert (answer.baseline_value, answer.ratio, answer.meets) == (60.0, 1.5, True)
+    assert (nxt.baseline_value, nxt.ratio, nxt.meets) == (80.0, 1.5, False)
+    assert "no researcher" in answer.baseline
+    del result["floor"]  # a run without the floor is judged on the goal alone
+    answer = {f.name.split(" (")[0]: f for f in figures.figures("researchers", result)}[
+        "volunteers' answer p99"
+    ]
+    assert (answer.baseline, answer.baseline_value, answer.ratio) == ("goal", 100.0, 0.9)
