@@ -63,13 +63,15 @@ lock:
 
 # The demo's background jobs run in a worker process of their own (kombu's filesystem
 # queue under var/queue: nothing to install), started beside the server and stopped with it;
-# it consumes both queues (loads and exports on ``jobs``, reports on ``reports``).
-DEMO_ENV := DEBUG=1 CELERY_BROKER_URL=filesystem://
+# it consumes both queues (loads and exports on ``jobs``, reports on ``reports``), at the
+# lowest CPU priority and on one BLAS thread, so the pages stay quick while a report is
+# computed (docs/deploy.md, *Worker priority*).
+DEMO_ENV := DEBUG=1 CELERY_BROKER_URL=filesystem:// OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 demo: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput -v0
 	DEBUG=1 $(BIN)/python manage.py demo --host http://$(HOST):$(PORT)
 	@echo "Serving on http://$(HOST):$(PORT)/ with a background job worker (Ctrl-C stops both)"
-	@$(DEMO_ENV) bash -c '$(BIN)/celery -A config worker -Q jobs,reports --pool=solo --loglevel=WARNING \
+	@$(DEMO_ENV) bash -c 'nice -n 19 $(BIN)/celery -A config worker -Q jobs,reports --pool=solo --loglevel=WARNING \
 		& worker=$$!; trap "kill $$worker 2>/dev/null; wait $$worker 2>/dev/null" EXIT; \
 		$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload'
 

@@ -85,10 +85,14 @@ class Server:
                 self.proc.kill()
 
 
-def start_gunicorn(env: dict[str, str], workers: int = 3, threads: int = 1) -> Server:
+def start_gunicorn(
+    env: dict[str, str], workers: int = 3, threads: int = 1, prefix: tuple[str, ...] = ()
+) -> Server:
+    """A gunicorn pool on a free port; ``prefix`` runs it under e.g. ``nice``/``taskset``
+    (inherited by the workers it forks)."""
     port = free_port()
     cmd = [
-        sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
+        *prefix, sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
         "--workers", str(workers), "--threads", str(threads), "--timeout", "30",
         "--graceful-timeout", "5", "--log-level", "warning", "--preload",
     ]  # fmt: skip
@@ -115,6 +119,7 @@ class Stats:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     retries: int = 0
+    server_errors: int = 0  # responses with a 5xx status (each also counted in retries)
     acks: dict[tuple[str, int], int] = field(
         default_factory=dict
     )  # (participant, assignment) -> n fields
@@ -158,6 +163,8 @@ async def call(session: aiohttp.ClientSession, stats: Stats, kind: str, method: 
         start = time.perf_counter()
         try:
             async with session.request(method, url, json=json, headers=headers) as resp:
+                if resp.status >= 500:  # counted before its body, which may not be JSON
+                    stats.server_errors += 1
                 body = await resp.json(content_type=None)
                 stats.latencies[kind].append(time.perf_counter() - start)
                 if resp.status < 500:
@@ -341,6 +348,7 @@ def summary(stats: Stats) -> dict[str, Any]:
         "answers_per_second": round(len(stats.acks) / seconds, 1),
         "finished_volunteers": stats.finished,
         "retries": stats.retries,
+        "5xx": stats.server_errors,
         "errors": dict(stats.errors),
         "last_failure": stats.last_failure,
         "latency": {

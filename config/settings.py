@@ -321,6 +321,10 @@ COMPLETION_HOSTS = env_list(
 # an hour (a new seed, new resamples or new settings, or data that moved); reading a
 # stored report or joining a running computation is free. 0 turns the limit off.
 REPORT_STARTS_PER_HOUR = env_int("REPORT_STARTS_PER_HOUR", 30)
+# A report job still queued (no worker took it) this many seconds after it was submitted
+# no longer holds its study and settings: the next request marks it failed and starts a
+# new one (a worker consuming ``reports`` that takes it later does nothing). 0: never.
+REPORT_QUEUED_STALE_SECONDS = env_int("REPORT_QUEUED_STALE_SECONDS", 1800)
 # ``manage.py report --figure``: the scoring app's command draws a chart through this
 # function of the research app (which owns the charts; scoring may not import it).
 REPORT_FIGURE_WRITER = "research.figures.cli.write_figure"

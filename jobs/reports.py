@@ -33,6 +33,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from threadpoolctl import threadpool_limits
 
 from annotation.models import Response
 from jobs.models import Job
@@ -116,9 +117,44 @@ def _active(key: str) -> Job | None:
     from jobs.services import job_fail_if_runner_gone
 
     job = Job.objects.filter(key=key, status__in=ACTIVE).first()
-    if job is not None and job_fail_if_runner_gone(job):
+    if job is not None and (job_fail_if_runner_gone(job) or report_supersede_if_stale(job)):
         return None
     return job
+
+
+SUPERSEDED = "superseded"  # summary["error"] of a report job no worker took in time
+
+
+def report_supersede_if_stale(job: Job, now: Any = None) -> bool:
+    """Mark a report job failed when it is still queued ``REPORT_QUEUED_STALE_SECONDS``
+    after it was submitted (no worker consumes ``reports``, or the queue lost it), so it
+    no longer holds its key and the next request starts a new job. The update is
+    conditional on the job being still queued: a worker that took it meanwhile keeps it,
+    and one that takes it later finds it finished and does nothing (``job_run``).
+    True when it did so."""
+    limit = int(django_settings.REPORT_QUEUED_STALE_SECONDS)
+    if limit <= 0 or job.status != Job.Status.QUEUED:
+        return False
+    now = now or timezone.now()
+    if now - job.created_at <= timedelta(seconds=limit):
+        return False
+    message = _(
+        "No worker started this report within %(seconds)d s (is a worker consuming the "
+        "'reports' queue?); a new request starts it again."
+    ) % {"seconds": limit}
+    summary = {"error": SUPERSEDED}
+    updated = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
+        status=Job.Status.FAILED, finished_at=now, message=message, summary=summary
+    )
+    if updated:
+        job.status, job.finished_at, job.message, job.summary = (
+            Job.Status.FAILED,
+            now,
+            message,
+            summary,
+        )
+        logger.warning("report job %s: still queued after %d s, superseded", job.pk, limit)
+    return bool(updated)
 
 
 def report_submit(
@@ -198,7 +234,14 @@ def _failed_since(key: str, done: Job | None) -> str:
 
 def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     """Compute and store the report of ``job.params["settings"]`` (with the dashboard's
-    per-form rule rates and planning rows)."""
+    per-form rule rates and planning rows), on one BLAS/OpenMP thread: a report job
+    uses one core, however many the BLAS library would start, so the web workers on
+    the same machine keep the others (docs/deploy.md, worker priority)."""
+    with threadpool_limits(limits=1):
+        return _report_run(job, on_progress)
+
+
+def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     from research.dashboard.beyond import PANEL_GOALS
 
     assert job.study is not None

@@ -138,9 +138,14 @@ def job_run(job_id: int) -> Job | None:
     job = Job.objects.select_related("study", "created_by").filter(pk=job_id).first()
     if job is None or (job.finished and (job.summary or {}).get("error") != RUNNER_LOST):
         return job  # (a job failed for a lost runner is run again when it is delivered again)
+    seen = job.status
     job.status, job.started_at, job.message = Job.Status.RUNNING, timezone.now(), ""
     job.finished_at, job.summary = None, {}
-    job.save(update_fields=["status", "started_at", "message", "finished_at", "summary"])
+    started = Job.objects.filter(pk=job.pk, status=seen).update(
+        status=job.status, started_at=job.started_at, message="", finished_at=None, summary={}
+    )
+    if not started:  # changed since it was read (e.g. a stale queued report superseded)
+        return Job.objects.filter(pk=job_id).first()
     reporter = JobProgress(job.pk)
     try:
         with Heartbeat(job.pk):

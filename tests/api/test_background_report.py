@@ -9,14 +9,23 @@ test runs it with ``jobs.services.job_run``."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
+from threadpoolctl import threadpool_info
 
 from annotation.models import Response
 from jobs.models import Job
-from jobs.reports import report_follow_up, report_key, report_submit
+from jobs.reports import (
+    SUPERSEDED,
+    report_follow_up,
+    report_key,
+    report_submit,
+    report_supersede_if_stale,
+)
 from jobs.services import job_run
 from scoring.report.build import build_report
 from scoring.report.service import fingerprint
@@ -210,3 +219,88 @@ def test_out_of_bounds_settings_are_400_and_start_nothing(
     ):
         assert client.get(f"{path}?{query}").status_code == 400, path
     assert report_jobs(world) == []
+
+
+def _queued_since(job: Job, seconds: float) -> None:
+    """Date a job's submission ``seconds`` back (the worker never took it)."""
+    Job.objects.filter(pk=job.pk).update(created_at=timezone.now() - timedelta(seconds=seconds))
+
+
+def test_a_report_job_no_worker_took_is_superseded_after_the_timeout(
+    world: World, broker: Any, no_build: list[str]
+) -> None:
+    broker.REPORT_QUEUED_STALE_SECONDS = 600
+    client, pk = world.clients["researcher"], world.own.study.pk
+    first = client.get(f"/api/v1/studies/{pk}/report/?n_boot=0")
+    [old] = report_jobs(world)
+    _queued_since(old, 599)  # within the timeout: the next request joins it
+    assert client.get(f"/api/v1/studies/{pk}/report/?n_boot=0").json()["job"] == old.pk
+    _queued_since(old, 601)  # past it: the next request starts a new job
+    again = client.get(f"/api/v1/studies/{pk}/report/?n_boot=0")
+    assert first.status_code == again.status_code == 202
+    old.refresh_from_db()
+    new = report_jobs(world)[-1]
+    assert again.json()["job"] == new.pk != old.pk
+    assert new.status == Job.Status.QUEUED and new.key == old.key
+    assert old.status == Job.Status.FAILED and old.finished_at is not None
+    assert old.summary == {"error": SUPERSEDED} and "600" in old.message
+    assert "reports" in old.message
+    # a worker that takes the superseded job at last does nothing with it
+    assert job_run(old.pk) is not None and not no_build
+    old.refresh_from_db()
+    assert old.status == Job.Status.FAILED and old.started_at is None
+
+
+def test_the_dashboard_says_why_when_a_queued_report_was_superseded(
+    world: World, broker: Any, no_build: list[str]
+) -> None:
+    broker.REPORT_QUEUED_STALE_SECONDS = 60
+    client, pk = world.clients["researcher"], world.own.study.pk
+    client.get(f"/research/studies/{pk}/?n_boot=0")
+    [old] = report_jobs(world)
+    _queued_since(old, 61)
+    page = client.get(f"/research/studies/{pk}/?n_boot=0", HTTP_ACCEPT_LANGUAGE="en")
+    state = page.context["state"]
+    assert page.status_code == 200 and state.started and state.job_id != old.pk
+    assert not state.failed  # a new job is on its way: no failure shown
+    status = client.get(f"/research/jobs/{old.pk}/").json()
+    assert status["status"] == "failed" and "reports" in status["message"]
+
+
+def test_no_supersession_when_off_or_for_a_running_job(
+    world: World, broker: Any, no_build: list[str]
+) -> None:
+    study = world.own.study
+    job, _new = report_submit(study, SETTINGS, fingerprint(study))
+    _queued_since(job, 10 * 24 * 3600)
+    broker.REPORT_QUEUED_STALE_SECONDS = 0  # off: a queued job holds its key
+    assert not report_supersede_if_stale(job)
+    assert report_submit(study, SETTINGS, fingerprint(study)) == (job, False)
+    broker.REPORT_QUEUED_STALE_SECONDS = 60
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING)
+    job.refresh_from_db()
+    assert not report_supersede_if_stale(job)  # a running job is judged by its heartbeat
+    # a job a worker started after it was read is not superseded (conditional update)
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
+    job.refresh_from_db()
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING)
+    assert not report_supersede_if_stale(job)
+    assert Job.objects.get(pk=job.pk).status == Job.Status.RUNNING
+
+
+def test_a_report_job_computes_on_one_blas_thread(
+    world: World, broker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report job never takes every core (docs/deploy.md, worker priority): while it
+    builds the report, every BLAS/OpenMP pool threadpoolctl sees has one thread."""
+    seen: list[int] = []
+
+    def record(*args: Any, **kwargs: Any) -> Any:
+        seen.extend(p["num_threads"] for p in threadpool_info())
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr("jobs.reports.build_report", record)
+    job, _new = report_submit(world.own.study, SETTINGS, fingerprint(world.own.study))
+    done = job_run(job.pk)
+    assert done is not None and done.status == Job.Status.FAILED and "recorded" in done.message
+    assert seen and set(seen) == {1}

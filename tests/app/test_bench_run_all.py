@@ -113,3 +113,24 @@ def test_dashboard_1m_figures_judge_p95_and_the_report_against_the_goals() -> No
     assert (dash.value, dash.ratio, dash.meets) == (1200.0, 120.0, False)
     assert (job.meets, job_mb.meets, cli.meets, cli_mb.meets) == (False, True, True, False)
     assert cli_mb.ratio == round(1100 / 1024, 3)
+
+
+def test_researchers_figures_are_judged_on_the_goal_beside_the_floor_of_the_same_run() -> None:
+    lat = lambda p50, p99: {"p50_ms": p50, "p99_ms": p99}  # noqa: E731
+    result = {
+        "layout": "split",
+        "researchers": {"clients": 3},
+        "volunteers": {"n": 200, "retries": 0, "errors": {},
+                       "latency": {"answer": lat(40.0, 90.0), "next": lat(30.0, 120.0)}},
+        "floor": {"latency": {"answer": lat(20.0, 60.0), "next": lat(20.0, 80.0)}},
+    }  # fmt: skip
+    found = {f.name.split(" (")[0]: f for f in figures.figures("researchers", result)}
+    answer, nxt = found["volunteers' answer p99"], found["volunteers' next p99"]
+    assert (answer.baseline_value, answer.ratio, answer.meets) == (60.0, 1.5, True)
+    assert (nxt.baseline_value, nxt.ratio, nxt.meets) == (80.0, 1.5, False)
+    assert "no researcher" in answer.baseline
+    del result["floor"]  # a run without the floor is judged on the goal alone
+    answer = {f.name.split(" (")[0]: f for f in figures.figures("researchers", result)}[
+        "volunteers' answer p99"
+    ]
+    assert (answer.baseline, answer.baseline_value, answer.ratio) == ("goal", 100.0, 0.9)
