@@ -169,7 +169,9 @@ def comparison_matrix(report: Report, query: QueryDict, labels: Labels) -> dict[
     rows = [
         r
         for r in report.tables["comparisons"]
-        if r["kind"] == "accuracy" and (not task or r["task"] == task)
+        if r["kind"] == "accuracy"
+        and r["summary"] in ("pair", "rank")  # the models' family (group pairs: the table)
+        and (not task or r["task"] == task)
     ]
     if not rows:
         return None
