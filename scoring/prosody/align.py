@@ -31,12 +31,18 @@ _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample
 _Op = tuple[str, int, int, int, int]  # op, poem lines from, to, template lines from, to
 
 
-def align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, list[dict[str, Any]]]:
+def align(
+    poem: tuple[int, ...], tmpl: tuple[int, ...], limit: float = float("inf")
+) -> tuple[float, list[dict[str, Any]]]:
     """Cheapest alignment of poem line lengths to template phrase lengths: (cost, ops).
 
     Cached by the two shapes (a failing poem is aligned again when its form is tried
-    without a title line, and poems of one shape recur); the ops are fresh dicts."""
-    c, steps = _align(poem, tmpl)
+    without a title line, and poems of one shape recur); the ops are fresh dicts.
+    ``limit``: only an alignment costing at most this is wanted; a dearer one is not
+    searched to the end, and ``(inf, [])`` is returned for it."""
+    c, steps = _align(poem, tmpl, limit)
+    if c > limit:
+        return float("inf"), []
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
     return c, [
@@ -57,7 +63,15 @@ def clear_cache() -> None:
 
 
 @lru_cache(maxsize=8192)
-def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_Op, ...]]:
+def _align(
+    poem: tuple[int, ...], tmpl: tuple[int, ...], limit: float = float("inf")
+) -> tuple[float, tuple[_Op, ...]]:
+    """(cost, steps) of the cheapest alignment, exact whenever it costs at most ``limit``.
+
+    Every move costs >= 0, so each cell on the cheapest path costs at most the total:
+    cells dearer than ``limit`` are not expanded, which leaves the cost and the back
+    pointer of every cell costing at most ``limit`` -- and so the path -- as without it.
+    A result dearer than ``limit`` has no steps."""
     m, n = len(poem), len(tmpl)
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
@@ -77,7 +91,7 @@ def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_
             nrow, nback = cost[i + 1], back[i + 1]
             for j in range(lo, hi):
                 c = row[j]
-                if c == inf:
+                if c == inf or c > limit:
                     continue
                 v = c + pl
                 if v <= nrow[j]:
@@ -104,6 +118,8 @@ def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_
                         row[j + 1], brow[j + 1] = v, (i, j, "missing")
         else:
             _last_row(row, brow, tmpl, i, lo, min(hi, n))
+    if cost[m][n] > limit:
+        return cost[m][n], ()
     return cost[m][n], _trace(back, m, n)
 
 
@@ -152,7 +168,7 @@ def nearest(
     for order, (tid, lengths) in ranked:
         if best is not None and abs(sum(lengths) - total) > best[1]:
             continue  # the total difference is a lower bound on the cost
-        c, ops = align(poem, lengths)
+        c, ops = align(poem, lengths, best[1] if best is not None else float("inf"))
         if best is not None and c > best[1]:
             continue
         misses = rhyme_misses(tid, ops) if rhyme_misses is not None else 0

@@ -22,8 +22,8 @@ from .tones import (
     FormFamily,
     ToneSystem,
     char_pinyin,
-    line_tone_marks,
     lines_pinyin,
+    lines_tone_marks,
     tones_of_line,
 )
 
@@ -122,10 +122,7 @@ def read_lines(
         decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
-    tm = [
-        line_tone_marks(x, s, r, system, family)
-        for x, s, r in zip(lines, simp, readings, strict=True)
-    ]
+    tm = lines_tone_marks(lines, simp, readings, system, family)
     if any(decisions):
         readings, tm = _apply(readings, tm, decisions)
     return Reading(
