@@ -68,10 +68,13 @@ def _align(
 ) -> tuple[float, tuple[_Op, ...]]:
     """(cost, steps) of the cheapest alignment, exact whenever it costs at most ``limit``.
 
-    Every move costs >= 0, so each cell on the cheapest path costs at most the total:
-    cells dearer than ``limit`` are not expanded, which leaves the cost and the back
-    pointer of every cell costing at most ``limit`` -- and so the path -- as without it.
-    A result dearer than ``limit`` has no steps."""
+    Every move costs at least the change it makes to (poem characters left - template
+    characters left), so a cell's cost plus the absolute difference of what is left is a
+    lower bound on any alignment through it; each cell on the cheapest path has a bound
+    of at most the total.  Cells whose bound exceeds ``limit`` are not expanded: what
+    they would relax is dearer than the cheapest path through the cell it reaches, so the
+    cost and back pointer of every cell whose bound is within ``limit`` -- and so the
+    path -- are as without it.  A result dearer than ``limit`` has no steps."""
     m, n = len(poem), len(tmpl)
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
@@ -80,6 +83,8 @@ def _align(
     back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
+    bounded = limit != inf
+    rest = [tp[n] - x for x in tp]  # template characters left after phrase j
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
     # wins, which decides the alignment reported among equally cheap ones.
@@ -89,9 +94,10 @@ def _align(
         if i < m:
             pl = poem[i]
             nrow, nback = cost[i + 1], back[i + 1]
+            left = pp[m] - pp[i]  # poem characters left after line i
             for j in range(lo, hi):
                 c = row[j]
-                if c == inf or c > limit:
+                if c == inf or (bounded and c + abs(left - rest[j]) > limit):
                     continue
                 v = c + pl
                 if v <= nrow[j]:
