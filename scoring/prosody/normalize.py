@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -190,6 +190,15 @@ def to_simplified(line: str) -> str:
     if T2S_KEEP.isdisjoint(line):
         return whole
     return "".join(c if c in T2S_KEEP else w for w, c in zip(whole, line, strict=True))
+
+
+def to_simplified_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """:func:`to_simplified` of each line; lines with no character that ``t2s`` converts on
+    its own (most simplified text) are recognised in one scan and returned as they are."""
+    text = "".join(lines)
+    if _T2S_SEEN.issuperset(text) and _alone_re().search(text) is None:
+        return tuple(lines)
+    return tuple(map(to_simplified, lines))
 
 
 # --- apparatus around the poem -------------------------------------------------------------
