@@ -141,17 +141,22 @@ T2S_KEEP = frozenset("拚")
 # character): a text's characters are looked up once, then translated at C speed.
 _T2S_SEEN: set[str] = set()
 _T2S_ALONE: dict[int, str] = {}
-# A character class of the keys of _T2S_ALONE (None: to be rebuilt after it grew), so that
-# a text with none of them (most simplified text) is recognised by one C-level scan.
-_T2S_ALONE_RE: re.Pattern[str] | None = None
+# A character class of the keys of _T2S_ALONE, with how many there were when it was built:
+# a text with none of them (most simplified text) is recognised by one C-level scan.  The
+# dict only grows, so a class built from as many keys as it has now is current (also when
+# threads convert at once: the keys are copied in one step before the class is built).
+_T2S_ALONE_RE: tuple[int, re.Pattern[str]] | None = None
 
 
 def _alone_re() -> re.Pattern[str]:
     global _T2S_ALONE_RE
-    if _T2S_ALONE_RE is None:
-        chars = "".join(sorted(map(chr, _T2S_ALONE)))
-        _T2S_ALONE_RE = re.compile(f"[{re.escape(chars)}]" if chars else "(?!)")
-    return _T2S_ALONE_RE
+    cached = _T2S_ALONE_RE
+    if cached is None or cached[0] != len(_T2S_ALONE):
+        keys = list(_T2S_ALONE)
+        chars = "".join(sorted(map(chr, keys)))
+        cached = (len(keys), re.compile(f"[{re.escape(chars)}]" if chars else "(?!)"))
+        _T2S_ALONE_RE = cached
+    return cached[1]
 
 
 def to_simplified(line: str) -> str:
@@ -162,7 +167,6 @@ def to_simplified(line: str) -> str:
     phrases keep 乾坤), else character by character (a conversion that is not one character
     long is ignored).  The characters of :data:`T2S_KEEP` are never converted.
     """
-    global _T2S_ALONE_RE
     if not _T2S_SEEN.issuperset(line):
         fresh = set(line).difference(_T2S_SEEN)
         t2s = _t2s()
@@ -170,7 +174,6 @@ def to_simplified(line: str) -> str:
             out = t2s(ch)
             if len(out) == 1 and out != ch:
                 _T2S_ALONE[ord(ch)] = out
-                _T2S_ALONE_RE = None
         _T2S_SEEN.update(fresh)
     if _alone_re().search(line) is None:  # nothing t2s converts alone: as translate() would
         return line
