@@ -31,12 +31,18 @@ _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample
 _Op = tuple[str, int, int, int, int]  # op, poem lines from, to, template lines from, to
 
 
-def align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, list[dict[str, Any]]]:
+def align(
+    poem: tuple[int, ...], tmpl: tuple[int, ...], limit: float = float("inf")
+) -> tuple[float, list[dict[str, Any]]]:
     """Cheapest alignment of poem line lengths to template phrase lengths: (cost, ops).
 
     Cached by the two shapes (a failing poem is aligned again when its form is tried
-    without a title line, and poems of one shape recur); the ops are fresh dicts."""
-    c, steps = _align(poem, tmpl)
+    without a title line, and poems of one shape recur); the ops are fresh dicts.
+    ``limit``: only an alignment costing at most this is wanted; a dearer one is not
+    searched to the end, and ``(inf, [])`` is returned for it."""
+    c, steps = _align(poem, tmpl, limit)
+    if c > limit:
+        return float("inf"), []
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
     return c, [
@@ -57,7 +63,18 @@ def clear_cache() -> None:
 
 
 @lru_cache(maxsize=8192)
-def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_Op, ...]]:
+def _align(
+    poem: tuple[int, ...], tmpl: tuple[int, ...], limit: float = float("inf")
+) -> tuple[float, tuple[_Op, ...]]:
+    """(cost, steps) of the cheapest alignment, exact whenever it costs at most ``limit``.
+
+    Every move costs at least the change it makes to (poem characters left - template
+    characters left), so a cell's cost plus the absolute difference of what is left is a
+    lower bound on any alignment through it; each cell on the cheapest path has a bound
+    of at most the total.  Cells whose bound exceeds ``limit`` are not expanded: what
+    they would relax is dearer than the cheapest path through the cell it reaches, so the
+    cost and back pointer of every cell whose bound is within ``limit`` -- and so the
+    path -- are as without it.  A result dearer than ``limit`` has no steps."""
     m, n = len(poem), len(tmpl)
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
@@ -66,6 +83,8 @@ def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_
     back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
+    bounded = limit != inf
+    rest = [tp[n] - x for x in tp]  # template characters left after phrase j
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
     # wins, which decides the alignment reported among equally cheap ones.
@@ -75,9 +94,10 @@ def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_
         if i < m:
             pl = poem[i]
             nrow, nback = cost[i + 1], back[i + 1]
+            left = pp[m] - pp[i]  # poem characters left after line i
             for j in range(lo, hi):
                 c = row[j]
-                if c == inf:
+                if c == inf or (bounded and c + abs(left - rest[j]) > limit):
                     continue
                 v = c + pl
                 if v <= nrow[j]:
@@ -104,6 +124,8 @@ def _align(poem: tuple[int, ...], tmpl: tuple[int, ...]) -> tuple[float, tuple[_
                         row[j + 1], brow[j + 1] = v, (i, j, "missing")
         else:
             _last_row(row, brow, tmpl, i, lo, min(hi, n))
+    if cost[m][n] > limit:
+        return cost[m][n], ()
     return cost[m][n], _trace(back, m, n)
 
 
@@ -152,7 +174,7 @@ def nearest(
     for order, (tid, lengths) in ranked:
         if best is not None and abs(sum(lengths) - total) > best[1]:
             continue  # the total difference is a lower bound on the cost
-        c, ops = align(poem, lengths)
+        c, ops = align(poem, lengths, best[1] if best is not None else float("inf"))
         if best is not None and c > best[1]:
             continue
         misses = rhyme_misses(tid, ops) if rhyme_misses is not None else 0

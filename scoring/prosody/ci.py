@@ -319,10 +319,12 @@ def score_ci(
     pool, source_note = _pool(cipai, "best" if ccv else source)
     relaxed: tuple[CiTemplate, ...] = ()
     if not ccv and lengths:
+        # fits_relaxed with the poem's total and breaks computed once
+        total, breaks = sum(lengths), offsets(lengths) - optional
         relaxed = tuple(
             t
-            for t in cipai.by_total.get(sum(lengths), ())
-            if not any(t is u for u in strict) and fits_relaxed(lengths, t, optional)
+            for t in cipai.by_total.get(total, ())
+            if not any(t is u for u in strict) and t.total == total and breaks <= t.breaks
         )
     order = {t.id: i for i, t in enumerate(cipai.templates)}
     cands = [(t, True) for t in strict if t.id in pool]

@@ -209,8 +209,17 @@ def _judge_poem(
     return share, tuple(bad), tuple(verdicts)
 
 
+MetreMemo = dict[tuple[Any, ...], str]
+
+
 def by_metre(
-    chars: str, tones: str, marks: str, lines: list[str], n: int, lenient: bool
+    chars: str,
+    tones: str,
+    marks: str,
+    lines: list[str],
+    n: int,
+    lenient: bool,
+    memo: MetreMemo | None = None,
 ) -> tuple[str, list[int]]:
     """Read each 两读同义 character (:data:`.context.SAME_MEANING`, mark 中) as the metre does.
 
@@ -218,6 +227,9 @@ def by_metre(
     faults once the licences are applied (then the fewest off-pattern positions, then the
     contextual reading), couplet by couplet, since the licences live inside a couplet.
     明朝望乡处 keeps 望 仄 (平平仄平仄 is 特拗); 晓看红湿处 reads 看 平.
+
+    ``memo``: couplet readings already found for one poem (:func:`.shi.score_shi` asks for
+    the same couplet against the same pattern lines several times).
     """
     if "中" not in marks or SAME_MEANING.isdisjoint(chars):
         return tones, []
@@ -227,29 +239,49 @@ def by_metre(
     out = list(tones)
     for k in range(0, len(lines), 2):
         lo, hi = k * n, min(len(lines), k + 2) * n
-        pos = [i for i in free if lo <= i < hi]
+        pos = tuple(i - lo for i in free if lo <= i < hi)
         if not pos or len(pos) > 8:
             continue
         req = lines[k : k + 2]
-        best: tuple[tuple[int, int, int], str] | None = None
-        for combo in itertools.product((PING, ZE), repeat=len(pos)):
-            t = list(tones[lo:hi])
-            for i, tone in zip(pos, combo, strict=True):
-                t[i - lo] = tone
-            cand = "".join(t)
-            _, bad, verdicts = judge_poem(cand, marks[lo:hi], req, n, lenient)
-            changes = sum(a != b for a, b in zip(cand, tones[lo:hi], strict=True))
-            key = (len(bad), len(verdicts), changes)
-            if best is None or key < best[0]:
-                best = (key, cand)
-        assert best is not None
-        out[lo:hi] = best[1]
+        key = (tones[lo:hi], marks[lo:hi], pos, n, lenient, *req)
+        best = memo.get(key) if memo is not None else None
+        if best is None:
+            best = _metre_couplet(tones[lo:hi], marks[lo:hi], pos, req, n, lenient)
+            if memo is not None:
+                memo[key] = best
+        out[lo:hi] = best
     fixed = "".join(out)
     return fixed, [i for i, (a, b) in enumerate(zip(fixed, tones, strict=True)) if a != b]
 
 
+def _metre_couplet(
+    tones: str, marks: str, pos: tuple[int, ...], req: list[str], n: int, lenient: bool
+) -> str:
+    """One couplet's tones with the free positions ``pos`` read as :func:`by_metre` says."""
+    best: tuple[tuple[int, int, int], str] | None = None
+    for combo in itertools.product((PING, ZE), repeat=len(pos)):
+        t = list(tones)
+        for i, tone in zip(pos, combo, strict=True):
+            t[i] = tone
+        cand = "".join(t)
+        _, bad, verdicts = judge_poem(cand, marks, req, n, lenient)
+        changes = sum(a != b for a, b in zip(cand, tones, strict=True))
+        key = (len(bad), len(verdicts), changes)
+        if best is None or key < best[0]:
+            best = (key, cand)
+    assert best is not None
+    return best[1]
+
+
 def arrange(
-    tones: str, marks: str, chars: str, lines: list[str], n: int, lenient: bool, metre: bool
+    tones: str,
+    marks: str,
+    chars: str,
+    lines: list[str],
+    n: int,
+    lenient: bool,
+    metre: bool,
+    memo: MetreMemo | None = None,
 ) -> list[str]:
     """The pattern each couplet is judged against for ``pattern_licensed``.
 
@@ -268,7 +300,7 @@ def arrange(
         best: tuple[tuple[int, bool, bool], list[str]] | None = None
         for pair in _FIRST_COUPLETS if k == 0 else _LATER_COUPLETS:
             req = [line_type(x, n) for x in pair]
-            tt = by_metre(ch, t, mk, req, n, lenient)[0] if metre else t
+            tt = by_metre(ch, t, mk, req, n, lenient, memo)[0] if metre else t
             _, bad, _ = judge_poem(tt, mk, req, n, lenient)
             key = (-len(bad), k > 0 or req[0][-1] == t[n - 1], pair == own)
             if best is None or key > best[0]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -67,6 +67,20 @@ _POEM_CLASS = (
 _CHUNKS = re.compile(f"([{_POEM_CLASS}]+)")
 
 
+_JOINS: dict[str, bool] = {}  # run of non-poem characters -> has no separator
+
+
+def _joins(part: str) -> bool:
+    """True when a run of non-poem characters holds no separator (cached: the runs are
+    mostly the same few punctuation marks and line breaks)."""
+    found = _JOINS.get(part)
+    if found is None:
+        if len(_JOINS) > 4096:
+            _JOINS.clear()
+        found = _JOINS[part] = not any(_is_separator(ch) for ch in part)
+    return found
+
+
 def split_lines(text: str) -> list[str]:
     """Split text into lines of poem characters; separators break, other symbols vanish."""
     parts = _CHUNKS.split(text)
@@ -79,7 +93,7 @@ def split_lines(text: str) -> list[str]:
             else:
                 lines.append(part)
         elif part:
-            joined = not any(_is_separator(ch) for ch in part)
+            joined = _joins(part)
         else:
             joined = False
     return lines
@@ -127,6 +141,22 @@ T2S_KEEP = frozenset("拚")
 # character): a text's characters are looked up once, then translated at C speed.
 _T2S_SEEN: set[str] = set()
 _T2S_ALONE: dict[int, str] = {}
+# A character class of the keys of _T2S_ALONE, with how many there were when it was built:
+# a text with none of them (most simplified text) is recognised by one C-level scan.  The
+# dict only grows, so a class built from as many keys as it has now is current (also when
+# threads convert at once: the keys are copied in one step before the class is built).
+_T2S_ALONE_RE: tuple[int, re.Pattern[str]] | None = None
+
+
+def _alone_re() -> re.Pattern[str]:
+    global _T2S_ALONE_RE
+    cached = _T2S_ALONE_RE
+    if cached is None or cached[0] != len(_T2S_ALONE):
+        keys = list(_T2S_ALONE)
+        chars = "".join(sorted(map(chr, keys)))
+        cached = (len(keys), re.compile(f"[{re.escape(chars)}]" if chars else "(?!)"))
+        _T2S_ALONE_RE = cached
+    return cached[1]
 
 
 def to_simplified(line: str) -> str:
@@ -137,14 +167,16 @@ def to_simplified(line: str) -> str:
     phrases keep 乾坤), else character by character (a conversion that is not one character
     long is ignored).  The characters of :data:`T2S_KEEP` are never converted.
     """
-    fresh = set(line).difference(_T2S_SEEN)
-    if fresh:
+    if not _T2S_SEEN.issuperset(line):
+        fresh = set(line).difference(_T2S_SEEN)
         t2s = _t2s()
         for ch in fresh.difference(T2S_KEEP):
             out = t2s(ch)
             if len(out) == 1 and out != ch:
                 _T2S_ALONE[ord(ch)] = out
         _T2S_SEEN.update(fresh)
+    if _alone_re().search(line) is None:  # nothing t2s converts alone: as translate() would
+        return line
     by_char = line.translate(_T2S_ALONE)
     if by_char == line:
         return line
@@ -161,6 +193,15 @@ def to_simplified(line: str) -> str:
     if T2S_KEEP.isdisjoint(line):
         return whole
     return "".join(c if c in T2S_KEEP else w for w, c in zip(whole, line, strict=True))
+
+
+def to_simplified_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """:func:`to_simplified` of each line; lines with no character that ``t2s`` converts on
+    its own (most simplified text) are recognised in one scan and returned as they are."""
+    text = "".join(lines)
+    if _T2S_SEEN.issuperset(text) and _alone_re().search(text) is None:
+        return tuple(lines)
+    return tuple(map(to_simplified, lines))
 
 
 # --- apparatus around the poem -------------------------------------------------------------
@@ -191,6 +232,12 @@ _LINE_LABEL = re.compile(r"^\s*(?:上联|下联|出句|对句|正文)\s*[：:]\s
 _INNER_LABEL = re.compile(r"(?<=\S)[\s，,；;。、]*(?=(?:下联|对句)\s*[：:])")
 # the horizontal scroll of a 春联 (横批：…) is not part of the couplet
 _HENGPI = re.compile(r"(?:^|(?<=[\s，,；;。！!？?]))(?:横批|横额|横联)\s*[：:][^\n]*")
+
+
+# Words one of which every match of _NOTE_START / _HENGPI contains: a text with none of them
+# is not searched (the searches try every position; the ``in`` tests are C-level scans).
+_NOTE_WORDS = ("注", "析", "赏", "译", "白话", "背景", "简介", "说明", "后记", "题解", "参考资料")
+_HENGPI_WORDS = ("横批", "横额", "横联")
 
 
 @dataclass
@@ -246,7 +293,7 @@ def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Str
     # what is cut or kept is the text as given.
     text = text.replace("\r", "")
     probe = to_simplified(text)
-    m = _NOTE_START.search(probe)
+    m = _NOTE_START.search(probe) if any(w in probe for w in _NOTE_WORDS) else None
     if m is not None:
         result.notes.append(text[m.start() :].strip())
         text, probe = text[: m.start()], probe[: m.start()]
@@ -256,9 +303,12 @@ def strip_apparatus(text: str, cipai_names: frozenset[str] = frozenset()) -> Str
             break
         result.brackets.append(b.group(0))
         text, probe = text[: b.start()] + text[b.end() :], probe[: b.start()] + probe[b.end() :]
-    hengpi = [text[h.start() : h.end()].strip() for h in _HENGPI.finditer(probe)]
-    text, probe = _cut(text, probe, _HENGPI)
-    text, probe = _cut(text, probe, _INNER_LABEL, "\n")
+    hengpi: list[str] = []
+    if any(w in probe for w in _HENGPI_WORDS):
+        hengpi = [text[h.start() : h.end()].strip() for h in _HENGPI.finditer(probe)]
+        text, probe = _cut(text, probe, _HENGPI)
+    if "下联" in probe or "对句" in probe:
+        text, probe = _cut(text, probe, _INNER_LABEL, "\n")
     body: list[str] = []
     at_top = True
     for raw, raw_probe in zip(text.split("\n"), probe.split("\n"), strict=True):

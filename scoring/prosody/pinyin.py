@@ -8,6 +8,7 @@ reading.  Readings are cached per line and per syllable.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -93,7 +94,7 @@ def lines_pinyin(lines: Sequence[str]) -> list[tuple[str, ...]]:
             _LINE_CACHE.clear()
         words = _seg("\n".join(todo))
         _convert_new(words)
-        out = [r for w in words for r in _WORD_CACHE[w]]
+        out = list(itertools.chain.from_iterable(map(_WORD_CACHE.__getitem__, words)))
         if len(out) == sum(map(len, todo)) + len(todo) - 1:
             pos = 0
             for x in todo:
@@ -128,7 +129,8 @@ def _convert_new(words: list[str]) -> None:
     """Put the readings of the segments not yet cached into the cache, in one pypinyin call:
     given a list, pypinyin converts each element on its own exactly as :func:`word_readings`
     does, so one call over the new segments saves its per-call overhead."""
-    new = [w for w in dict.fromkeys(words) if w not in _WORD_CACHE]
+    # (a set: each segment is converted on its own, so their order does not matter)
+    new = list(set(words).difference(_WORD_CACHE))
     if not new:
         return
     if len(_WORD_CACHE) > _WORD_CACHE_MAX:

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from .context import apply_rules
-from .normalize import to_simplified
+from .normalize import to_simplified_lines
 from .pinyin import original_first
 from .senses import Decision, decide_lines
 from .tones import (
@@ -22,8 +22,8 @@ from .tones import (
     FormFamily,
     ToneSystem,
     char_pinyin,
-    line_tone_marks,
     lines_pinyin,
+    lines_tone_marks,
     tones_of_line,
 )
 
@@ -114,7 +114,7 @@ def read_lines(
     phrase rules of :mod:`.context`, then the readings by sense and the original
     characters of :mod:`.senses` (``overrides``: character -> TONE3 reading or 平/仄).
     """
-    simp = tuple(map(to_simplified, lines))
+    simp = to_simplified_lines(lines)
     decisions: list[dict[int, Decision]] = []
     if context:
         readings = original_first(lines, simp, lines_pinyin(simp))
@@ -122,10 +122,7 @@ def read_lines(
         decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
-    tm = [
-        line_tone_marks(x, s, r, system, family)
-        for x, s, r in zip(lines, simp, readings, strict=True)
-    ]
+    tm = lines_tone_marks(lines, simp, readings, system, family)
     if any(decisions):
         readings, tm = _apply(readings, tm, decisions)
     return Reading(

@@ -199,16 +199,17 @@ def score_shi(
         gm, gd = gu.score_gu(reading, n_lines, n, system, why, cut)
         return gm, {**diag, **gd}
     last = tone_str[n - 1]  # line 1's last character: 平 = it rhymes (首句入韵)
+    memo: licences.MetreMemo = {}  # couplet readings by the metre, shared by the calls below
     scored = []
     for name, lines in patterns(n_lines, n):
         req = "".join(lines)
-        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient)[0] if by_m else tone_str
+        fixed = by_metre(simp, tone_str, mark_str, lines, n, lenient, memo)[0] if by_m else tone_str
         strict = tonal_share(fixed, mark_str, req, lenient=lenient)
         lic, _, _ = judge_poem(fixed, mark_str, lines, n, lenient)
         scored.append((strict[0], lic, lines[0][-1] == last, name, lines))
     best = max(scored, key=lambda s: (s[1], s[0], s[2]))  # max keeps the first of equals
     _, _, _, name, lines = best
-    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, by_m)
+    arranged = arrange(tone_str, mark_str, simp, lines, n, lenient, by_m, memo)
     rhyme_lines = {i for i in range(1, n_lines, 2)} | ({0} if arranged[0][-1] == PING else set())
     pos = sorted(i * n + n - 1 for i in rhyme_lines)
     text = "".join(reading.lines)
@@ -226,13 +227,15 @@ def score_shi(
     # ambiguous characters read as the metre asks: rhyming ones, and 两读同义 ones (classical)
     req = "".join(lines)
     fixed, resolved = rhyme.resolve_by_rhyme(tone_str, mark_str, req, [rs])
-    fixed, metre_pos = by_metre(simp, fixed, mark_str, lines, n, lenient) if by_m else (fixed, [])
+    fixed, metre_pos = (
+        by_metre(simp, fixed, mark_str, lines, n, lenient, memo) if by_m else (fixed, [])
+    )
     strict = tonal_share(fixed, mark_str, req, lenient=lenient)
     m["pattern"], bad = strict[0], bits(strict[1])
     areq = "".join(arranged)
     afixed, a_rhyme = rhyme.resolve_by_rhyme(tone_str, mark_str, areq, [rs])
     afixed, a_metre = (
-        by_metre(simp, afixed, mark_str, arranged, n, lenient) if by_m else (afixed, [])
+        by_metre(simp, afixed, mark_str, arranged, n, lenient, memo) if by_m else (afixed, [])
     )
     m["pattern_licensed"], bad_lic, verdicts = judge_poem(afixed, mark_str, arranged, n, lenient)
     cts_lines = _retoned(reading.tones, afixed, set(a_rhyme) | set(a_metre), n)

@@ -162,6 +162,29 @@ def line_tone_marks(
     return pairs[::2], pairs[1::2]
 
 
+def lines_tone_marks(
+    lines: Sequence[str],
+    simplified: Sequence[str],
+    readings: Sequence[Sequence[str]],
+    system: ToneSystem,
+    family: FormFamily,
+) -> list[tuple[str, str]]:
+    """:func:`line_tone_marks` of each line, looked up in one pass over the whole poem."""
+    sizes = list(map(len, lines))
+    if sizes != list(map(len, simplified)) or sizes != list(map(len, readings)):
+        return [  # as line by line (which raises on a length mismatch)
+            line_tone_marks(x, s, r, system, family)
+            for x, s, r in zip(lines, simplified, readings, strict=True)
+        ]
+    flat = [p for r in readings for p in r]
+    t, m = line_tone_marks("".join(lines), "".join(simplified), flat, system, family)
+    out, pos = [], 0
+    for n in sizes:
+        out.append((t[pos : pos + n], m[pos : pos + n]))
+        pos += n
+    return out
+
+
 def tones_of_line(
     line: str,
     simplified: str,
@@ -218,6 +241,7 @@ __all__ = [
     "line_pinyin",
     "line_tone_marks",
     "lines_pinyin",
+    "lines_tone_marks",
     "make_char_tone",
     "modern_tone",
     "modern_tone_set",
