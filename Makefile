@@ -82,7 +82,7 @@ FAST := not slow and not load and not browser
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "$(FAST)" $(PYTEST_ARGS)
-	@echo "Fast tier only: tests marked slow, load or browser were left out (see 'deselected')."
+	@echo "Fast tier only: the tests marked slow, load or browser were left out (tests/tiers.py)."
 	@echo "Run them with: make test-all (everything) or make test-browser (Chromium)."
 
 test-all: $(STAMP) browser-deps
