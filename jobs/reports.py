@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 from annotation.models import Response
 from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
+from jobs.services import job_fail_if_still
 from research.reports import ReportRateLimited, ReportState, StoredReport
 from scoring.report.build import build_report
 from scoring.report.prereg import deviations_record
@@ -142,19 +143,10 @@ def report_supersede_if_stale(job: Job, now: Any = None) -> bool:
         "No worker started this report within %(seconds)d s (is a worker consuming the "
         "'reports' queue?); a new request starts it again."
     ) % {"seconds": limit}
-    summary = {"error": SUPERSEDED}
-    updated = Job.objects.filter(pk=job.pk, status=Job.Status.QUEUED).update(
-        status=Job.Status.FAILED, finished_at=now, message=message, summary=summary
-    )
-    if updated:
-        job.status, job.finished_at, job.message, job.summary = (
-            Job.Status.FAILED,
-            now,
-            message,
-            summary,
-        )
+    if job_fail_if_still(job, Job.Status.QUEUED, message, {"error": SUPERSEDED}, now):
         logger.warning("report job %s: still queued after %d s, superseded", job.pk, limit)
-    return bool(updated)
+        return True
+    return False
 
 
 def report_submit(

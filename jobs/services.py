@@ -7,6 +7,7 @@ import re
 import time
 import uuid
 from dataclasses import asdict, replace
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -218,19 +219,25 @@ def job_fail_if_runner_gone(job: Job) -> bool:
         "(the web request or worker running it died). Nothing of it was written "
         "(loads are all or nothing); submit it again."
     )
-    summary = {"error": RUNNER_LOST}
-    updated = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+    if job_fail_if_still(job, Job.Status.RUNNING, message, {"error": RUNNER_LOST}, now):
+        cache.delete(cache_key(job.pk))
+        logger.warning("job %s (%s): runner gone, marked failed", job.pk, job.kind)
+        return True
+    return False
+
+
+def job_fail_if_still(
+    job: Job, status: str, message: str, summary: dict[str, Any], now: datetime
+) -> bool:
+    """Mark ``job`` failed with ``message`` and ``summary`` only if it is still in
+    ``status`` (one conditional UPDATE: whoever changed it meanwhile wins); the object
+    follows. Returns whether it was marked."""
+    updated = Job.objects.filter(pk=job.pk, status=status).update(
         status=Job.Status.FAILED, finished_at=now, message=message, summary=summary
     )
     if updated:
-        job.status, job.finished_at, job.message, job.summary = (
-            Job.Status.FAILED,
-            now,
-            message,
-            summary,
-        )
-        cache.delete(cache_key(job.pk))
-        logger.warning("job %s (%s): runner gone, marked failed", job.pk, job.kind)
+        job.status, job.finished_at = Job.Status.FAILED, now
+        job.message, job.summary = message, summary
     return bool(updated)
 
 
