@@ -7,6 +7,7 @@ the user's delete confirmation (the token listed among the objects deleted with 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -54,17 +55,24 @@ def _secrets(world: World, user: Any) -> list[str]:
     return [*keys, *world.secrets(world.a), *world.secrets(world.b)]
 
 
-def test_no_single_permission_shows_a_secret_on_any_admin_page(client: Client) -> None:
-    world = world_build()
-    leaks: list[str] = []
+def _staff(world: World, client: Client) -> Iterator[tuple[str, Any, list[str], type[Model]]]:
+    """For each permission: a staff user holding it alone (shared on study A, with a token
+    of its own), logged in on ``client``; yields the permission's name, the user, the
+    secrets it must not see, and the permission's model."""
     for i, permission in enumerate(_permissions()):
         perm = f"{permission.content_type.app_label}.{permission.codename}"
         user = user_make(f"staff-{i}", perms=(perm,), study=world.a)
         Token.objects.create(user=user)
         client.force_login(user)
-        secrets = _secrets(world, user)
         model = permission.content_type.model_class()
         assert model is not None
+        yield perm, user, _secrets(world, user), model
+
+
+def test_no_single_permission_shows_a_secret_on_any_admin_page(client: Client) -> None:
+    world = world_build()
+    leaks: list[str] = []
+    for perm, user, secrets, model in _staff(world, client):
         paths = [reverse("admin:index"), *_paths(world, model, user)]
         for path in paths:
             html = client.get(path).content.decode()
@@ -90,14 +98,7 @@ def test_no_single_permission_shows_a_secret_on_bulk_deletes_or_related_object_l
     lookups open it), for every single-permission staff user."""
     world = world_build()
     leaks: list[str] = []
-    for i, permission in enumerate(_permissions()):
-        perm = f"{permission.content_type.app_label}.{permission.codename}"
-        user = user_make(f"staff-{i}", perms=(perm,), study=world.a)
-        Token.objects.create(user=user)
-        client.force_login(user)
-        secrets = _secrets(world, user)
-        model = permission.content_type.model_class()
-        assert model is not None
+    for perm, user, secrets, model in _staff(world, client):
         try:
             changelist = reverse(
                 f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist"
