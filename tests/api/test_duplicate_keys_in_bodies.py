@@ -7,6 +7,7 @@ Every DRF view (the volunteer API, the researcher API) parses bodies with
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from django.utils import translation
@@ -22,15 +23,14 @@ ENROL = "/api/v1/volunteer/studies/s/enrol/"
 ANSWERS = "/api/v1/volunteer/answers/"
 
 
-def test_an_enrolment_naming_consent_twice_is_a_400_naming_the_key() -> None:
+def _enrol(body: str, language: str) -> Any:
     build_study()
     client = APIClient(raise_request_exception=False)
-    reply = client.post(
-        ENROL,
-        '{"consent": false, "consent": true}',
-        content_type="application/json",
-        HTTP_ACCEPT_LANGUAGE="en",
-    )
+    return client.post(ENROL, body, content_type="application/json", HTTP_ACCEPT_LANGUAGE=language)
+
+
+def test_an_enrolment_naming_consent_twice_is_a_400_naming_the_key() -> None:
+    reply = _enrol('{"consent": false, "consent": true}', "en")
     assert reply.status_code == 400
     assert '"consent"' in reply.json()["detail"] and "twice" in reply.json()["detail"]
     assert not Participant.objects.exists()
@@ -53,14 +53,7 @@ def test_an_answer_naming_answer_twice_is_refused_and_nothing_is_stored() -> Non
 
 
 def test_the_message_is_in_chinese_for_a_chinese_reader() -> None:
-    build_study()
-    client = APIClient(raise_request_exception=False)
-    reply = client.post(
-        ENROL,
-        '{"consent": true, "consent": true}',
-        content_type="application/json",
-        HTTP_ACCEPT_LANGUAGE="zh-hans",
-    )
+    reply = _enrol('{"consent": true, "consent": true}', "zh-hans")
     assert reply.status_code == 400
     detail = reply.json()["detail"]
     assert '"consent"' in detail and "两次" in detail, detail
