@@ -7,9 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.core.management import CommandError, call_command
-from django.utils import translation
 
 from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION
@@ -17,6 +14,7 @@ from scoring.report.prereg import design
 from scoring.rules import rule_scores_compute
 from studies.models import Item, Study, Task
 from tests.present import present
+from tests.scoring_app.study_file import load_study_text
 
 pytestmark = pytest.mark.django_db
 
@@ -44,14 +42,7 @@ MENGOU = (
 
 
 def load(tmp_path: Path, extra: str) -> str:
-    path = tmp_path / "study.yaml"
-    path.write_text(STUDY % extra, encoding="utf-8")
-    try:
-        with translation.override(settings.LANGUAGE_CODE):
-            call_command("load_study", str(path))
-    except CommandError as exc:
-        return str(exc).replace(str(path), "study.yaml")
-    return ""
+    return load_study_text(tmp_path, STUDY % extra)
 
 
 def _structural(study: Study) -> dict[str, tuple[float, str]]:

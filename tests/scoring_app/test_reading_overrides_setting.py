@@ -7,16 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.management import CommandError, call_command
-from django.utils import translation
 
 from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION
 from scoring.rules import rule_scores_compute
 from studies.models import Item, Study, Task
 from tests.present import present
+from tests.scoring_app.study_file import load_study_text
 
 pytestmark = pytest.mark.django_db
 
@@ -43,16 +41,7 @@ ZIZHOU = (
 
 
 def load(tmp_path: Path, extra: str) -> str:
-    path = tmp_path / "study.yaml"
-    path.write_text(STUDY % extra, encoding="utf-8")
-    try:
-        # In the site's language (a command in a test process otherwise speaks whatever an
-        # earlier test's request left active in the thread: seen in a long one-process run).
-        with translation.override(settings.LANGUAGE_CODE):
-            call_command("load_study", str(path))
-    except CommandError as exc:
-        return str(exc).replace(str(path), "study.yaml")
-    return ""
+    return load_study_text(tmp_path, STUDY % extra)
 
 
 def _faults(study: Study) -> tuple[float, str]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
 
 from annotation.models import Rater, Response
 from scoring.prosody import RULES_VERSION, score_poem
 from scoring.rules import default_tone_system, rule_scores_compute
 from studies.models import Item, Study, Task
+from tests.scoring_app.study_file import load_study_text
 
 pytestmark = pytest.mark.django_db
 
@@ -37,13 +37,7 @@ HUANXISHA = (
 
 
 def load(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "study.yaml"
-    path.write_text(text, encoding="utf-8")
-    try:
-        call_command("load_study", str(path))
-    except CommandError as exc:
-        return str(exc).replace(str(path), "study.yaml")
-    return ""
+    return load_study_text(tmp_path, text)
 
 
 def _poem(study: Study) -> Item:
