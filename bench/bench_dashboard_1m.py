@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,11 +45,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import (
-    ROOT,
     bench_env,
     drop_database,
     fresh_database,
     manage,
+    measured_child,
     setup_django,
     write_result,
 )
@@ -96,20 +95,8 @@ def child_job() -> None:
 
 
 def run_child_job(env: dict[str, str]) -> dict[str, float]:
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child-job"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"report job failed:\n{proc.stderr[-3000:]}")
-    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")][-1]
-    _, seconds, rss_kb = line.split()
-    return {"seconds": float(seconds), "peak_rss_mb": float(rss_kb) / 1024}
+    command = [sys.executable, str(Path(__file__).resolve()), "--child-job"]
+    return measured_child(command, env, "report job")
 
 
 class Arrivals:

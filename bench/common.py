@@ -123,20 +123,22 @@ def manage(env: dict[str, str], *args: str, stdout: Any = subprocess.DEVNULL) ->
         "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0];"
         "print('BENCH', time.perf_counter() - t, hwm, file=sys.stderr)"
     )
+    return measured_child([sys.executable, "-c", code], env, f"manage.py {' '.join(args)}", stdout)
+
+
+def measured_child(
+    command: list[str], env: dict[str, str], what: str, stdout: Any = subprocess.DEVNULL
+) -> dict[str, float]:
+    """Run ``command`` in a child process that ends its standard error with a line
+    ``BENCH <seconds> <peak RSS kB>``; return those as seconds and MB."""
     proc = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
+        command, cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, check=False
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+        raise RuntimeError(f"{what} failed:\n{proc.stderr[-3000:]}")
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")][-1]
     _, seconds, rss_kb = line.split()
-    return {"seconds": float(seconds), "peak_rss_mb": int(rss_kb) / 1024}
+    return {"seconds": float(seconds), "peak_rss_mb": float(rss_kb) / 1024}
 
 
 def timed(fn: Callable[[], Any]) -> float:
