@@ -5,6 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The screens the volunteer pages are tried on (Playwright context options).
+PHONE: dict[str, Any] = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+PHONES: dict[str, dict[str, Any]] = {
+    "360x640": {"viewport": {"width": 360, "height": 640}, **PHONE},
+    "390x844": {"viewport": {"width": 390, "height": 844}, **PHONE},
+}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 860}}
+
 MIN_TARGET = 44  # px, the smallest tap target
 MIN_VERSE = 16  # px, the smallest verse type
 NEVER_WRAPS = 11  # a verse line of up to this many characters never wraps (at 360 px)

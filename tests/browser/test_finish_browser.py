@@ -18,17 +18,13 @@ from annotation import services
 from annotation.models import Participant
 from studies.models import Study
 from tests.browser.conftest import Axe
+from tests.browser.layout import PHONES
 from tests.volunteer.conftest import answer_for, build_study, enrol
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
 ]
-PHONE = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-PHONES = {
-    "360x640": {"viewport": {"width": 360, "height": 640}, **PHONE},
-    "390x844": {"viewport": {"width": 390, "height": 844}, **PHONE},
-}
 N_ITEMS = 4
 
 WIDTH = """() => ({page: document.scrollingElement.scrollWidth, screen: innerWidth})"""

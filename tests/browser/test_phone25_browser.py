@@ -16,19 +16,13 @@ from annotation import poemfont
 from demo.build import RATING_DIMENSIONS
 from studies.models import Item, Study, Task
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.layout import save_problems, small_targets, under_bar
+from tests.browser.layout import DESKTOP, PHONES, save_problems, small_targets, under_bar
 from tests.volunteer.conftest import build_study
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
 ]
-PHONE = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-PHONES = {
-    "360x640": {"viewport": {"width": 360, "height": 640}, **PHONE},
-    "390x844": {"viewport": {"width": 390, "height": 844}, **PHONE},
-}
-DESKTOP = {"viewport": {"width": 1280, "height": 860}}
 # 水调歌头, 19 lines: longer than the sticky box, which then scrolls inside.
 POEM = (
     "明月几时有\n把酒问青天\n不知天上宫阙\n今夕是何年\n我欲乘风归去\n又恐琼楼玉宇\n"

@@ -19,7 +19,9 @@ from studies.models import Item, Study
 from tests.browser.conftest import SCREENSHOTS, axe_missing_reason
 from tests.browser.driver import Volunteer
 from tests.browser.layout import (
+    DESKTOP,
     NEVER_WRAPS,
+    PHONES,
     overflow,
     save_problems,
     small_targets,
@@ -34,12 +36,7 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
 ]
-PHONE = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-SIZES = {
-    "390x844": {"viewport": {"width": 390, "height": 844}, **PHONE},
-    "360x640": {"viewport": {"width": 360, "height": 640}, **PHONE},
-    "desktop": {"viewport": {"width": 1280, "height": 860}},
-}
+SIZES = {"390x844": PHONES["390x844"], "360x640": PHONES["360x640"], "desktop": DESKTOP}
 WECHAT = (
     "Mozilla/5.0 (Linux; Android 13; V2148A Build/TP1A.220624.014; wv) AppleWebKit/537.36 "
     "(KHTML, like Gecko) Version/4.0 Chrome/116.0.0.0 Mobile Safari/537.36 XWEB/1160065 "
