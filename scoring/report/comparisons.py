@@ -86,6 +86,21 @@ def _entities(sets: list[RaterSet]) -> tuple[list[RaterSet], list[RaterSet]]:
     return single_models(sets), groups
 
 
+def _on_shared(
+    frame: pd.DataFrame, a: RaterSet, b: RaterSet, item_col: str = "item"
+) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The answers of ``a`` or ``b`` on the items (``item_col``) both answered: a mask of
+    ``frame``'s rows, which of those rows are ``a``'s, and how many items; None if none."""
+    raters = frame["rater"].to_numpy()
+    in_a, in_b = np.isin(raters, a.raters), np.isin(raters, b.raters)
+    items = frame[item_col].to_numpy()
+    shared = np.intersect1d(items[in_a], items[in_b])
+    if shared.size == 0:
+        return None
+    keep = (in_a | in_b) & np.isin(items, shared)
+    return keep, in_a[keep], int(shared.size)
+
+
 def _pair(
     frame: pd.DataFrame,
     a: RaterSet,
@@ -96,15 +111,12 @@ def _pair(
     item_col: str = "item",
 ) -> dict[str, Any] | None:
     """One pair's row on the items (``item_col``) both sides answered; None if none."""
-    raters = frame["rater"].to_numpy()
-    in_a, in_b = np.isin(raters, a.raters), np.isin(raters, b.raters)
-    items = frame[item_col].to_numpy()
-    shared = np.intersect1d(items[in_a], items[in_b])
-    if shared.size == 0:
+    found = _on_shared(frame, a, b, item_col)
+    if found is None:
         return None
-    keep = (in_a | in_b) & np.isin(items, shared)
+    keep, of_a, n_shared = found
     part = frame.loc[keep]
-    side = np.where(in_a[keep], 0, 1)
+    side = np.where(of_a, 0, 1)
     values = part["value"].to_numpy(dtype=np.float64)
     boot = paired_bootstrap(
         values,
@@ -118,7 +130,7 @@ def _pair(
     row: dict[str, Any] = {
         "a": a.name,
         "b": b.name,
-        "n_items": int(shared.size),
+        "n_items": n_shared,
         "value_a": boot.value_a,
         "value_b": boot.value_b,
         "diff": boot.diff,
@@ -154,22 +166,20 @@ def _group_pair(
 ) -> dict[str, Any] | None:
     """Two human groups on the items both answered (None if none): the difference of
     their shares or means with the clustered t (docs/statistics.md §22, §25)."""
-    raters = frame["rater"].to_numpy()
-    in_a, in_b = np.isin(raters, a.raters), np.isin(raters, b.raters)
-    items = frame["item"].to_numpy()
-    shared = np.intersect1d(items[in_a], items[in_b])
-    if shared.size == 0:
+    found = _on_shared(frame, a, b)
+    if found is None:
         return None
-    keep = (in_a | in_b) & np.isin(items, shared)
+    keep, of_a, n_shared = found
     values = frame["value"].to_numpy(dtype=np.float64)[keep]
-    groups = clusters.labels(data, opts.cluster, raters[keep], items[keep])
-    d = clustered_difference(values, in_a[keep], groups, confidence=opts.confidence)
+    raters, items = frame["rater"].to_numpy()[keep], frame["item"].to_numpy()[keep]
+    groups = clusters.labels(data, opts.cluster, raters, items)
+    d = clustered_difference(values, of_a, groups, confidence=opts.confidence)
     estimable = math.isfinite(d.ci_low)
-    mean_a, mean_b = float(values[in_a[keep]].mean()), float(values[in_b[keep]].mean())
+    mean_a, mean_b = float(values[of_a].mean()), float(values[~of_a].mean())
     return {
         "a": a.name,
         "b": b.name,
-        "n_items": int(shared.size),
+        "n_items": n_shared,
         "value_a": mean_a,
         "value_b": mean_b,
         "diff": d.value,
