@@ -210,9 +210,14 @@ def _group_family(
         for b in groups[i + 1 :]
         if (r := _group_pair(frame, a, b, data, opts, binary=binary)) is not None
     ]
-    p = np.array([r["p_value"] for r in rows], float)
+    return _adjusted(rows, GROUP_PAIR)
+
+
+def _adjusted(rows: list[dict[str, Any]], summary: str) -> list[dict[str, Any]]:
+    """A family's rows with their Holm and Benjamini–Hochberg adjusted p-values."""
+    p = np.array([r["p_value"] if r["p_value"] is not None else NAN for r in rows], float)
     for r, h, bh in zip(rows, holm(p), benjamini_hochberg(p), strict=True):
-        r["summary"], r["p_holm"], r["p_bh"] = GROUP_PAIR, float(h), float(bh)
+        r["summary"], r["p_holm"], r["p_bh"] = summary, float(h), float(bh)
     return rows
 
 
@@ -230,9 +235,7 @@ def _family(
 ) -> list[dict[str, Any]]:
     """Adjust the family's p-values and add its ranking with the best set (models ranked
     by their value over all their answers in ``frame``)."""
-    p = np.array([r["p_value"] if r["p_value"] is not None else NAN for r in rows], float)
-    for r, h, bh in zip(rows, holm(p), benjamini_hochberg(p), strict=True):
-        r["summary"], r["p_holm"], r["p_bh"] = "pair", float(h), float(bh)
+    _adjusted(rows, "pair")
     raters = frame["rater"].to_numpy()
     values = frame["value"].to_numpy(dtype=np.float64)
     ranked = {
