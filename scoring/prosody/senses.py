@@ -22,7 +22,10 @@ Order of decision at a position (the first that applies wins; :attr:`Decision.by
 4. the **metre**, when the reading is 两读 (mark 中; :func:`.licences.by_metre` and
    :func:`.context.resolve_by_metre` read it in the tone the pattern needs);
 5. the **commonest** classical reading (the table's default; still mark 中 when another
-   reading has the other tone, so a lenient check accepts either).
+   reading has the other tone, so a lenient check accepts either).  An entry whose
+   sources split no sense for the other positions has no default (``null``): there the
+   contextual reading stays, as for a character the table lacks (mark 中 when 平水韵 lists
+   both tones).
 
 Pure Python: the tables are read once; OpenCC's s2t loads lazily, only for a merged
 character no listed word decides.
@@ -97,7 +100,8 @@ class _Reading:
 @dataclass(frozen=True)
 class _Entry:
     readings: tuple[_Reading, ...]
-    default: int
+    # index of the commonest reading; None: no sourced default, the contextual reading stays
+    default: int | None
     # the phrases grouped for look-up (:func:`_windows`)
     phrases: Windows
     source: str
@@ -137,6 +141,16 @@ def _phrase_index(char: str, lists: Sequence[Sequence[str]]) -> tuple[tuple[str,
     return tuple(sorted(out, key=lambda x: -len(x[0])))
 
 
+def _default_index(ch: str, readings: Sequence[_Reading], pinyin: str | None) -> int | None:
+    """The index of the default reading (None: the entry has none, ``null``)."""
+    if pinyin is None:
+        return None
+    for i, r in enumerate(readings):
+        if r.pinyin == pinyin:
+            return i
+    raise ValueError(f"polyphones.json {ch}: the default {pinyin} is none of its readings")
+
+
 @lru_cache(maxsize=1)
 def polyphones() -> dict[str, _Entry]:
     """The polyphone table, keyed by character (simplified, or a traditional one listed
@@ -147,7 +161,7 @@ def polyphones() -> dict[str, _Entry]:
             _Reading(r["pinyin"], r.get("alt", ""), r["tone"], r["rhyme"], r["sense"], r["source"])
             for r in e["readings"]
         )
-        default = next(i for i, r in enumerate(readings) if r.pinyin == e["default"])
+        default = _default_index(ch, readings, e["default"])
         phrases = _windows(_phrase_index(ch, [r["phrases"] for r in e["readings"]]))
         out[ch] = _Entry(readings, default, phrases, e["source"])
     return out
@@ -302,9 +316,14 @@ def _best(line: str, i: int, entry: _Entry) -> tuple[str, int] | None:
     return top[0]
 
 
-def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> Decision:
+def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> Decision | None:
+    """The decision at ``i``; None when no phrase decides and the entry has no default
+    (the contextual reading stays)."""
     hit = _best(simp_line, i, entry)
-    r = entry.readings[hit[1] if hit else entry.default]
+    k = hit[1] if hit is not None else entry.default
+    if k is None:
+        return None
+    r = entry.readings[k]
     if r.tone == TWO:
         # provisional reading: the contextual one when it is one of the two, until the
         # metre decides (the diagnostics then say which positions it read)

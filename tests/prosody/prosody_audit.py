@@ -198,16 +198,22 @@ def _why(
     from scoring.prosody.senses import polyphones
     from scoring.prosody.tables import pingshui, shi_tone_table
 
-    groups = [sec[:2] + r for sec, sub in pingshui().items() for r, cs in sub.items() if simp in cs]
+    groups = [
+        r if r.startswith(sec[:2]) else sec[:2] + r
+        for sec, sub in pingshui().items()
+        for r, cs in sub.items()
+        if simp in cs
+    ]
     if decided is not None:
         by = decided["by"]
         entry = polyphones().get(ch) or polyphones().get(simp)
         sense = ""
         if entry is not None:
             sense = next((r.sense for r in entry.readings if r.pinyin == decided["pinyin"]), "")
-        if by == "metre" and gu:  # a 古体 poem has no 律 to read it by
+        if by == "metre" and gu:  # a 古体 or unregulated poem has no 律 to read it by
             return (
-                f"两读 (one sense, both tones: {' / '.join(groups)}); 古体, no metre: read {ours}"
+                f"两读 (one sense, both tones: {' / '.join(groups)}); not read by a metre "
+                f"(古体 or not regulated): read {ours}"
             )
         if by == "metre":
             return (
@@ -223,6 +229,12 @@ def _why(
                 f"the annotation takes the other reading"
             )
     book = shi_tone_table().get(simp)
+    entry = polyphones().get(ch) or polyphones().get(simp)
+    if book == "多" and entry is not None:  # an entry with no default (its note says why)
+        return (
+            f"both tones in 平水韵 ({' / '.join(groups)}); the reading table sources no sense "
+            f"split here: read {ours} in context"
+        )
     if book == "多":
         return f"both tones in 平水韵 ({' / '.join(groups)}); read {ours} in context"
     if book == ours:
@@ -278,7 +290,15 @@ def disagreements() -> tuple[list[dict[str, str]], int, int]:
                         "annotation": an,
                         "ours": ours,
                         "regulated": "yes" if p.regulated else "no",
-                        "reason": _why(ch, to_simplified(ch), an, ours, decided[k].get(i), gu),
+                        # a poem not read as 近体 has no metre to read a 两读 position by
+                        "reason": _why(
+                            ch,
+                            to_simplified(ch),
+                            an,
+                            ours,
+                            decided[k].get(i),
+                            gu or not p.regulated,
+                        ),
                     }
                 )
     return rows, total, agree
