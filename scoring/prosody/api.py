@@ -27,7 +27,7 @@ from .shi import detect, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, FormFamily, ToneSystem
 
-RULES_VERSION = "prosody-1.5"  # 1.5: 换韵 and 出律 read as 古体 (docs §5.0)
+RULES_VERSION = "prosody-1.6"  # 1.6: 31 more polyphones in the reading table (docs §12)
 
 CI_METRICS = (
     "structural",

@@ -59,6 +59,16 @@ XIANSHAN_TRAD = (
     "人事有代謝，往來成古今。江山留勝跡，我輩復登臨。"
     "水落魚梁淺，天寒夢澤深。羊公碑字在，讀罷淚沾襟。"
 )
+# 杜甫《登高》 (唐诗三百首 text): 潦倒新停浊酒杯 -- 潦 lǎo 上声十九皓 (《广韵》 has only 仄
+# readings: 卢晧切 / 郎到切), not liáo 平; 飞回 hui2 平 (the rhyme), 长江 cháng.
+DENGGAO = (
+    "风急天高猿啸哀，渚清沙白鸟飞回。无边落木萧萧下，不尽长江滚滚来。"
+    "万里悲秋常作客，百年多病独登台。艰难苦恨繁霜鬓，潦倒新停浊酒杯。"
+)
+DENGGAO_TRAD = (
+    "風急天高猿嘯哀，渚清沙白鳥飛回。無邊落木蕭蕭下，不盡長江滾滾來。"
+    "萬里悲秋常作客，百年多病獨登臺。艱難苦恨繁霜鬢，潦倒新停濁酒桮。"
+)
 
 
 def _classical(
@@ -151,6 +161,89 @@ def test_xianshan_sheng_ji_is_no_ao() -> None:
     m, d = _classical(XIANSHAN.replace("胜迹", "胜基"))
     assert (m["pattern_licensed"] or 0.0) < 1.0
     assert d["lines"][2]["licences"] == [{"line": 2, "position": 4, "fault": "拗"}]
+
+
+def test_denggao_liao_dao_is_ze() -> None:
+    for text in (DENGGAO, DENGGAO_TRAD):
+        m, d = _classical(text)
+        assert _tones(d) == [
+            "平仄平平平仄平",  # 急 入声
+            "仄平平仄仄平平",  # 回 hui2 (the rhyme)
+            "平平仄仄平平仄",  # 落 木 入声
+            "仄仄平平仄仄平",  # 长 cháng (长江)
+            "仄仄平平平仄仄",  # 作 客 入声
+            "仄平平仄仄平平",  # 独 入声
+            "平平仄仄平平仄",
+            "仄仄平平仄仄平",  # 潦 lǎo 仄: the whole line on the pattern
+        ]
+        assert d["faults"] == [] and m["pattern"] == 25 / 28
+        assert _decided(d, 7, 0) == "common"
+        assert _decided(d, 1, 6) == "common"
+    # the old reading (liáo 平, by the segmenter), forced by an override: off the pattern
+    # at the 1st character (free, no fault), so pattern falls
+    m2, d = _classical(DENGGAO, reading_overrides={"潦": "liao2"})
+    assert _tones(d)[7] == "平仄平平仄仄平" and m2["pattern"] < m["pattern"]
+    # broken: 旧停 (旧 去声) leaves 停 the only 平 before the rhyme: a real 孤平
+    m, d = _classical(DENGGAO.replace("新停", "旧停"))
+    assert d["faults"] == [{"fault": "孤平", "line": 7}] and (m["faults"] or 0.0) < 1.0
+
+
+# Characters 平水韵 lists under both tones, in the table since prosody-1.6 (lines of the
+# bundled corpora; 《广韵》 fanqie and gloss in each entry): mark 中 when the chosen reading
+# was the default and another reading has the other tone, else the tone.
+@pytest.mark.parametrize(
+    ("line", "char", "pinyin", "tone", "by", "mark"),
+    [
+        ("血污游魂归不得", "污", "wu4", "仄", "phrase:血污", "仄"),  # 染也, 乌路切
+        ("血污遊魂歸不得", "污", "wu4", "仄", "phrase:血污", "仄"),
+        ("未免捶楚尘埃间", "捶", "chui3", "仄", "common", "中"),  # 之累切 击也
+        ("邏娑沙塵哀怨生", "邏", "luo4", "仄", "common", "中"),  # 郎佐切 游兵
+        ("二雅褊迫無委蛇", "委", "wei1", "平", "phrase:委蛇", "平"),  # 于为切
+        ("能委曲", "委", "wei3", "仄", "common", "中"),
+        ("珠箔銀屏邐迤開", "迤", "yi3", "仄", "phrase:逦迤", "仄"),  # 移尔切 连接
+        ("逶迤碣石潇湘路", "迤", "yi2", "平", "phrase:逶迤", "平"),  # 弋支切
+        ("碧文圆顶夜深缝", "缝", "feng2", "平", "common", "中"),  # 符容切 紩 (to sew)
+        ("天衣无缝", "缝", "feng4", "仄", "phrase:无缝", "仄"),  # 扶用切 衣缝
+        ("暝色入高楼", "暝", "ming4", "仄", "phrase:暝色", "仄"),  # 莫定切 夕也
+        ("寒山转苍翠", "苍", "cang1", "平", "common", "中"),  # 七冈切
+        ("莽苍", "苍", "cang3", "仄", "phrase:莽苍", "仄"),  # 麁朗切
+        ("羌戎贺劳旋", "劳", "lao2", "平", "common", "中"),
+        ("犒劳三军", "劳", "lao4", "仄", "phrase:犒劳", "仄"),  # 郎到切 劳慰
+        ("慰劳生", "劳", "lao2", "平", "phrase:劳生", "平"),  # 劳生 starts at 劳
+        ("直道相思了无益", "了", "liao3", "仄", "common", "中"),  # 卢鸟切 讫也
+        ("朝上疏", "疏", "shu4", "仄", "phrase:上疏", "仄"),  # 所去切 记也
+        ("侍从归", "从", "zong4", "仄", "phrase:侍从", "仄"),  # 疾用切 随行也
+        ("离间", "间", "jian4", "仄", "phrase:离间", "仄"),  # 古苋切 隔也
+        ("迟明", "迟", "zhi4", "仄", "phrase:迟明", "仄"),  # 直利切 待也
+        ("颺颺燕新乳", "颺", "yang2", "平", "metre", "中"),  # 两读: 风飞 in both tones
+    ],
+)
+def test_readings_of_characters_both_tones_list(
+    line: str, char: str, pinyin: str, tone: str, by: str, mark: str
+) -> None:
+    ct = char_tones(line, tone_system="classical", form_family="shi")[line.index(char)]
+    assert (ct.decided_by, ct.pinyin, ct.tone, ct.mark) == (by, pinyin, tone, mark)
+
+
+def test_an_entry_without_a_default_keeps_the_contextual_reading() -> None:
+    # 暝: 晦暝 (莫经切) and 夕 (莫定切) are close senses; a bare 暝 is left as read
+    entry = polyphones()["暝"]
+    assert entry.default is None
+    plain = char_tones("山暝闻猿愁", tone_system="classical", form_family="shi")[1]
+    assert plain.decided_by == "" and plain.mark == "中"
+    assert plain.tone == ("平" if plain.pinyin.endswith("2") else "仄")
+    # a listed word still decides
+    dark = char_tones("天地晦暝", tone_system="classical", form_family="shi")[3]
+    assert (dark.decided_by, dark.tone, dark.mark) == ("phrase:晦暝", "平", "平")
+    # every entry without a default says why in its note
+    data = json.loads(
+        (
+            Path(__file__).resolve().parents[2] / "scoring/prosody/data/readings/polyphones.json"
+        ).read_text(encoding="utf-8")
+    )
+    nulls = [ch for ch, e in data.items() if not ch.startswith("_") and e["default"] is None]
+    assert set(nulls) == set("攒暝颇迤哑污")
+    assert all(data[ch].get("note") for ch in nulls)
 
 
 @pytest.mark.parametrize(
@@ -265,6 +358,10 @@ def test_the_table_names_a_source_for_every_reading() -> None:
     for r in rows:
         assert r["tone"] in ("平", "仄", "两") and r["source"] and r["rhyme"], r
     for ch in "令为长重相漫降观和思荅华应横看听忘过醒跡沒乾着著泊行朴":
+        assert ch in polyphones(), ch
+    # prosody-1.6: the characters 平水韵 lists under both tones that the 唐诗三百首
+    # annotation disagreements named, and 疏 从 间
+    for ch in "留娇缝扇了磨如庭缘潜攒苍捶回暝劳颇叟逻迤哑委封迟妻潦污飏疏从间":
         assert ch in polyphones(), ch
 
 
