@@ -182,7 +182,7 @@ def test_denggao_liao_dao_is_ze() -> None:
     # the old reading (liáo 平, by the segmenter), forced by an override: off the pattern
     # at the 1st character (free, no fault), so pattern falls
     m2, d = _classical(DENGGAO, reading_overrides={"潦": "liao2"})
-    assert _tones(d)[7] == "平仄平平仄仄平" and m2["pattern"] < m["pattern"]
+    assert _tones(d)[7] == "平仄平平仄仄平" and (m2["pattern"] or 0.0) < (m["pattern"] or 0.0)
     # broken: 旧停 (旧 去声) leaves 停 the only 平 before the rhyme: a real 孤平
     m, d = _classical(DENGGAO.replace("新停", "旧停"))
     assert d["faults"] == [{"fault": "孤平", "line": 7}] and (m["faults"] or 0.0) < 1.0
