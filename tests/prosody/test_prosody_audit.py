@@ -49,9 +49,9 @@ def test_agreement_with_the_chinese_poetry_annotation() -> None:
         (r["reason"] and r["reason"] != "unexplained") or r["char"] in UNEXPLAINED for r in listed
     )
     assert total > 19000
-    assert agree / total >= 0.9875  # docs/prosody.md: the validation table
+    assert agree / total >= 0.988  # docs/prosody.md: the validation table (98.81%)
     regulated = [r for r in listed if r["regulated"] == "yes"]
-    assert len(regulated) <= 170
+    assert len(regulated) <= 168
 
 
 # Characters whose disagreement the table cannot explain: rare graphs the books lack
