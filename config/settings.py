@@ -328,6 +328,9 @@ REPORT_QUEUED_STALE_SECONDS = env_int("REPORT_QUEUED_STALE_SECONDS", 1800)
 # ``manage.py report --figure``: the scoring app's command draws a chart through this
 # function of the research app (which owns the charts; scoring may not import it).
 REPORT_FIGURE_WRITER = "research.figures.cli.write_figure"
+# Print figures (research/figures/fonts.py): how many font subsets (one per set of
+# characters drawn, ~50-500 KB each) DATA_DIR/fonts keeps; the least recently used go.
+FIGURE_FONT_CACHE_FILES = env_int("FIGURE_FONT_CACHE_FILES", 200)
 # matplotlib (print figures) keeps its font list under DATA_DIR: a server's home may be
 # read-only, and a fresh temporary directory per process would rescan the fonts each start.
 os.environ.setdefault("MPLCONFIGDIR", str(DATA_DIR / "matplotlib"))

@@ -6,15 +6,20 @@ ToUnicode map, so the text can be searched and copied) but not a CFF one.
 
 A subset is built once per set of characters and kept on disk
 (``DATA_DIR/fonts/figure-<hash>.ttf``); the licence and copyright names travel with it.
+The folder is bounded: each use touches its subset, and building one removes the least
+recently used beyond ``FIGURE_FONT_CACHE_FILES`` (never one used in the last
+``_IN_USE_SECONDS``, which another process may be drawing with).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import io
 import os
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -146,11 +151,17 @@ def family_of(path: Path) -> str:
     return f"{FAMILY} {path.stem.removeprefix('figure-')}"
 
 
+#: A subset used this recently is never pruned: another process may be drawing with it.
+_IN_USE_SECONDS = 600
+
+
 def truetype_subset(chars: str) -> Path:
-    """The TrueType subset for ``chars`` on disk (built the first time; atomic rename)."""
+    """The TrueType subset for ``chars`` on disk (built the first time; atomic rename;
+    a hit marks it used, a build prunes the least recently used)."""
     folder = Path(settings.DATA_DIR) / "fonts"
     path = folder / f"figure-{_key(chars)}.ttf"
     if path.exists():
+        _touch(path)
         return path
     folder.mkdir(parents=True, exist_ok=True)
     data = _rename(cff_to_truetype(_subset(chars, None)), family_of(path))
@@ -158,7 +169,47 @@ def truetype_subset(chars: str) -> Path:
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
     os.replace(tmp, path)
+    prune_subsets(folder, int(getattr(settings, "FIGURE_FONT_CACHE_FILES", 200)))
     return path
+
+
+def _touch(path: Path) -> None:
+    # pruned by another process meanwhile: the next call rebuilds it
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def prune_subsets(folder: Path, keep: int, now: float | None = None) -> list[Path]:
+    """Remove the least recently used subsets beyond ``keep`` (and stray ``.part`` files
+    of interrupted builds), sparing any used in the last ``_IN_USE_SECONDS``; returns
+    what was removed."""
+    now = time.time() if now is None else now
+    found: list[tuple[float, Path]] = []
+    for entry in folder.glob("figure-*.ttf"):
+        try:
+            found.append((entry.stat().st_mtime, entry))
+        except OSError:
+            continue
+    found.sort(reverse=True)
+    stale = [p for _, p in found[keep:]]
+    stale += [p for p in folder.glob("*.part") if _age(p, now) > _IN_USE_SECONDS]
+    removed = []
+    for old in stale:
+        if _age(old, now) <= _IN_USE_SECONDS:
+            continue
+        try:
+            old.unlink()
+        except OSError:
+            continue
+        removed.append(old)
+    return removed
+
+
+def _age(path: Path, now: float) -> float:
+    try:
+        return now - path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def woff_data_url(chars: str, source: Path = SOURCE) -> str:
