@@ -32,7 +32,6 @@ a markdown table. Usage: python bench/bench_welch.py [--reps N] [--boot] [--only
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -169,7 +168,7 @@ def run_cell(cell: Cell, reps: int, seed: int, names: list[str]) -> dict[str, An
         fn = boot_t if name == "boot_t" else CANDIDATES[name]
         low, high = fn(a, b, rng)
         ok = np.isfinite(low) & np.isfinite(high)  # no variation on either side: no interval
-        cov = float(np.mean((low[ok] <= 0) & (0 <= high[ok])))
+        cov = float(np.mean((low[ok] <= 0) & (high[ok] >= 0)))
         width = float(np.median((high - low)[ok]))
         welch_width = width if name == "welch" else welch_width
         row[name] = {
@@ -227,7 +226,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(markdown(rows, names))
     print(f"\n{args.reps} draws per cell, {result['seconds']} s")
     for n, s in summary.items():
-        print(f"{n}: {100 * s['min']:.1f}–{100 * s['max']:.1f} %, outside goal {s['cells_outside_goal']}")
+        print(
+            f"{n}: {100 * s['min']:.1f}–{100 * s['max']:.1f} %, outside goal {s['cells_outside_goal']}"
+        )
     return result
 
 
