@@ -216,6 +216,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         }
     result = {
         "reps": args.reps,
+        "seed": args.seed,
         "goal": list(GOAL),
         "seconds": round(time.perf_counter() - started, 1),
         "summary": summary,
