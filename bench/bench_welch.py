@@ -227,9 +227,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(markdown(rows, names))
     print(f"\n{args.reps} draws per cell, {result['seconds']} s")
     for n, s in summary.items():
-        print(
-            f"{n}: {100 * s['min']:.1f}–{100 * s['max']:.1f} %, outside goal {s['cells_outside_goal']}"
-        )
+        span = f"{100 * s['min']:.1f}–{100 * s['max']:.1f} %"
+        print(f"{n}: {span}, outside goal {s['cells_outside_goal']}")
     return result
 
 

@@ -9,15 +9,15 @@ people's gap and their difference, on the poems both sides rated, with Welch's t
 intervals over poems corrected for skewness (``scoring.agreement.gaps``,
 ``WELCH_HALL``: the stratified bootstrap covered a true zero 86 % of the time at 5 poems
 a side, Welch's t 96 %, but only 89 % at 3 against 20 skewed poems, where the correction
-covers 94–95 %). A side with fewer than
-``min_side`` poems (3: the smallest equal sides at which Welch never under-covers), or no variation
-on either side: no interval, ``reason`` says why ("not estimable").
+covers 94–95 %). A side with fewer than ``min_side`` poems (3: the smallest equal sides
+at which Welch never under-covers), or no variation on either side: no interval,
+``reason`` says why ("not estimable").
 
 self_preference: for each rating task × dimension × model judge whose model also wrote
 poems of the study: its mean rating of its own model's poems against other models'
 poems, the difference (own − others) with the skewness-corrected Welch interval, not
-estimable below ``min_side`` poems on a side; and the difference **controlled for quality**: the same
-difference minus the other model judges' difference on the same poems
+estimable below ``min_side`` poems on a side; and the difference **controlled for
+quality**: the same difference minus the other model judges' difference on the same poems
 (``controlled_diff``, its interval and reason).
 """
 
