@@ -227,6 +227,9 @@ VALUES = {
     "t over answers": gettext_lazy("t over answers"),
     "t over paired differences": gettext_lazy("t over paired differences"),
     "Welch's t": gettext_lazy("Welch's t"),
+    "Welch's t, skewness-corrected (Hall 1992)": gettext_lazy(
+        "Welch's t, skewness-corrected (Hall 1992)"
+    ),
     "McNemar exact": gettext_lazy("McNemar exact"),
     "bootstrap Wald": gettext_lazy("bootstrap Wald"),
     "every table": gettext_lazy("every table"),

@@ -7,10 +7,15 @@ rated, with each poem's mean rating from each side:
     people_gap = the same for the people
     difference = judge_gap − people_gap   (negative: the judges punish rule-breaking less)
 
-Interval (``method``): ``welch`` (the report's): Welch's t interval of each gap and of
-the difference (per poem, judge − people) — on small sides the bootstrap below covers a
-true zero only 81–86 % of the time at 3–5 poems a side, Welch's t 95.8–97.9 %
-(bench/bench_coverage.py); ``bootstrap``: a stratified percentile bootstrap over poems
+Interval (``method``): ``welch_hall`` (the report's): Welch's t interval of each gap and
+of the difference (per poem, judge − people), corrected for skewness by Hall's (1992)
+transformation with the skewness of the difference estimated from both sides' pooled
+residuals (``skew_corrected_columns``; the same as Welch's with equal sides). Welch's
+alone (``welch``) under-covers a small side against a large one on skewed data (89–93 %
+at 3 poems against 10–20 on a gamma gap); the correction covers 93–97 % there
+(bench/bench_welch.py, docs/statistics.md §24). On small sides the bootstrap below
+covers a true zero only 81–86 % of the time at 3–5 poems a side (bench/bench_coverage.py);
+``bootstrap``: a stratified percentile bootstrap over poems
 (Efron & Tibshirani 1993, ch. 13; two samples, ch. 8): each replicate draws as many passing poems as there are, with
 replacement, and as many failing ones, each drawn poem bringing both its judge and its
 people mean (the poem is the cluster), and recomputes the three figures. With fewer than
@@ -39,6 +44,8 @@ MIN_SIDE = 3
 CHUNK_CELLS = 2_000_000
 METHOD = "stratified item bootstrap (percentile)"
 WELCH = "Welch's t"
+#: The report's interval for a difference of two means on small sides (§24).
+WELCH_HALL = "Welch's t, skewness-corrected (Hall 1992)"
 NO_VARIATION = (
     "not estimable: no variation on either side (a zero-width interval would be spurious)"
 )
@@ -93,6 +100,30 @@ def welch_difference(
     return WelchCI(
         mx - my, float(ci.low), float(ci.high), se, float(res.df), mx, my,
         int(x.size), int(y.size), None,
+    )  # fmt: skip
+
+
+def corrected_difference(
+    a: Sequence[float] | FloatArray,
+    b: Sequence[float] | FloatArray,
+    *,
+    confidence: float = 0.95,
+    min_side: int = MIN_SIDE,
+) -> WelchCI:
+    """mean(a) − mean(b) with Welch's t interval corrected for skewness (Hall's 1992
+    transformation, the skewness of the difference from both sides' pooled residuals:
+    ``skew_corrected_columns``) — the report's interval (method ``WELCH_HALL``). With
+    equal sides it is Welch's interval (``welch_difference``). Not estimable as there."""
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    x, y = x[np.isfinite(x)], y[np.isfinite(y)]
+    w = welch_difference(x, y, confidence=confidence, min_side=min_side)
+    if w.reason is not None:
+        return w
+    low, high, _ = skew_corrected_columns(x[:, None], y[:, None], confidence=confidence)
+    return WelchCI(
+        w.diff, float(low[0]), float(high[0]), w.se, w.df, w.mean_a, w.mean_b, w.n_a, w.n_b,
+        None,
     )  # fmt: skip
 
 
@@ -218,8 +249,8 @@ def gap_differences(
     mp = passing.mean(axis=0) if n_pass else np.full(2 * k, NAN)
     mf = failing.mean(axis=0) if n_fail else np.full(2 * k, NAN)
     reason = not_estimable(n_pass, n_fail, min_side)
-    if method == "welch":
-        return _welch_gaps(passing, failing, mp, mf, min_side, confidence)
+    if method in ("welch", "welch_hall"):
+        return _welch_gaps(passing, failing, mp, mf, min_side, confidence, method)
     reps = None
     if reason is None and n_boot > 0:
         rng = rng_from(seed)
@@ -273,10 +304,12 @@ def _welch_gaps(
     mf: FloatArray,
     min_side: int,
     confidence: float,
+    method: str = "welch",
 ) -> list[GapDifference]:
     """Welch's t intervals of each pair's judge gap, people gap and their difference (the
     difference as the Welch interval of the per-poem judge − people means), every pair's
-    columns at once (``welch_columns``)."""
+    columns at once (``welch_columns``; ``method="welch_hall"``: corrected for skewness,
+    ``skew_corrected_columns``)."""
     k = passing.shape[1] // 2
     n_pass, n_fail = passing.shape[0], failing.shape[0]
     reason = not_estimable(n_pass, n_fail, max(min_side, 2))
@@ -285,7 +318,8 @@ def _welch_gaps(
     if reason is None:
         cols_p = np.concatenate([passing, passing[:, 0::2] - passing[:, 1::2]], axis=1)
         cols_f = np.concatenate([failing, failing[:, 0::2] - failing[:, 1::2]], axis=1)
-        low, high, flat = welch_columns(cols_p, cols_f, confidence=confidence)
+        columns = skew_corrected_columns if method == "welch_hall" else welch_columns
+        low, high, flat = columns(cols_p, cols_f, confidence=confidence)
     out = []
     for j in range(k):
         a, b, d = 2 * j, 2 * j + 1, 2 * k + j
@@ -293,3 +327,105 @@ def _welch_gaps(
         cis = [(float(low[c]), float(high[c])) for c in (a, b, d)]
         out.append(_pair((n_pass, n_fail), mp, mf, j, cis, why))
     return out
+
+
+def _third_cumulant(x: FloatArray) -> FloatArray:
+    """The unbiased third cumulant k3 = n Σ(x − x̄)³ / ((n − 1)(n − 2)) of each column."""
+    n = x.shape[0]
+    k3 = n * ((x - x.mean(axis=0)) ** 3).sum(axis=0) / ((n - 1) * (n - 2))
+    return np.asarray(k3, dtype=np.float64)
+
+
+def pooled_skewness(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The adjusted sample skewness G1 = √(n(n − 1))/(n − 2) · m3/m2^1.5 of the residuals
+    of both sides pooled (each side centred on its own mean; n = n_a + n_b), per column;
+    0 where the residuals do not vary."""
+    res = np.concatenate([a - a.mean(axis=0), b - b.mean(axis=0)], axis=0)
+    n = res.shape[0]
+    m2, m3 = (res**2).mean(axis=0), (res**3).mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g1 = np.where(m2 > 0, m3 / m2**1.5, 0.0)
+    return np.asarray(g1 * math.sqrt(n * (n - 1)) / (n - 2), dtype=np.float64)
+
+
+def difference_skewness(a: FloatArray, b: FloatArray, moments: str = "shape") -> FloatArray:
+    """An estimate of the skewness λ of D = mean(a) − mean(b), per column.
+
+    λ = (κ3(a)/n_a² − κ3(b)/n_b²) / (σ²_a/n_a + σ²_b/n_b)^1.5. ``shape`` (the default):
+    both sides share one shape and one scale, so λ = γ (1/n_a² − 1/n_b²) /
+    (1/n_a + 1/n_b)^1.5 with γ the pooled skewness (``pooled_skewness``): 0 with equal
+    sides, and the small side's skewness judged from both sides' residuals. ``k3``: each
+    side's unbiased third cumulant and variance; ``m3``: their plug-in third moments;
+    ``pooled``: one standardised skewness of both sides' standardised residuals, each side
+    its own variance."""
+    n1, n2 = a.shape[0], b.shape[0]
+    if moments == "shape":
+        scale = (1 / n1**2 - 1 / n2**2) / (1 / n1 + 1 / n2) ** 1.5
+        return np.asarray(pooled_skewness(a, b) * scale, dtype=np.float64)
+    s1, s2 = a.var(axis=0, ddof=1), b.var(axis=0, ddof=1)
+    if moments == "k3":
+        k1, k2 = _third_cumulant(a), _third_cumulant(b)
+    elif moments == "m3":
+        k1 = ((a - a.mean(axis=0)) ** 3).mean(axis=0)
+        k2 = ((b - b.mean(axis=0)) ** 3).mean(axis=0)
+    elif moments == "pooled":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r1 = np.where(s1 > 0, ((a - a.mean(axis=0)) / np.sqrt(s1)) ** 3, 0.0)
+            r2 = np.where(s2 > 0, ((b - b.mean(axis=0)) / np.sqrt(s2)) ** 3, 0.0)
+        count = np.maximum((s1 > 0) * n1 + (s2 > 0) * n2, 1)
+        gamma = (r1.sum(axis=0) + r2.sum(axis=0)) / count
+        k1, k2 = gamma * s1**1.5, gamma * s2**1.5
+    else:
+        raise ValueError(f"unknown moments: {moments!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = (k1 / n1**2 - k2 / n2**2) / (s1 / n1 + s2 / n2) ** 1.5
+    return np.where(np.isfinite(lam), lam, 0.0)
+
+
+def hall_quantile(u: FloatArray | float, lam: FloatArray) -> FloatArray:
+    """The inverse of Hall's (1992) transformation g(t) = t + λt²/3 + λ²t³/27 + λ/6
+    (= ((1 + λt/3)³ − 1)/λ + λ/6, increasing for every λ):
+    t = 3((1 + λ(u − λ/6))^⅓ − 1)/λ, and u itself at λ = 0."""
+    small = np.abs(lam) < 1e-12
+    safe = np.where(small, 1.0, lam)
+    t = 3 * (np.cbrt(1 + safe * (u - safe / 6)) - 1) / safe
+    return np.where(small, u, t)
+
+
+def skew_corrected_columns(
+    a: FloatArray,
+    b: FloatArray,
+    *,
+    confidence: float = 0.95,
+    moments: str = "shape",
+    critical: str = "t",
+) -> tuple[FloatArray, FloatArray, np.ndarray]:
+    """Welch's t interval of mean(a[:, k]) − mean(b[:, k]) corrected for skewness, every
+    column at once: (low, high, no_variation). Both sides need 2 or more rows (3 for
+    ``moments="k3"``).
+
+    T = (D − δ)/SE, D the difference of the means and SE Welch's, has E T ≈ −λ/2 and
+    third cumulant ≈ −2λ, λ the skewness of D (as the one-sample studentised mean,
+    whose λ is γ/√n). Hall's (1992) monotone cubic g(T) = T + λT²/3 + λ²T³/27 + λ/6
+    removes that O(n^-½) skewness; with λ estimated (``difference_skewness``) the
+    interval is [D − SE·g⁻¹(c), D − SE·g⁻¹(−c)], c Welch's t quantile on Satterthwaite's
+    df (``critical="t"``) or the normal one (``"z"``, Hall's own). With equal sides and
+    ``moments="shape"`` λ = 0 and it is Welch's interval. Chosen by simulation
+    (bench/bench_welch.py, docs/statistics.md §24)."""
+    n1, n2 = a.shape[0], b.shape[0]
+    v1 = a.var(axis=0, ddof=1) / n1
+    v2 = b.var(axis=0, ddof=1) / n2
+    se2 = v1 + v2
+    flat = se2 <= 0
+    lam = np.where(flat, 0.0, difference_skewness(a, b, moments))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = se2**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
+        if critical == "t":
+            c = stats.t.ppf((1 + confidence) / 2, df)
+        else:
+            c = np.full_like(se2, stats.norm.ppf((1 + confidence) / 2))
+    se = np.sqrt(se2)
+    diff = a.mean(axis=0) - b.mean(axis=0)
+    low = np.where(flat, NAN, diff - se * hall_quantile(c, lam))
+    high = np.where(flat, NAN, diff - se * hall_quantile(-c, lam))
+    return low, high, flat

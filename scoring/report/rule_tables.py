@@ -3,9 +3,10 @@
 rule_vs_rating (the "echo chamber" test, domain.md §1.2): for each rating task ×
 dimension × rule metric × rater set, items are split by the rule into pass and fail;
 ``mean_pass`` and ``mean_fail`` are means over items of the set's item-level mean
-rating, ``diff = mean_pass − mean_fail``, and its CI Welch's t over items
-(``scoring.agreement.gaps.welch_difference``; the stratified bootstrap it replaces
-under-covered on small sides), not estimable (null, with the reason) when a side has
+rating, ``diff = mean_pass − mean_fail``, and its CI Welch's t over items corrected for
+skewness (``scoring.agreement.gaps.corrected_difference``, Hall 1992; the stratified
+bootstrap it replaces under-covered on small sides, Welch's t alone with a small side
+against a large one on skewed data), not estimable (null, with the reason) when a side has
 fewer than ``min_side`` poems or neither side varies. Pass: value ≥ 1 for a metric whose
 observed values are all 0 or 1 (structural, rhyme), value ≥ ``threshold`` (default
 0.8) for a graded one (tonal, pattern). ``rule_scores``: mean rule score per poem form
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring.agreement.gaps import MIN_SIDE, WELCH, welch_difference
+from scoring.agreement.gaps import MIN_SIDE, WELCH_HALL, corrected_difference
 from scoring.report.correlation import item_means, rule_means
 from scoring.report.data import StudyData
 from scoring.report.sets import RaterSet, by_kind
@@ -63,7 +64,7 @@ def rule_vs_rating_rows(
                     both = means.index.intersection(scores.index)
                     good = means.loc[both.intersection(passed)]
                     bad = means.loc[both.difference(passed)]
-                    d = welch_difference(
+                    d = corrected_difference(
                         good.to_numpy(), bad.to_numpy(), confidence=confidence, min_side=min_side
                     )
                     rows.append(
@@ -80,7 +81,7 @@ def rule_vs_rating_rows(
                             "ci_low": d.ci_low,
                             "ci_high": d.ci_high,
                             "threshold": cut,
-                            "ci_method": WELCH if d.reason is None else "",
+                            "ci_method": WELCH_HALL if d.reason is None else "",
                             "reason": d.reason,
                         }
                     )
