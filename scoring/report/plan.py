@@ -288,6 +288,7 @@ def _alpha(data: StudyData, sets: list[RaterSet], goals: Goals) -> list[dict[str
                     n_sims=max(10, goals.n_sims // 2),
                     n_inner=max(10, goals.n_sims // 2),
                     seed=goals.seed,
+                    search_if_met=False,
                 )
                 met = math.isfinite(sim.width_now) and sim.width_now <= goals.alpha_width
                 needed, more = _more(sim.n_needed, units, met)
