@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -217,11 +218,18 @@ class Components:
     icc_item: float
 
 
+@cache
+def _nodes() -> tuple[FloatArray, FloatArray]:
+    """Gauss–Hermite nodes and normalised weights for a standard normal (computed once:
+    the solver evaluates the moments about a hundred times per fit)."""
+    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
+    return x, w / w.sum()
+
+
 def _moments(mu: float, sd_p: float, sd_i: float) -> tuple[float, float, float]:
     """Share, person ICC and item ICC on the 0/1 scale of the logistic model, by
     Gauss–Hermite quadrature over both intercepts."""
-    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
-    w = w / w.sum()
+    x, w = _nodes()
     p = special.expit(mu + sd_p * x[:, None] + sd_i * x[None, :])  # person × item nodes
     share = float(w @ p @ w)
     var = share * (1 - share)
@@ -280,6 +288,11 @@ class Design:
 # and each position's number right.
 
 
+#: Answers simulated per pass (a few studies at a time, so each pass's arrays stay in the
+#: processor's cache instead of streaming every study's answers through memory).
+CHUNK_ANSWERS = 1 << 16
+
+
 def _tiled(at_position: FloatArray, n: int) -> FloatArray:
     """The value of each of ``n`` answers from the value of each position (reps × pool):
     answer t is at position t mod pool."""
@@ -319,9 +332,19 @@ def _right(
     and each position's (reps × pool)."""
     reps, pool = effect.shape
     person = rng.standard_normal((reps, n_people)) * sd_person
-    eta = (mu + person)[:, :, None] + _tiled(effect, n_people * k).reshape(reps, n_people, k)
-    y = rng.random((reps, n_people, k)) < special.expit(eta)
-    return y.sum(axis=2, dtype=np.float64), _by_position(y.reshape(reps, -1), pool)
+    by_person = np.empty((reps, n_people))
+    by_position = np.empty((reps, pool))
+    chunk = max(1, CHUNK_ANSWERS // (n_people * k))  # studies per pass, held in cache
+    for start in range(0, reps, chunk):
+        rows = slice(start, min(start + chunk, reps))
+        c = rows.stop - rows.start
+        eta = (mu + person[rows])[:, :, None] + _tiled(effect[rows], n_people * k).reshape(
+            c, n_people, k
+        )
+        y = rng.random((c, n_people, k)) < special.expit(eta)
+        by_person[rows] = y.sum(axis=2)
+        by_position[rows] = _by_position(y.reshape(c, -1), pool)
+    return by_person, by_position
 
 
 def _crossed_variance(
