@@ -586,15 +586,16 @@ def _indices(rng: np.random.Generator, bound: int, size: tuple[int, ...]) -> np.
     return rng.integers(0, bound, size=size, dtype=np.uint16 if bound <= 1 << 16 else np.int64)
 
 
-def _unit_weights(units: np.ndarray, n_units: int) -> FloatArray:
+def _unit_weights(units: np.ndarray, n_units: int, out: FloatArray | None = None) -> FloatArray:
     """How many times each of ``n_units`` units is in each row of draws (rows × draws of
-    unit indices): the rows' weights for a ``replicate``."""
+    unit indices): the rows' weights for a ``replicate`` (written into ``out``)."""
     rows = units.shape[0]
     flat = (units + n_units * np.arange(rows, dtype=np.int64)[:, None]).ravel()
-    weights: FloatArray = (
-        np.bincount(flat, minlength=rows * n_units).reshape(rows, n_units).astype(np.float64)
-    )
-    return weights
+    counts = np.bincount(flat, minlength=rows * n_units).reshape(rows, n_units)
+    if out is None:
+        return counts.astype(np.float64)
+    out[...] = counts
+    return out
 
 
 def _study_widths(
@@ -619,8 +620,11 @@ def _study_widths(
         c = min(chunk, n_sims - start)
         outer = _indices(rng, n_units_now, (c, n))
         slots = _indices(rng, n, (c, n_inner, n))
-        units = np.take_along_axis(outer[:, None, :], slots, axis=2)
-        values = replicate(_unit_weights(units.reshape(c * n_inner, n), n_units_now))
+        weights = np.empty((c * n_inner, n_units_now))
+        for k in range(c):  # one study at a time: its draws stay in cache
+            rows = weights[k * n_inner : (k + 1) * n_inner]
+            _unit_weights(np.take(outer[k], slots[k]), n_units_now, rows)
+        values = replicate(weights)
         out[start : start + c] = _spreads(values.reshape(c, n_inner), tail)
     return out
 
