@@ -182,23 +182,27 @@ def test_planned_volunteers_give_the_promised_half_width_and_coverage() -> None:
 
 
 @pytest.mark.slow
-def test_planned_volunteers_give_the_promised_power() -> None:
+@pytest.mark.parametrize(("design", "partial"), [(Design(10, 100), False), (Design(4, 2000), True)])
+def test_planned_volunteers_give_the_promised_power(design: Design, partial: bool) -> None:
     """Two groups (70 % and 60 %) over one item pool: at the planned n per group the
     people × items clustered t test, recomputed with statsmodels (OLS on a group
-    indicator, two-way cluster-robust, t with min(G) − 1 df), has the promised power."""
+    indicator, two-way cluster-robust, t with min(G) − 1 df), has the promised power.
+    The second design's pool is larger than a group's answers: the two groups answer
+    partly different items."""
     comp_a = logistic_components(0.7, 0.08, 0.1)
     comp_b = logistic_components(0.6, 0.08, 0.1)
-    design = Design(10, 100)
     plan = plan_power(comp_a, comp_b, design, 0.8, 10, reps=200, seed=2)
     assert plan.n_needed is not None and plan.at_needed is not None
     n = plan.n_needed
+    k = design.per_person
+    assert (n * k < design.pool) == partial
     rng = np.random.default_rng(7)
     sd_i = (comp_a.sd_item + comp_b.sd_item) / 2
     reps, rejected = 300, 0
     for _ in range(reps):
         effect = rng.normal(0, sd_i, design.pool)
-        ya, pa, ia = _study(comp_a.mu, comp_a, n, 10, design.pool, effect, rng)
-        yb, pb, ib = _study(comp_b.mu, comp_b, n, 10, design.pool, effect, rng)
+        ya, pa, ia = _study(comp_a.mu, comp_a, n, k, design.pool, effect, rng)
+        yb, pb, ib = _study(comp_b.mu, comp_b, n, k, design.pool, effect, rng)
         y = np.concatenate([ya, yb])
         group = np.concatenate([np.ones_like(ya), np.zeros_like(yb)])
         person, items = np.concatenate([pa, pb + n]), np.concatenate([ia, ib])
