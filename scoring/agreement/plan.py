@@ -25,12 +25,15 @@ each simulated study gets **the interval or test the report computes**:
 * two groups: the people × items clustered t test of the difference
   (``crossed.clustered_difference``): its power at each size;
 
-over ``PEOPLE_GRID`` plus the current number. The goal is met *now* when the data's own
-interval meets it; otherwise the size needed is the first size above the current one
-whose simulated studies meet it (so no row says "short" with nothing more to collect).
-For Krippendorff's alpha, studies of n units are drawn from the observed units (with
-their coincidences) and each gets its own bootstrap interval (``alpha_assurance``): the
-units for 80 % of studies to reach the width, beside those for the mean width.
+at the current number and then ``PEOPLE_GRID``'s sizes above it in turn (a size below
+the current number is never the one needed, so it is not simulated). The goal is met
+*now* when the data's own interval meets it; otherwise the size needed is the first size
+above the current one whose simulated studies meet it (so no row says "short" with
+nothing more to collect). For Krippendorff's alpha, studies of n units are drawn from
+the observed units (with their coincidences) and each gets its own bootstrap interval
+(``alpha_assurance``): the units for 80 % of studies to reach the width, beside those
+for the mean width; every resample of every simulated study is drawn at once, as unit
+indices, and scored by one ``replicate`` call per chunk of studies.
 
 **Independent-answers formulas** (kept as named alternatives, not used by the plan):
 E. B. Wilson (1927) and R. G. Newcombe (1998) for the score interval's half-width
@@ -47,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -214,11 +218,18 @@ class Components:
     icc_item: float
 
 
+@cache
+def _nodes() -> tuple[FloatArray, FloatArray]:
+    """Gauss–Hermite nodes and normalised weights for a standard normal (computed once:
+    the solver evaluates the moments about a hundred times per fit)."""
+    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
+    return x, w / w.sum()
+
+
 def _moments(mu: float, sd_p: float, sd_i: float) -> tuple[float, float, float]:
     """Share, person ICC and item ICC on the 0/1 scale of the logistic model, by
     Gauss–Hermite quadrature over both intercepts."""
-    x, w = np.polynomial.hermite_e.hermegauss(GH_NODES)
-    w = w / w.sum()
+    x, w = _nodes()
     p = special.expit(mu + sd_p * x[:, None] + sd_i * x[None, :])  # person × item nodes
     share = float(w @ p @ w)
     var = share * (1 - share)
@@ -267,62 +278,94 @@ class Design:
             raise ValueError("a design needs at least one item per person and in the pool")
 
 
-def _assign(rng: np.random.Generator, reps: int, n_people: int, design: Design) -> np.ndarray:
-    k = min(design.per_person, design.pool)
-    order = np.argsort(rng.random((reps, design.pool)), axis=1)
-    slots = (np.arange(n_people)[:, None] * k + np.arange(k)[None, :]).ravel() % design.pool
-    return order[:, slots]  # reps × (n_people · k): person-major
+# How the simulation lays the answers out (exact, and cheaper than drawing every item
+# index): answer t of a group's volunteers (person-major, ``k`` each) is at position
+# t mod pool of the group's random order of the pool. Item effects are independent of
+# that order and identically distributed, so an item's effect can be drawn for its
+# position: one group needs no order at all, and a second group over the same items
+# needs only the random permutation taking its positions to the first group's. Every
+# per-answer array is then a reshape, and the statistics need only each volunteer's
+# and each position's number right.
 
 
-def _draw(
+#: Answers simulated per pass (a few studies at a time, so each pass's arrays stay in the
+#: processor's cache instead of streaming every study's answers through memory).
+CHUNK_ANSWERS = 1 << 16
+
+
+def _tiled(at_position: FloatArray, n: int) -> FloatArray:
+    """The value of each of ``n`` answers from the value of each position (reps × pool):
+    answer t is at position t mod pool."""
+    cycles = -(-n // at_position.shape[1])
+    out: FloatArray = np.tile(at_position, (1, cycles))[:, :n]
+    return out
+
+
+def _by_position(y: np.ndarray, pool: int) -> FloatArray:
+    """Sums of ``y`` (reps × answers) over the answers at each position (reps × pool)."""
+    reps, n = y.shape
+    cycles = -(-n // pool)
+    if n != cycles * pool:
+        padded = np.zeros((reps, cycles * pool), dtype=y.dtype)
+        padded[:, :n] = y
+        y = padded
+    out: FloatArray = y.reshape(reps, cycles, pool).sum(axis=1, dtype=np.float64)
+    return out
+
+
+def _position_counts(n: int, pool: int) -> FloatArray:
+    """How many of ``n`` answers are at each position."""
+    out: FloatArray = n // pool + (np.arange(pool) < n % pool).astype(np.float64)
+    return out
+
+
+def _right(
     rng: np.random.Generator,
     mu: float,
-    comp: Components,
-    item_effect: FloatArray,
-    items: np.ndarray,
+    sd_person: float,
+    effect: FloatArray,
     n_people: int,
-) -> FloatArray:
-    reps, n = items.shape
-    k = n // n_people
-    person = rng.standard_normal((reps, n_people)) * comp.sd_person
-    eta = mu + np.repeat(person, k, axis=1) + np.take_along_axis(item_effect, items, axis=1)
-    y: FloatArray = (rng.random((reps, n)) < special.expit(eta)).astype(np.float64)
-    return y
-
-
-def _item_sums(u: FloatArray, items: np.ndarray, pool: int) -> tuple[FloatArray, FloatArray]:
-    reps = u.shape[0]
-    idx = (items + pool * np.arange(reps)[:, None]).ravel()
-    sums: FloatArray = (
-        np.bincount(idx, weights=u.ravel(), minlength=reps * pool)
-        .reshape(reps, pool)
-        .astype(np.float64)
-    )
-    used = np.bincount(idx, minlength=reps * pool).reshape(reps, pool) > 0
-    g: FloatArray = used.sum(axis=1).astype(np.float64)
-    return sums, g
+    k: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Simulated answers of ``n_people`` volunteers with ``k`` items each, the items'
+    effects by position (reps × pool): each volunteer's number right (reps × people)
+    and each position's (reps × pool)."""
+    reps, pool = effect.shape
+    person = rng.standard_normal((reps, n_people)) * sd_person
+    by_person = np.empty((reps, n_people))
+    by_position = np.empty((reps, pool))
+    chunk = max(1, CHUNK_ANSWERS // (n_people * k))  # studies per pass, held in cache
+    for start in range(0, reps, chunk):
+        rows = slice(start, min(start + chunk, reps))
+        c = rows.stop - rows.start
+        eta = (mu + person[rows])[:, :, None] + _tiled(effect[rows], n_people * k).reshape(
+            c, n_people, k
+        )
+        y = rng.random((c, n_people, k)) < special.expit(eta)
+        by_person[rows] = y.sum(axis=2)
+        by_position[rows] = _by_position(y.reshape(c, -1), pool)
+    return by_person, by_position
 
 
 def _crossed_variance(
-    u: FloatArray, person_sums: FloatArray, items: np.ndarray, pool: int
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+    n: int, v_ind: FloatArray, person_sums: FloatArray, item_sums: FloatArray, g_i: FloatArray
+) -> tuple[FloatArray, FloatArray]:
     """CGM's people × items variance of each simulated study, the rule of
     ``crossed.multiway_variance`` (one answer per person and item, so the intersection
-    term is the independent-answers variance) and its degrees of freedom."""
-    n = u.shape[1]
+    term is the independent-answers variance ``v_ind``), and its degrees of freedom;
+    ``person_sums`` and ``item_sums``: the scores summed by person and by item (an
+    unused item's sum is 0), ``g_i`` the items used, ``n`` the answers."""
     g_p = float(person_sums.shape[1])
-    v_ind = n / (n - 1) * (u * u).sum(axis=1)
     v = v_ind.copy()
-    df = np.full(u.shape[0], np.inf)
+    df = np.full(v_ind.shape[0], np.inf)
     by_person = 1 < g_p < n  # people with more than one answer each
     if by_person:
         v_p = g_p / (g_p - 1) * (person_sums**2).sum(axis=1)
         v = v_p
         df = np.minimum(df, g_p - 1)
-    sums, g_i = _item_sums(u, items, pool)
     crossed = g_i < n
     with np.errstate(divide="ignore", invalid="ignore"):
-        v_i = np.where(crossed, g_i / (g_i - 1) * (sums**2).sum(axis=1), v_ind)
+        v_i = np.where(crossed, g_i / (g_i - 1) * (item_sums**2).sum(axis=1), v_ind)
     if by_person:
         two = v_p + v_i - v_ind
         both = np.where(two > 0, two, np.maximum(v_p, v_i))
@@ -330,7 +373,7 @@ def _crossed_variance(
     else:
         v = np.where(crossed, v_i, v)
     df = np.where(crossed, np.minimum(df, g_i - 1), df)
-    return v, v_ind, df
+    return v, df
 
 
 def simulate_share_intervals(
@@ -345,14 +388,17 @@ def simulate_share_intervals(
     """``reps`` studies of ``n_people`` from the fitted model, each with the report's
     people × items clustered Wilson interval (``crossed.clustered_mean``, proportion):
     the shares and interval bounds (each reps long)."""
-    items = _assign(rng, reps, n_people, design)
-    item_effect = rng.standard_normal((reps, design.pool)) * comp.sd_item
-    y = _draw(rng, comp.mu, comp, item_effect, items, n_people)
-    n = y.shape[1]
-    theta = y.mean(axis=1)
-    u = (y - theta[:, None]) / n
-    person_sums = u.reshape(reps, n_people, -1).sum(axis=2)
-    v, v_ind, df = _crossed_variance(u, person_sums, items, design.pool)
+    k = min(design.per_person, design.pool)
+    n = n_people * k
+    effect = rng.standard_normal((reps, design.pool)) * comp.sd_item
+    by_person, by_item = _right(rng, comp.mu, comp.sd_person, effect, n_people, k)
+    theta = by_person.sum(axis=1) / n
+    # the scores u = (y - theta) / n summed by person and by item, and n / (n - 1) Σ u²
+    person_sums = (by_person - k * theta[:, None]) / n
+    item_sums = (by_item - _position_counts(n, design.pool) * theta[:, None]) / n
+    v_ind = theta * (1 - theta) / (n - 1)
+    g_i = np.full(reps, float(min(n, design.pool)))
+    v, df = _crossed_variance(n, v_ind, person_sums, item_sums, g_i)
     with np.errstate(divide="ignore", invalid="ignore"):
         deff = v / v_ind
         n_eff = np.where(np.isfinite(deff) & (deff > 0), n / deff, float(n))
@@ -380,18 +426,29 @@ def simulate_difference_pvalues(
     ``crossed.clustered_difference`` over people and items: the p-values."""
     sd_p = (comp_a.sd_person + comp_b.sd_person) / 2
     sd_i = (comp_a.sd_item + comp_b.sd_item) / 2
-    shared = Components(0.0, sd_p, sd_i, math.nan, math.nan, math.nan)
-    item_effect = rng.standard_normal((reps, design.pool)) * sd_i
-    items_a = _assign(rng, reps, n_people, design)
-    items_b = _assign(rng, reps, n_people, design)
-    y_a = _draw(rng, comp_a.mu, shared, item_effect, items_a, n_people)
-    y_b = _draw(rng, comp_b.mu, shared, item_effect, items_b, n_people)
-    n_a = y_a.shape[1]
-    m_a, m_b = y_a.mean(axis=1), y_b.mean(axis=1)
-    u = np.concatenate([(y_a - m_a[:, None]) / n_a, -(y_b - m_b[:, None]) / n_a], axis=1)
-    items = np.concatenate([items_a, items_b], axis=1)
-    person_sums = u.reshape(reps, 2 * n_people, -1).sum(axis=2)
-    v, _v_ind, df = _crossed_variance(u, person_sums, items, design.pool)
+    pool = design.pool
+    k = min(design.per_person, pool)
+    n_a = n_people * k
+    effect = rng.standard_normal((reps, pool)) * sd_i  # by item = group A's position
+    to_item = np.argsort(rng.random((reps, pool)), axis=1)  # group B's position → item
+    a_person, a_item = _right(rng, comp_a.mu, sd_p, effect, n_people, k)
+    b_person, b_position = _right(
+        rng, comp_b.mu, sd_p, np.take_along_axis(effect, to_item, axis=1), n_people, k
+    )
+    m_a, m_b = a_person.sum(axis=1) / n_a, b_person.sum(axis=1) / n_a
+    # the scores u: (y - m_a) / n_a for group A's answers, -(y - m_b) / n_a for B's
+    counts = _position_counts(n_a, pool)
+    person_sums = np.concatenate(
+        [(a_person - k * m_a[:, None]) / n_a, -(b_person - k * m_b[:, None]) / n_a], axis=1
+    )
+    b_item = np.empty_like(b_position)
+    np.put_along_axis(b_item, to_item, -(b_position - counts * m_b[:, None]) / n_a, axis=1)
+    item_sums = (a_item - counts * m_a[:, None]) / n_a + b_item
+    used = min(n_a, pool)  # A's items are the positions below it; B's add those it maps above
+    g_i = used + (to_item[:, :used] >= used).sum(axis=1).astype(np.float64)
+    n = 2 * n_a
+    v_ind = n / (n - 1) * (m_a * (1 - m_a) + m_b * (1 - m_b)) / n_a
+    v, df = _crossed_variance(n, v_ind, person_sums, item_sums, g_i)
     df = np.where(np.isfinite(df), df, 2 * n_a - 2)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (m_a - m_b) / np.sqrt(v)
@@ -417,7 +474,7 @@ class SizePlan:
     n_needed: int | None
     at_needed: SizePoint | None
     at_now: SizePoint
-    grid: tuple[SizePoint, ...]
+    grid: tuple[SizePoint, ...]  # the sizes simulated: the current number and up
 
 
 def _plan(points: list[SizePoint], needed: SizePoint | None, n_now: int) -> SizePlan:
@@ -426,7 +483,10 @@ def _plan(points: list[SizePoint], needed: SizePoint | None, n_now: int) -> Size
 
 
 def _grid(n_now: int) -> list[int]:
-    return sorted({*PEOPLE_GRID, max(n_now, 2)})
+    """The sizes simulated: the current number, then the grid above it (a size below
+    the current number is never the one needed)."""
+    now = max(n_now, 2)
+    return [now, *sorted(n for n in PEOPLE_GRID if n > now)]
 
 
 def plan_half_width(
@@ -490,11 +550,83 @@ class AlphaAssurance:
     width_now: float  # the bootstrap interval's width of the data as they are
     n_units_now: int
     # the fewest units above the current number with ``assurance`` of studies meeting
-    # the width, and the fewest whose mean width meets it (None: not on the grid)
+    # the width, and the fewest whose mean width meets it (None: not on the grid, or
+    # not searched because the data's own interval meets the width: ``search_if_met``)
     n_needed: int | None
     n_needed_mean: int | None
+    # the sizes simulated: the current number, then the grid above it in turn
     mean_width: dict[int, float]
     assurance: dict[int, float]
+
+
+#: Most unit draws held at once by ``alpha_assurance`` (int64: 8 bytes each), so a large
+#: study's simulation runs in chunks of studies instead of one array of every resample.
+DRAW_BUDGET = 4_000_000
+
+
+def _spreads(values: FloatArray, tail: float) -> FloatArray:
+    """Each row's percentile interval width (NaN where fewer than half its values are
+    finite): ``np.percentile`` of the row's finite values, every row at once."""
+    values = np.where(np.isfinite(values), values, np.nan)
+    finite = np.isfinite(values)
+    out = np.full(values.shape[0], np.nan)
+    full = finite.all(axis=1)
+    if full.any():
+        low, high = np.percentile(values[full], [tail, 100 - tail], axis=1)
+        out[full] = high - low
+    part = ~full & (finite.sum(axis=1) >= values.shape[1] // 2)
+    if part.any():
+        low, high = np.nanpercentile(values[part], [tail, 100 - tail], axis=1)
+        out[part] = high - low
+    return out
+
+
+def _indices(rng: np.random.Generator, bound: int, size: tuple[int, ...]) -> np.ndarray:
+    """Uniform draws from 0 .. bound - 1 (16-bit where they fit: fewer random bits)."""
+    return rng.integers(0, bound, size=size, dtype=np.uint16 if bound <= 1 << 16 else np.int64)
+
+
+def _unit_weights(units: np.ndarray, n_units: int, out: FloatArray | None = None) -> FloatArray:
+    """How many times each of ``n_units`` units is in each row of draws (rows × draws of
+    unit indices): the rows' weights for a ``replicate`` (written into ``out``)."""
+    rows = units.shape[0]
+    flat = (units + n_units * np.arange(rows, dtype=np.int64)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=rows * n_units).reshape(rows, n_units)
+    if out is None:
+        return counts.astype(np.float64)
+    out[...] = counts
+    return out
+
+
+def _study_widths(
+    replicate: Callable[[FloatArray], FloatArray],
+    rng: np.random.Generator,
+    n_units_now: int,
+    n: int,
+    n_sims: int,
+    n_inner: int,
+    tail: float,
+) -> FloatArray:
+    """The bootstrap interval widths of ``n_sims`` simulated studies of ``n`` units.
+
+    A study draws n of the observed units at random with replacement (a multinomial
+    draw of n over the units); each of its ``n_inner`` resamples draws n of the study's
+    n draws at random with replacement (a multinomial draw of n over the study's
+    counts). Drawn as unit indices, every resample of a chunk of studies at once, and
+    turned into weights for one ``replicate`` call per chunk."""
+    chunk = max(1, DRAW_BUDGET // (n_inner * max(n, n_units_now)))
+    out = np.empty(n_sims)
+    for start in range(0, n_sims, chunk):
+        c = min(chunk, n_sims - start)
+        outer = _indices(rng, n_units_now, (c, n))
+        slots = _indices(rng, n, (c, n_inner, n))
+        weights = np.empty((c * n_inner, n_units_now))
+        for k in range(c):  # one study at a time: its draws stay in cache
+            rows = weights[k * n_inner : (k + 1) * n_inner]
+            _unit_weights(np.take(outer[k], slots[k]), n_units_now, rows)
+        values = replicate(weights)
+        out[start : start + c] = _spreads(values.reshape(c, n_inner), tail)
+    return out
 
 
 def alpha_assurance(
@@ -508,6 +640,7 @@ def alpha_assurance(
     n_inner: int = 100,
     seed: int = 0,
     grid: Sequence[int] = ALPHA_GRID,
+    search_if_met: bool = True,
 ) -> AlphaAssurance:
     """Units for alpha's own bootstrap interval to be at most ``width`` wide in
     ``assurance`` of studies (and, beside it, on average).
@@ -517,40 +650,33 @@ def alpha_assurance(
     ``n_inner`` resamples of its units, as the report does for the real study; the
     assurance at n is the share of studies whose interval is at most ``width`` wide
     (Kelley & Rausch 2006 call it the assurance of an accuracy-in-parameter-estimation
-    plan: meeting the width on average leaves about half the studies short)."""
+    plan: meeting the width on average leaves about half the studies short).
+
+    Simulated: the current number of units, then the grid's sizes above it in turn until
+    both sizes are found (sizes below the current number cannot be needed). With
+    ``search_if_met=False`` the search stops at the current number when the data's own
+    interval already meets the width (the plan's rows need nothing more then)."""
     if n_units_now < 2:
         raise ValueError("alpha needs at least 2 pairable units to simulate from")
     if not 0 < width < 2 or not 0 < assurance < 1:
         raise ValueError("width must be between 0 and 2, assurance between 0 and 1")
     rng = np.random.default_rng(seed)
-    uniform = np.full(n_units_now, 1.0 / n_units_now)
     tail = (1 - confidence) / 2 * 100
-
-    def spread(values: FloatArray) -> FloatArray:
-        out = np.full(values.shape[0], np.nan)
-        for k, row in enumerate(values):
-            ok = row[np.isfinite(row)]
-            if ok.size >= values.shape[1] // 2:
-                low, high = np.percentile(ok, [tail, 100 - tail])
-                out[k] = high - low
-        return out
-
     # the data as they are: one bootstrap interval of their own units
-    resampled = rng.multinomial(n_units_now, uniform, size=n_inner * 2).astype(np.float64)
-    now = spread(replicate(resampled)[None, :])
-    width_now = float(now[0])
+    resamples = _indices(rng, n_units_now, (n_inner * 2, n_units_now))
+    width_now = float(_spreads(replicate(_unit_weights(resamples, n_units_now))[None, :], tail)[0])
+    met_now = math.isfinite(width_now) and width_now <= width
     mean_width: dict[int, float] = {}
     share_met: dict[int, float] = {}
     needed = needed_mean = None
-    for n in sorted({*grid, n_units_now}):
-        outer = rng.multinomial(n, uniform, size=n_sims).astype(np.float64)
-        inner = rng.multinomial(n, outer / n, size=(n_inner, n_sims))  # inner × sims × units
-        values = replicate(inner.transpose(1, 0, 2).reshape(n_sims * n_inner, -1).astype(float))
-        widths = spread(values.reshape(n_sims, n_inner))
+    for n in [n_units_now, *sorted(m for m in set(grid) if m > n_units_now)]:
+        widths = _study_widths(replicate, rng, n_units_now, n, n_sims, n_inner, tail)
         ok = widths[np.isfinite(widths)]
         mean_width[n] = float(ok.mean()) if ok.size else math.nan
         share_met[n] = float((ok <= width).sum() / n_sims)
-        if n <= n_units_now:
+        if n == n_units_now:
+            if met_now and not search_if_met:
+                break
             continue
         if needed_mean is None and ok.size and mean_width[n] <= width:
             needed_mean = n

@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from scoring.agreement.crossed import ClusteredCI, clustered_mean
 from scoring.report.data import StudyData
@@ -42,7 +43,7 @@ def labels(
         else:
             column = "unit" if dim == "item" else "prompt"
             codes = data.items[column].reindex(np.asarray(items)).to_numpy()
-        if len(np.unique(codes)) < len(codes):
+        if len(pd.unique(codes)) < len(codes):  # hashing: text labels sort slowly
             out[dim] = codes
     return out
 

@@ -52,16 +52,22 @@ def test_two_groups_matches_statsmodels_and_cohens_table() -> None:
     assert math.isinf(two_group_n(0.5, 0.5).n_per_group)
 
 
-def _agreement_table(n_units: int, seed: int) -> RatingTable:
+def _agreement_values(n_units: int, seed: int) -> tuple[list[int], list[int]]:
+    """Three raters per unit; each gives the unit's true value (of 0, 1, 2) 70 % of the
+    time and a uniform value otherwise: (unit, value) of every rating, rater-minor."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, 3, n_units)
-    units, raters, values = [], [], []
+    units, values = [], []
     for u in range(n_units):
-        for r in range(3):
+        for _ in range(3):
             units.append(u)
-            raters.append(r)
             values.append(int(truth[u]) if rng.random() < 0.7 else int(rng.integers(0, 3)))
-    return RatingTable.from_arrays(units, raters, values, level="nominal")
+    return units, values
+
+
+def _agreement_table(n_units: int, seed: int) -> RatingTable:
+    units, values = _agreement_values(n_units, seed)
+    return RatingTable.from_arrays(units, [0, 1, 2] * n_units, values, level="nominal")
 
 
 def test_alpha_width_shrinks_with_items_and_meets_the_goal() -> None:
@@ -176,23 +182,27 @@ def test_planned_volunteers_give_the_promised_half_width_and_coverage() -> None:
 
 
 @pytest.mark.slow
-def test_planned_volunteers_give_the_promised_power() -> None:
+@pytest.mark.parametrize(("design", "partial"), [(Design(10, 100), False), (Design(4, 2000), True)])
+def test_planned_volunteers_give_the_promised_power(design: Design, partial: bool) -> None:
     """Two groups (70 % and 60 %) over one item pool: at the planned n per group the
     people × items clustered t test, recomputed with statsmodels (OLS on a group
-    indicator, two-way cluster-robust, t with min(G) − 1 df), has the promised power."""
+    indicator, two-way cluster-robust, t with min(G) − 1 df), has the promised power.
+    The second design's pool is larger than a group's answers: the two groups answer
+    partly different items."""
     comp_a = logistic_components(0.7, 0.08, 0.1)
     comp_b = logistic_components(0.6, 0.08, 0.1)
-    design = Design(10, 100)
     plan = plan_power(comp_a, comp_b, design, 0.8, 10, reps=200, seed=2)
     assert plan.n_needed is not None and plan.at_needed is not None
     n = plan.n_needed
+    k = design.per_person
+    assert (n * k < design.pool) == partial
     rng = np.random.default_rng(7)
     sd_i = (comp_a.sd_item + comp_b.sd_item) / 2
     reps, rejected = 300, 0
     for _ in range(reps):
         effect = rng.normal(0, sd_i, design.pool)
-        ya, pa, ia = _study(comp_a.mu, comp_a, n, 10, design.pool, effect, rng)
-        yb, pb, ib = _study(comp_b.mu, comp_b, n, 10, design.pool, effect, rng)
+        ya, pa, ia = _study(comp_a.mu, comp_a, n, k, design.pool, effect, rng)
+        yb, pb, ib = _study(comp_b.mu, comp_b, n, k, design.pool, effect, rng)
         y = np.concatenate([ya, yb])
         group = np.concatenate([np.ones_like(ya), np.zeros_like(yb)])
         person, items = np.concatenate([pa, pb + n]), np.concatenate([ia, ib])
@@ -226,6 +236,58 @@ def test_alpha_assurance_needs_more_items_than_the_mean_width() -> None:
     assert out.mean_width[out.n_needed_mean] <= 0.3
     # about half the studies at the mean-width size reach it (issue 23: 54-71 %)
     assert out.assurance[out.n_needed_mean] < 0.8
+
+
+def _package_width(counts: np.ndarray, weights: np.ndarray) -> float:
+    """One simulated study's 95 % percentile bootstrap width: each resample's alpha by the
+    ``krippendorff`` package on its units' value counts (a unit drawn w times, w rows)."""
+    import krippendorff
+
+    alphas = []
+    for w in weights:
+        try:
+            a = krippendorff.alpha(
+                value_counts=np.repeat(counts, w, axis=0), level_of_measurement="nominal"
+            )
+        except ValueError:  # one value only: alpha undefined
+            continue
+        if np.isfinite(a):
+            alphas.append(a)
+    if len(alphas) < len(weights) // 2:
+        return math.nan
+    low, high = np.percentile(alphas, [2.5, 97.5])
+    return float(high - low)
+
+
+@pytest.mark.slow
+def test_alpha_assurance_matches_an_independent_simulation() -> None:
+    """The mean width and the assurance at two sizes against an independent simulation
+    of the same design: numpy's multinomial draws of each study's units from the
+    observed ones and of its resamples from the study's, every alpha by the
+    ``krippendorff`` package (not our replicate); equal within Monte Carlo error."""
+    units, values = _agreement_values(30, 1)
+    counts = np.zeros((30, 3), dtype=int)
+    np.add.at(counts, (np.array(units), np.array(values)), 1)
+    plan = alpha_plan(_agreement_table(30, 1))
+    assert plan.replicate is not None and plan.units is not None
+    sims, inner, goal = 200, 50, 0.3
+    ours = alpha_assurance(plan.replicate, 30, goal, n_sims=sims, n_inner=inner, seed=5, grid=(60,))
+    assert sorted(ours.mean_width) == [30, 60]
+    rng = np.random.default_rng(11)
+    for n in (30, 60):
+        widths = []
+        for _ in range(sims):
+            study = rng.multinomial(n, np.full(30, 1 / 30))
+            widths.append(_package_width(counts, rng.multinomial(n, study / n, size=inner)))
+        ref = np.array(widths)
+        ref = ref[np.isfinite(ref)]
+        se = ref.std(ddof=1) / np.sqrt(ref.size)
+        assert ours.mean_width[n] == pytest.approx(ref.mean(), abs=4 * np.sqrt(2) * se)
+        share = float((ref <= goal).sum() / sims)
+        mc = np.sqrt(2 * max(share * (1 - share), 0.05 * 0.95) / sims)
+        assert abs(ours.assurance[n] - share) <= 3.5 * mc
+    # the sizes straddle the goal, so the comparison is about a share, not 0 or 1
+    assert ours.assurance[30] < 0.8 < ours.assurance[60]
 
 
 def test_clustered_difference_matches_statsmodels_two_way_ols() -> None:
