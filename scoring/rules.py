@@ -161,7 +161,9 @@ def poem_items(item_ids: list[int]) -> list[int]:
     found: list[int] = []
     for start in range(0, len(item_ids), CHUNK):
         chunk = item_ids[start : start + CHUNK]
-        found += scorable_poems(Item.objects.filter(pk__in=chunk)).values_list("pk", flat=True)
+        found += scorable_poems(Item.objects.filter(pk__in=chunk).order_by()).values_list(
+            "pk", flat=True
+        )
     return found
 
 

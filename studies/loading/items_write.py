@@ -89,7 +89,11 @@ def _write_batch(
     changed: list[tuple[str, int]],
 ) -> dict[str, int]:
     ids: dict[str, int] = {}
-    stored = Item.objects.filter(study=study, external_id__in=[s.external_id for s in batch])
+    # order_by(): no join for Item.Meta.ordering (on PostgreSQL, inside the load's one
+    # transaction, that join planned badly: hours for 150,000 lines)
+    stored = Item.objects.filter(
+        study=study, external_id__in=[s.external_id for s in batch]
+    ).order_by()
     existing = {
         ext: (pk, digest, answer)
         for ext, pk, digest, answer in stored.values_list(
@@ -124,9 +128,11 @@ def _write_batch(
             summary.items.rekeyed.append(found[0])
     if to_create:
         Item.objects.bulk_create(to_create)
-        created = Item.objects.filter(
-            study=study, external_id__in=[i.external_id for i in to_create]
-        ).values_list("external_id", "pk")
+        created = (
+            Item.objects.filter(study=study, external_id__in=[i.external_id for i in to_create])
+            .order_by()
+            .values_list("external_id", "pk")
+        )
         for ext, pk in created:
             ids[ext] = pk
             changed.append((ext, pk))

@@ -169,7 +169,7 @@ def check_task_moves(
     """An item that has responses cannot move to another task: its responses belong to
     the old task (their fields, values and grading follow its kind)."""
     wanted = {spec.external_id: spec for spec in specs}
-    stored = Item.objects.filter(study=study).values_list("external_id", "pk", "task_id")
+    stored = Item.objects.filter(study=study).order_by().values_list("external_id", "pk", "task_id")
     moved = {
         pk: wanted[ext]
         for ext, pk, task_id in stored.iterator(chunk_size=2000)
@@ -297,7 +297,9 @@ class PoolStream:
             ext: (pk, task_id, digest)
             for ext, pk, task_id, digest in Item.objects.filter(
                 study=self.study, external_id__in=[s.external_id for s in specs]
-            ).values_list("external_id", "pk", "task_id", "content_hash")
+            )
+            .order_by()
+            .values_list("external_id", "pk", "task_id", "content_hash")
         }
         moves = {
             stored[s.external_id][0]: s

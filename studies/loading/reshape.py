@@ -98,7 +98,11 @@ def check_reshaped_batch(
     checked remaps to ``checked`` (by item pk) and the reshaped items' ids to ``moved``."""
     batch = dict(changed)
     before: dict[int, tuple[str, dict[str, list[Any]]]] = {}
-    rows = Item.objects.filter(pk__in=batch).values_list("pk", "options", "parts", "task_id")
+    rows = (
+        Item.objects.filter(pk__in=batch)
+        .order_by()
+        .values_list("pk", "options", "parts", "task_id")
+    )
     for pk, options, parts, task_id in rows:
         kind = kinds[task_id]
         if options_hash(kind, options or [], parts or []) != batch[pk].options_hash:

@@ -135,3 +135,23 @@ def test_a_reload_of_many_batches_is_idempotent(
     assert (first.created, first.updated, first.unchanged) == (len(lines), 0, 0)
     assert (again.created, again.updated, again.unchanged) == (0, 0, len(lines))
     assert not again.items.changed
+
+
+def test_the_batches_read_items_without_the_models_ordering(example_study: Study) -> None:
+    """Item.Meta.ordering sorts by the study's and the task's slugs: a read that keeps it
+    joins both tables and sorts (the batches' reads, the options check, the poems to
+    rule-score). Inside the load's one transaction PostgreSQL planned that
+    join so badly that 150,000 lines ran for over an hour (bench_loading --memory); the
+    loader's reads build dicts and need no order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    lines = [_line(i) for i in range(SMALL_BATCH)]
+    with CaptureQueriesContext(connection) as ctx:
+        loader("pool")(_source(lines), study=example_study)
+        loader("pool")(
+            _source([*lines[:-1], _line(SMALL_BATCH - 1, stem="改")]), study=example_study
+        )
+    reads = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('SELECT "studies_item"')]
+    assert reads, "the loader reads the stored items"
+    assert not [sql for sql in reads if "ORDER BY" in sql or "JOIN" in sql]
