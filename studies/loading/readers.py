@@ -329,16 +329,25 @@ def lone_carriage_returns(text: str, delimiter: str = ",") -> list[tuple[int, in
     return found
 
 
+def _lines(text: str) -> io.StringIO:
+    """The text as csv reads it: lines end at line feeds only, so a row's number is the
+    line an editor shows even when a quoted cell above holds a CR (csv would count that
+    CR as a line too), and lone CRs are found before (``lone_carriage_returns``). A file
+    with CR line ends only is read with those."""
+    return io.StringIO(text, newline="\n" if "\n" in text else "")
+
+
 def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
     delimiter = _delimiter(text)
     lone = lone_carriage_returns(text, delimiter)
     if lone:
-        names = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=delimiter), [])
+        header = io.StringIO(text.split("\n", 1)[0], newline="")
+        names = next(csv.reader(header, delimiter=delimiter), [])
         for line, cell in lone:
             column = names[cell].strip() if cell < len(names) and line > 1 else None
             problems.add(line, column or None, LONE_CR)
         return
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.DictReader(_lines(text), delimiter=delimiter)
     if not reader.fieldnames:
         problems.add(1, None, _("the CSV file has no header row"))
         return
@@ -403,7 +412,7 @@ def _unclosed_quote(text: str, record: Record, header: list[str]) -> str | None:
         offset = text.find("\n", offset) + 1
         if offset == 0:
             return None
-    tail = io.StringIO(text[offset:], newline="")
+    tail = _lines(text[offset:])
     try:
         for _row in csv.reader(tail, delimiter=_delimiter(text), strict=True):
             pass
