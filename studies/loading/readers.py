@@ -341,8 +341,8 @@ def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
     delimiter = _delimiter(text)
     lone = lone_carriage_returns(text, delimiter)
     if lone:
-        header = io.StringIO(text.split("\n", 1)[0], newline="")
-        names = next(csv.reader(header, delimiter=delimiter), [])
+        first = io.StringIO(text.split("\n", 1)[0], newline="")
+        names = next(csv.reader(first, delimiter=delimiter), [])
         for line, cell in lone:
             column = names[cell].strip() if cell < len(names) and line > 1 else None
             problems.add(line, column or None, LONE_CR)

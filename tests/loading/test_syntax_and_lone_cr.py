@@ -189,7 +189,7 @@ def test_a_lone_cr_refuses_a_pool_and_an_llm_outputs_csv(example_study: Study) -
 
 @pytest.mark.django_db
 def test_a_file_with_old_mac_line_ends_is_still_read(example_study: Study) -> None:
-    content = "participant,group,item,field,value\rp-1,A,ck-001,answer,1\r".encode()
+    content = b"participant,group,item,field,value\rp-1,A,ck-001,answer,1\r"
     summary = loader("responses")(Source("mac.csv", content, "csv"), study=example_study)
     assert summary.details["response created"] == 1
 
@@ -205,8 +205,10 @@ CELL = st.text(alphabet=[*"ab,\"\r\n\t 詩'"], max_size=6)
 def test_cells_written_by_csv_read_back_exactly(cells: list[list[str]], crlf: bool) -> None:
     out = io.StringIO(newline="")
     # with LF line ends csv.writer leaves a CR unquoted (the next test): quote every cell
-    quoting = csv.QUOTE_MINIMAL if crlf else csv.QUOTE_ALL
-    writer = csv.writer(out, lineterminator="\r\n" if crlf else "\n", quoting=quoting)
+    if crlf:
+        writer = csv.writer(out, lineterminator="\r\n")
+    else:
+        writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(["a", "b", "c"])
     writer.writerows(cells)
     collector = Collector("x.csv")
@@ -257,7 +259,7 @@ def test_python_s_csv_writer_with_lf_line_ends_leaves_a_cr_bare_and_is_refused()
 def test_a_responses_csv_with_an_answer_column_is_refused_at_its_header(
     example_study: Study,
 ) -> None:
-    content = "participant,group,item,answer\np-1,A,ck-001,1\np-2,A,ck-001,2\n".encode()
+    content = b"participant,group,item,answer\np-1,A,ck-001,1\np-2,A,ck-001,2\n"
     (problem,) = _refused("responses", "resp.csv", content, study=example_study)
     assert (problem.file, problem.line, problem.field) == ("resp.csv", 1, None)
     assert "need the columns field and value" in problem.message
@@ -268,14 +270,14 @@ def test_a_responses_csv_with_an_answer_column_is_refused_at_its_header(
 
 @pytest.mark.django_db
 def test_a_missing_group_or_task_is_never_python_s_none(example_study: Study) -> None:
-    content = "participant,group,item,field,value\np-1,,ck-001,answer,1\n".encode()
+    content = b"participant,group,item,field,value\np-1,,ck-001,answer,1\n"
     (problem,) = _refused("responses", "resp.csv", content, study=example_study)
     assert problem.field == "group"
     assert problem.message == "is missing: name one of this study's groups (A, B, C)"
     assert _zh(problem) == "缺失：请填写本研究的一个组（A, B, C）"
     line = json.dumps({"id": "x-1", "stem": "问", "options": ["甲", "乙"], "answer": 0})
     problems = _refused("pool", "pool.jsonl", line.encode(), study=example_study)
-    task = [p for p in problems if p.field == "task"][0]
+    task = next(p for p in problems if p.field == "task")
     assert "None" not in task.message and task.message.startswith("(missing) is not a task")
     assert _zh(task).startswith("（空）")
 
