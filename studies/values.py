@@ -36,8 +36,21 @@ class Report(Problems, Protocol):
     def child(self, prefix: str) -> Report: ...
 
 
+class _Missing:
+    """A parameter that is None (a cell or key left out), named for people in the
+    language active when the message is shown, never as Python's ``None``."""
+
+    def __str__(self) -> str:
+        return str(_("(missing)"))
+
+    __repr__ = __str__
+
+
+_MISSING = _Missing()
+
+
 def _fill(message: Text, params: Mapping[str, Any]) -> str:
-    return str(message) % params
+    return str(message) % {k: _MISSING if v is None else v for k, v in params.items()}
 
 
 _fill_lazy = lazy(_fill, str)

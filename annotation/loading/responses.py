@@ -31,7 +31,7 @@ from studies.loading.progress import ProgressCallback, progress
 from studies.loading.readers import CELL_FORMATS, Source, read_records
 from studies.models import Group, ImportLog, Item, Study, Task
 from studies.recruitment import recruitment_params
-from studies.values import is_digits, with_params
+from studies.values import Text, is_blank, is_digits, with_params
 
 
 def _is_export_row(data: dict[str, Any]) -> bool:
@@ -47,6 +47,9 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
     csv = source.format in CELL_FORMATS  # CSV and XLSX: the export's rows, text cells
     gathered: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
     for record in read_records(source, collector):
+        if csv and "value" not in record.data:  # the first row's keys are the header's
+            collector.add(1, None, _columns_problem(record.data))
+            return
         if not csv and not _is_export_row(record.data):
             yield record.line, record.data
             continue
@@ -60,6 +63,20 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
         _, entry = gathered.setdefault(key, (record.line, {**row, "fields": {}}))
         entry["fields"][row.get("field") or "answer"] = row.get("value")
     yield from gathered.values()
+
+
+def _columns_problem(row: dict[str, Any]) -> Text:
+    """A CSV or XLSX responses file without a ``value`` column: say which shape it needs
+    (every cell would otherwise read as unanswered)."""
+    return with_params(
+        _(
+            "CSV and XLSX responses need the columns field and value, one row per answered "
+            "field as export_responses writes them (found: %(found)s): put each answer in "
+            "value and its part or dimension in field (blank: answer), or use JSONL for "
+            "an answer column"
+        ),
+        found=", ".join(row) or "-",
+    )
 
 
 # The rows to write, the raters they need with each one's group, how many 'correct'
@@ -147,7 +164,15 @@ def validate_responses(
         pid = parse_id(data.get("participant"), report, "participant")
         group_slug = data.get("group")
         group = groups.get(group_slug) if isinstance(group_slug, str) else None
-        if group is None:
+        if is_blank(group_slug):
+            report.error(
+                "group",
+                with_params(
+                    _("is missing: name one of this study's groups (%(names)s)"),
+                    names=", ".join(groups),
+                ),
+            )
+        elif group is None:
             report.error(
                 "group",
                 with_params(

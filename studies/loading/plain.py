@@ -18,14 +18,19 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from studies.values import Text, with_params
+from studies.values import Text, in_english, with_params
 
 MAX_DEPTH = 64
 MAX_VALUES = 1_000_000  # YAML aliases can expand a small file into a huge tree
+NESTED_TOO_DEEPLY = _("nested too deeply to read")
 
 
 class NotPlainJSON(ValueError):
-    pass
+    """A parsed value no column takes; ``message`` is said in the reader's language."""
+
+    def __init__(self, message: Text) -> None:
+        self.message = message
+        super().__init__(in_english(message))
 
 
 class DuplicateKey(NotPlainJSON):
@@ -37,8 +42,8 @@ class DuplicateKey(NotPlainJSON):
         super().__init__(duplicate_key_message(key))
 
 
-def duplicate_key_message(key: object) -> str:
-    return f"the key {key!r} appears twice in one object: keep one"
+def duplicate_key_message(key: object) -> Text:
+    return with_params(_("the key %(key)r appears twice in one object: keep one"), key=key)
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -54,13 +59,13 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _constant(name: str) -> Any:
-    raise NotPlainJSON(f"{name} is not a number JSON allows")
+    raise NotPlainJSON(with_params(_("%(value)s is not a number JSON allows"), value=name))
 
 
 def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise NotPlainJSON(f"{text} is too large a number")
+        raise NotPlainJSON(with_params(_("%(value)s is too large a number"), value=text))
     return value
 
 
@@ -76,7 +81,7 @@ def loads(text: str) -> Any:
             text, parse_constant=_constant, parse_float=_float, object_pairs_hook=unique_keys
         )
     except RecursionError as exc:
-        raise NotPlainJSON("nested too deeply") from exc
+        raise NotPlainJSON(NESTED_TOO_DEEPLY) from exc
 
 
 def text_problem(text: str) -> Text | None:

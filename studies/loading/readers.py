@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,15 +24,18 @@ from studies.loading.encodings import (
     plain_utf8,
 )
 from studies.loading.plain import (
+    NESTED_TOO_DEEPLY,
     DuplicateKey,
+    NotPlainJSON,
     duplicate_key_message,
     impurities,
     loads,
     text_problem,
 )
 from studies.loading.problems import Collector
+from studies.loading.syntax import json_syntax_message, yaml_syntax_message
 from studies.loading.workbook import read_workbook, workbook_rows
-from studies.values import with_params
+from studies.values import Text, in_english, with_params
 
 TABULAR_FORMATS = ("jsonl", "csv", "xlsx")
 CELL_FORMATS = ("csv", "xlsx")  # every value a text cell, read by the same column rules
@@ -217,7 +221,10 @@ def _jsonl_lines(content: bytes, problems: Collector) -> Iterator[tuple[int, str
             problems.add(
                 number,
                 None,
-                f"not valid UTF-8 (byte {pos + exc.start}): save the file as UTF-8",
+                with_params(
+                    _("not valid UTF-8 (byte %(byte)s): save the file as UTF-8"),
+                    byte=pos + exc.start,
+                ),
             )
         pos, number = end + 1, number + 1
 
@@ -229,22 +236,52 @@ def _read_jsonl(content: bytes, problems: Collector) -> Iterator[Record]:
         try:
             data = loads(raw)
         except json.JSONDecodeError as exc:
-            problems.add(number, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
+            problems.add(number, None, json_syntax_message(_on_line(exc, number)))
             continue
         except DuplicateKey as exc:
-            problems.add(number, exc.key, str(exc))
+            problems.add(number, exc.key, duplicate_key_message(exc.key))
             continue
-        except ValueError as exc:
-            problems.add(number, None, f"not valid JSON: {exc}")
+        except NotPlainJSON as exc:
+            problems.add(number, None, with_params(_("not usable: %(reason)s"), reason=exc.message))
             continue
         if not isinstance(data, dict):
-            problems.add(number, None, f"expected a JSON object, got {type(data).__name__}")
+            problems.add(
+                number,
+                None,
+                with_params(_("expected a JSON object ({…}), got %(type)s"), type=_json_type(data)),
+            )
             continue
         bad = list(impurities(data))
         for path, message in bad:
             problems.add(number, path or None, message)
         if not bad:
             yield Record(number, data)
+
+
+LONE_CR = _(
+    "holds a lone carriage return (CR, \\r) outside quotes, which a CSV reader takes as the "
+    "end of a row: the text after it would be read as a row of its own. Remove the CR (or "
+    "quote the cell, if it belongs in the text)"
+)
+
+
+def _on_line(exc: json.JSONDecodeError, number: int) -> json.JSONDecodeError:
+    """A JSONL line's error, its line the file's (json counts from the line's start)."""
+    moved = json.JSONDecodeError(exc.msg, exc.doc, exc.pos)
+    moved.lineno = number + exc.lineno - 1
+    return moved
+
+
+def _json_type(data: object) -> Text:
+    if isinstance(data, list):
+        return _("a list")
+    if isinstance(data, str):
+        return _("a text")
+    if data is None:
+        return "null"
+    if isinstance(data, bool):
+        return "true" if data else "false"
+    return _("a number")
 
 
 def _delimiter(text: str) -> str:
@@ -254,8 +291,63 @@ def _delimiter(text: str) -> str:
     return "\t" if "\t" in header and "," not in header else ","
 
 
+def lone_carriage_returns(text: str, delimiter: str = ",") -> list[tuple[int, int]]:
+    """(line, cell index), counted as a person does (line 1, cell 0), of every carriage
+    return outside a quoted cell that is not the CR of a CRLF line end.
+
+    Python's csv (like Excel) ends a row at such a CR, so the text after it would be read
+    as a row of its own: a stray CR could add a response nobody gave. Lines are counted
+    at line feeds. A file with no line feed at all (old Mac line ends, CR only) has none;
+    a CR inside a quoted cell is text, as CSV allows."""
+    if "\r" not in text or "\n" not in text or text.count("\r") == text.count("\r\n"):
+        return []
+    found: list[tuple[int, int]] = []
+    line, cell, quoted, cell_start, skip = 1, 0, False, 0, -1
+    for match in re.finditer('["\r\n' + re.escape(delimiter) + "]", text):
+        char, index = match.group(), match.start()
+        if index == skip:  # the second quote of a doubled one ("")
+            continue
+        if quoted:
+            if char == "\n":
+                line += 1
+            elif char == '"':
+                if text.startswith('"', index + 1):
+                    skip = index + 1
+                else:
+                    quoted = False
+            continue
+        if char == '"':
+            quoted = index == cell_start  # a quote opens a cell only as its first character
+            continue
+        if char == delimiter:
+            cell += 1
+        elif char == "\n":
+            line, cell = line + 1, 0
+        elif not text.startswith("\n", index + 1):
+            found.append((line, cell))  # csv would start a row here
+        cell_start = index + 1
+    return found
+
+
+def _lines(text: str) -> io.StringIO:
+    """The text as csv reads it: lines end at line feeds only, so a row's number is the
+    line an editor shows even when a quoted cell above holds a CR (csv would count that
+    CR as a line too), and lone CRs are found before (``lone_carriage_returns``). A file
+    with CR line ends only is read with those."""
+    return io.StringIO(text, newline="\n" if "\n" in text else "")
+
+
 def _read_csv(text: str, problems: Collector) -> Iterator[Record]:
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
+    delimiter = _delimiter(text)
+    lone = lone_carriage_returns(text, delimiter)
+    if lone:
+        first = io.StringIO(text.split("\n", 1)[0], newline="")
+        names = next(csv.reader(first, delimiter=delimiter), [])
+        for line, cell in lone:
+            column = names[cell].strip() if cell < len(names) and line > 1 else None
+            problems.add(line, column or None, LONE_CR)
+        return
+    reader = csv.DictReader(_lines(text), delimiter=delimiter)
     if not reader.fieldnames:
         problems.add(1, None, _("the CSV file has no header row"))
         return
@@ -320,7 +412,7 @@ def _unclosed_quote(text: str, record: Record, header: list[str]) -> str | None:
         offset = text.find("\n", offset) + 1
         if offset == 0:
             return None
-    tail = io.StringIO(text[offset:], newline="")
+    tail = _lines(text[offset:])
     try:
         for _row in csv.reader(tail, delimiter=_delimiter(text), strict=True):
             pass
@@ -343,10 +435,10 @@ def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, i
     try:
         data = loads(text) if source.format == "json" else yaml.load(text, Loader=UniqueKeyLoader)
     except json.JSONDecodeError as exc:
-        problems.add(exc.lineno, None, f"not valid JSON: {exc.msg} at column {exc.colno}")
+        problems.add(exc.lineno, None, json_syntax_message(exc))
         return None, {}
     except DuplicateKey as exc:
-        problems.add(_repeated_key_line(text, exc.key), exc.key, str(exc))
+        problems.add(_repeated_key_line(text, exc.key), exc.key, duplicate_key_message(exc.key))
         return None, {}
     except DuplicateYAMLKey as exc:
         problems.add(exc.line, exc.key, duplicate_key_message(exc.key))
@@ -354,10 +446,15 @@ def read_document(source: Source, problems: Collector) -> tuple[Any, dict[str, i
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problems.add(line, None, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+        problems.add(line, None, yaml_syntax_message(exc))
         return None, {}
-    except (ValueError, RecursionError) as exc:  # NaN, Infinity, too deep; YAML too deep
-        problems.add(None, None, f"not a usable document: {exc or 'nested too deeply'}")
+    except NotPlainJSON as exc:  # NaN, Infinity, too deep
+        reason = exc.message
+        problems.add(None, None, with_params(_("not a usable document: %(reason)s"), reason=reason))
+        return None, {}
+    except (ValueError, RecursionError):  # YAML too deep, or a value YAML cannot build
+        reason = NESTED_TOO_DEEPLY
+        problems.add(None, None, with_params(_("not a usable document: %(reason)s"), reason=reason))
         return None, {}
     lines = _line_map(text)
     bad = list(impurities(data))
@@ -372,7 +469,7 @@ class DuplicateYAMLKey(yaml.constructor.ConstructorError):
         super().__init__(
             "while constructing a mapping",
             node.start_mark,
-            duplicate_key_message(key),
+            in_english(duplicate_key_message(key)),
             key_node.start_mark,
         )
 

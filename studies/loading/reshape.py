@@ -30,11 +30,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from studies.kinds import ANSWER, KINDS
 from studies.loading.fields import canonical_hash
 from studies.loading.problems import Collector
 from studies.models import Item
+from studies.values import Text, with_params
 
 BATCH = 500
 # external id -> option list key -> new position of each old option (None: dropped)
@@ -57,14 +60,14 @@ def parse_remap(raw: Any, collector: Collector) -> Remap:
     """``--remap``'s JSON: ``{"item id": [new position of old option 0, of 1, ...]}``,
     or, per option list, ``{"item id": {"part key": [...], ...}}`` (multi-part items)."""
     if not isinstance(raw, dict):
-        collector.add(None, "remap", 'must be a JSON object: {"item id": [new positions]}')
+        collector.add(None, "remap", _('must be a JSON object: {"item id": [new positions]}'))
         return {}
     remap: Remap = {}
     for ext, lists in raw.items():
         if isinstance(lists, list):
             lists = {ANSWER: lists}
         if not isinstance(lists, dict) or not lists:
-            collector.add(None, f"remap.{ext}", "must be a list of new positions, or an object")
+            collector.add(None, f"remap.{ext}", _("must be a list of new positions, or an object"))
             continue
         remap[ext] = {}
         for key, positions in lists.items():
@@ -75,8 +78,10 @@ def parse_remap(raw: Any, collector: Collector) -> Remap:
                 collector.add(
                     None,
                     f"remap.{ext}.{key}",
-                    "must be a list of whole numbers (the new position of each old option, "
-                    "counting from 0) or null (the option is dropped)",
+                    _(
+                        "must be a list of whole numbers (the new position of each old option, "
+                        "counting from 0) or null (the option is dropped)"
+                    ),
                 )
                 continue
             remap[ext][key] = positions
@@ -132,12 +137,22 @@ def check_remap_used(
     options that change (``moved``)."""
     for ext in remap:
         if ext not in lines:
-            collector.add(None, f"remap.{ext}", f"item {ext!r} is not in this file")
+            collector.add(
+                None,
+                f"remap.{ext}",
+                with_params(_("item %(item)r is not in this file"), item=ext),
+            )
         elif ext not in moved:
             collector.add(
                 lines[ext],
                 "remap",
-                f"item {ext!r}: its options do not change in this file; leave it out of the remap",
+                with_params(
+                    _(
+                        "item %(item)r: its options do not change in this file; leave it out "
+                        "of the remap"
+                    ),
+                    item=ext,
+                ),
             )
 
 
@@ -156,17 +171,25 @@ def _answers_and_claims(pks: list[int]) -> tuple[dict[int, int], dict[int, int]]
     return raters, claims
 
 
-def _refusal(ext: str, raters: int, claims: int, lists: dict[str, list[Any]], spec: Any) -> str:
-    held = [f"{raters} rater{'s' if raters != 1 else ''} answered it"] if raters else []
+def _refusal(ext: str, raters: int, claims: int, lists: dict[str, list[Any]], spec: Any) -> Text:
+    answered = ngettext_lazy("%(n)s rater answered it", "%(n)s raters answered it", raters)
+    claimed = ngettext_lazy("%(n)s open claim on it", "%(n)s open claims on it", claims)
+    held: Text = with_params(answered, n=raters) if raters else ""
     if claims:
-        held.append(f"{claims} open claim{'s' if claims != 1 else ''} on it")
+        on_it = with_params(claimed, n=claims)
+        held = with_params(_("%(a)s and %(b)s"), a=held, b=on_it) if raters else on_it
     sizes = {key: len(options) for key, options in lists.items()}
-    return (
-        f"item {ext!r} already has answers or claims ({' and '.join(held)}), so its options "
-        f"cannot change: order, text or number ({_sizes(sizes)} now, {_sizes(spec.shape)} in "
-        "this file); answers are stored as option positions. Give --remap with the new "
-        "position of each old option (docs/loading.md), or load the changed item under a "
-        "new id."
+    return with_params(
+        _(
+            "item %(item)r already has answers or claims (%(held)s), so its options cannot "
+            "change: order, text or number (%(now)s now, %(new)s in this file); answers are "
+            "stored as option positions. Give --remap with the new position of each old "
+            "option (docs/loading.md), or load the changed item under a new id."
+        ),
+        item=ext,
+        held=held,
+        now=_sizes(sizes),
+        new=_sizes(spec.shape),
     )
 
 
@@ -183,36 +206,70 @@ def _check_mapping(
     ext, ok = spec.external_id, True
     mapping: dict[str, list[int | None]] = {}
 
-    def problem(key: str | None, message: str) -> None:
+    def problem(key: str | None, message: Text) -> None:
         nonlocal ok
         ok = False
         collector.add(spec.line, f"remap.{ext}" + (f".{key}" if key else ""), message)
 
     for key in given:
         if key not in lists:
-            problem(key, f"is not an option list of item {ext!r} ({', '.join(lists)})")
+            problem(
+                key,
+                with_params(
+                    _("is not an option list of item %(item)r (%(lists)s)"),
+                    item=ext,
+                    lists=", ".join(lists),
+                ),
+            )
     chosen = _chosen(pk, kind)
     for key, old in lists.items():
         new_size = spec.shape.get(key)
         if new_size is None:
-            problem(key, "this option list is not in the file's version of the item")
+            problem(key, _("this option list is not in the file's version of the item"))
             continue
         positions = given.get(key)
         if positions is None:
             if new_size != len(old):
-                problem(key, f"the list changes size ({len(old)} to {new_size}): remap it")
+                problem(
+                    key,
+                    with_params(
+                        _("the list changes size (%(old)s to %(new)s): remap it"),
+                        old=len(old),
+                        new=new_size,
+                    ),
+                )
             positions = list(range(len(old)))
         if len(positions) != len(old):
-            problem(key, f"gives {len(positions)} positions for {len(old)} old options")
+            problem(
+                key,
+                with_params(
+                    _("gives %(given)s positions for %(old)s old options"),
+                    given=len(positions),
+                    old=len(old),
+                ),
+            )
             continue
         kept = [p for p in positions if p is not None]
         if any(p < 0 or p >= new_size for p in kept) or len(set(kept)) != len(kept):
-            problem(key, f"each new position must be a different number from 0 to {new_size - 1}")
+            problem(
+                key,
+                with_params(
+                    _("each new position must be a different number from 0 to %(last)s"),
+                    last=new_size - 1,
+                ),
+            )
             continue
         for old_index, p in enumerate(positions):
             if p is None and chosen[(key, old_index)]:
                 n = chosen[(key, old_index)]
-                problem(key, f"drops old option {old_index}, which {n} stored answer(s) chose")
+                problem(
+                    key,
+                    with_params(
+                        _("drops old option %(option)s, which %(n)s stored answer(s) chose"),
+                        option=old_index,
+                        n=n,
+                    ),
+                )
         mapping[key] = positions
     return mapping if ok else None
 
