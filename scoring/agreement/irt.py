@@ -618,10 +618,12 @@ def percentile_interval(
         return PercentileInterval(math.nan, math.nan, math.nan, draws)
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, members, size=(draws, members))
-    resampled = np.take_along_axis(group, pick, axis=1)
-    below = (resampled < one[:, None]).sum(axis=1)
-    ties = (resampled == one[:, None]).sum(axis=1)
-    pct = 100.0 * (below + 0.5 * ties) / members
+    # twice each member's mid-rank count (2 below, 1 tied) once per draw, then gathered
+    # for the resampled members: a byte per member, not the float values and two
+    # comparisons of every resampled one (the same counts)
+    twice = 2 * (group < one[:, None]).astype(np.int8) + (group == one[:, None])
+    counted = np.take_along_axis(twice, pick, axis=1).sum(axis=1, dtype=np.int64)
+    pct = 100.0 * (counted / 2) / members
     tail = (1 - confidence) / 2
     low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
     return PercentileInterval(float(mid), float(low), float(high), draws)

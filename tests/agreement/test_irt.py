@@ -271,3 +271,23 @@ def test_adaptive_and_grid_eap_agree_on_a_short_test() -> None:
     adaptive, grid = abilities_eap(x, fit), abilities_eap(x, fit, method="grid")
     assert np.abs(adaptive.theta - grid.theta).max() < 0.01
     assert np.abs(adaptive.se - grid.se).max() < 0.01
+
+
+def test_percentile_interval_counts_ties_as_the_resampled_mid_rank() -> None:
+    """Against the resampled members' values compared one by one (the same draws)."""
+    from scoring.agreement.irt import percentile_interval
+
+    rng = np.random.default_rng(6)
+    group = np.round(rng.normal(size=(400, 300)), 1)  # many ties
+    one = np.round(rng.normal(size=400), 1)
+    got = percentile_interval(one, group, seed=9)
+    pick = np.random.default_rng(9).integers(0, 300, size=(400, 300))
+    resampled = np.take_along_axis(group, pick, axis=1)
+    pct = (
+        100.0
+        * ((resampled < one[:, None]).sum(axis=1) + 0.5 * (resampled == one[:, None]).sum(axis=1))
+        / 300
+    )
+    tail = (1 - 0.95) / 2
+    low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
+    assert (got.value, got.low, got.high) == (mid, low, high)
