@@ -22,7 +22,8 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
 
   (each person's log-likelihood at ``N_COARSE`` nodes, spline-interpolated onto a
   trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
-  41 fixed Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
+  the persons with a few answers on the coarsest such grid, ``_designs``; 41 fixed
+  Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
@@ -35,6 +36,12 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   among a group with an interval (``percentile_interval``).
 * **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982);
   Orlando & Thissen's S-X² by summed scores is in ``itemfit``.
+
+Every computation here reads the answered cells only (``Responses``; a units × persons
+matrix with ``MISSING`` cells is accepted and converted): the likelihood as sparse ×
+dense products over the answers (``_Design``), the abilities and item fit per answer,
+so the cost grows with the answers × nodes and the respondents × nodes, not with the
+empty cells of units × respondents.
 
 Units that everyone right or everyone wrong carry no information on their own
 parameters (their difficulty runs off to ±∞); respondents with very few answers have

@@ -58,9 +58,10 @@ from scoring.report.settings import SEED
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
 PV_DRAWS = 1000  # plausible values per respondent for the model percentiles
-# answered (unit, respondent) cells a fit may use: the fits' cost grows with the answers
-# (and the respondents), not with the empty cells of units × respondents (docs/performance.md)
-MAX_ANSWERS = 150_000
+# answers (unit, respondent cells) a fit may use: its cost grows with the answers and the
+# respondents, not with the empty cells of units × respondents; the 70,000 answers of a
+# task of the 1,000,000-response bench study take ~28 s of CPU (docs/performance.md)
+MAX_ANSWERS = 100_000
 COLUMNS = (
     "task",
     "irt",
