@@ -58,10 +58,12 @@ from scoring.report.settings import SEED
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
 PV_DRAWS = 1000  # plausible values per respondent for the model percentiles
-# answers (unit, respondent cells) a fit may use: its cost grows with the answers and the
-# respondents, not with the empty cells of units × respondents; the 70,000 answers of a
-# task of the 1,000,000-response bench study take ~28 s of CPU (docs/performance.md)
-MAX_ANSWERS = 100_000
+# answers (unit, respondent cells) a fit may use: its cost grows with the respondents and
+# the fine nodes, hardly with the answers or the empty cells of units × respondents; on the
+# 1,000,000-response bench study (6,855 respondents) 70,000, 141,000 and 212,000 answers
+# each took ~28 s of CPU under load; its 493,000-answer `*` fit stays out
+# (docs/performance.md, "Why the report job misses 30 s")
+MAX_ANSWERS = 250_000
 COLUMNS = (
     "task",
     "irt",
