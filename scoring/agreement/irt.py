@@ -72,7 +72,9 @@ B_BOUNDS = (-8.0, 8.0)
 MISSING = -1  # in the response matrices of this module
 Z_LIMIT = 35.0
 SPARSE_BELOW = 0.2  # share answered below which the indicators are sparse matrices
-SPARSE_COST = 4.0  # a sparse product's cost per term, in dense (BLAS) multiply-adds (bench)
+# a sparse product's cost per stored term and column, in dense (BLAS) multiply-adds: an
+# estimate (scipy's CSR × dense loop has no BLAS blocking), not tuned
+SPARSE_COST = 4.0
 TINY = 1e-250  # posterior weights below it are set to 0 (no subnormal floats)
 ADAPTIVE_NODES = 21  # per-person Gauss–Hermite nodes of the adaptive EAP
 
@@ -347,9 +349,9 @@ class _Design:
     nodes (units × coarse × fine, plus answers × fine in sparse products); likewise the
     gradient's posterior is carried back per unit instead of per person. ``fine_first``:
     the second, when its count of operations is lower (a few answers per person from a
-    large population: 6,925 persons with 10 answers each, 4 times fewer), weighing a
-    sparse product's term ``SPARSE_COST`` dense ones. Either order gives the same sums
-    up to rounding (tested)."""
+    large population: 6,925 persons with 10 answers each of 500 units, about 1.7 times
+    fewer at 121 fine nodes), weighing a sparse product's term ``SPARSE_COST`` dense
+    ones. Either order gives the same sums up to rounding (tested)."""
 
     right: Matrix  # units × persons
     wrong: Matrix
