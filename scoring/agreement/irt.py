@@ -22,7 +22,8 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
 
   (each person's log-likelihood at ``N_COARSE`` nodes, spline-interpolated onto a
   trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
-  41 fixed Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
+  the persons with a few answers on the coarsest such grid, ``_designs``; 41 fixed
+  Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
@@ -35,6 +36,12 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   among a group with an interval (``percentile_interval``).
 * **Item fit**: outfit and infit mean squares (``mean_squares``, Wright & Masters 1982);
   Orlando & Thissen's S-X² by summed scores is in ``itemfit``.
+
+Every computation here reads the answered cells only (``Responses``; a units × persons
+matrix with ``MISSING`` cells is accepted and converted): the likelihood as sparse ×
+dense products over the answers (``_Design``), the abilities and item fit per answer,
+so the cost grows with the answers × nodes and the respondents × nodes, not with the
+empty cells of units × respondents.
 
 Units that everyone right or everyone wrong carry no information on their own
 parameters (their difficulty runs off to ±∞); respondents with very few answers have
@@ -49,10 +56,11 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 from scipy import interpolate, optimize, sparse, special
 from threadpoolctl import threadpool_limits
 
-from .table import FloatArray
+from .table import FloatArray, IntArray
 
 N_QUADRATURE = 41  # the fixed Gauss–Hermite nodes of the ``grid`` EAP (short tests)
 N_COARSE = 61  # the fit's coarse nodes on [−GRID_LIMIT, GRID_LIMIT] (step 0.2)
@@ -64,6 +72,9 @@ B_BOUNDS = (-8.0, 8.0)
 MISSING = -1  # in the response matrices of this module
 Z_LIMIT = 35.0
 SPARSE_BELOW = 0.2  # share answered below which the indicators are sparse matrices
+# a sparse product's cost per stored term and column, in dense (BLAS) multiply-adds: an
+# estimate (scipy's CSR × dense loop has no BLAS blocking), not tuned
+SPARSE_COST = 4.0
 TINY = 1e-250  # posterior weights below it are set to 0 (no subnormal floats)
 ADAPTIVE_NODES = 21  # per-person Gauss–Hermite nodes of the adaptive EAP
 
@@ -121,9 +132,7 @@ def fit_grid(information: float) -> Grid:
     here), so the integral holds however long the test (issue 23: 41 fixed Gauss–Hermite
     nodes gave a 1PL slope of 0.76 instead of 1.3 at 2,000 items).
     """
-    sd = 1.0 / math.sqrt(1.0 + max(information, 0.0))
-    step = min(FINE_STEP, sd / 1.5)
-    n_fine = 2 * math.ceil(GRID_LIMIT / step) + 1
+    n_fine = fine_size(information)
     coarse = np.linspace(-GRID_LIMIT, GRID_LIMIT, N_COARSE)
     fine = np.linspace(-GRID_LIMIT, GRID_LIMIT, n_fine)
     basis = interpolate.CubicSpline(coarse, np.eye(N_COARSE), axis=0)(fine)  # fine × coarse
@@ -131,6 +140,13 @@ def fit_grid(information: float) -> Grid:
     log_w = -(fine**2) / 2 + math.log(h) - 0.5 * math.log(2 * math.pi)
     log_w[[0, -1]] += math.log(0.5)  # the trapezoid's end weights
     return Grid(coarse, fine, np.ascontiguousarray(basis.T), log_w)
+
+
+def fine_size(information: float) -> int:
+    """The fine nodes of ``fit_grid(information)``."""
+    sd = 1.0 / math.sqrt(1.0 + max(information, 0.0))
+    step = min(FINE_STEP, sd / 1.5)
+    return 2 * math.ceil(GRID_LIMIT / step) + 1
 
 
 def check_matrix(responses: np.ndarray) -> np.ndarray:
@@ -143,19 +159,124 @@ def check_matrix(responses: np.ndarray) -> np.ndarray:
     return x.astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Responses:
+    """The answered cells of a units × persons design, and nothing of the empty ones:
+    cell k is person ``person[k]``'s answer to unit ``unit[k]``, ``right[k]`` whether it
+    was right. Cells are sorted unit by unit, then person by person (the order of
+    ``np.nonzero`` on the units × persons matrix), one per (unit, person).
+
+    Every function of this module takes either this or the units × persons matrix of
+    ``check_matrix`` (converted by ``responses_of``); volunteers who each answer 10 of a
+    pool's 500 units leave 98 % of that matrix empty, so the report builds this directly
+    from its answers (``from_cells``) and no computation here touches an empty cell."""
+
+    n_units: int
+    n_persons: int
+    unit: IntArray
+    person: IntArray
+    right: npt.NDArray[np.bool_]
+
+    @classmethod
+    def from_cells(
+        cls,
+        unit: npt.ArrayLike,
+        person: npt.ArrayLike,
+        right: npt.ArrayLike,
+        shape: tuple[int, int],
+    ) -> Responses:
+        """From one row per answer (any order): unit and person indices within ``shape``
+        (units, persons) and 1/0 (or True/False) for right/wrong."""
+        u, pr = np.asarray(unit, dtype=np.int64), np.asarray(person, dtype=np.int64)
+        r = np.asarray(right)
+        if not (u.ndim == pr.ndim == r.ndim == 1 and u.size == pr.size == r.size):
+            raise ValueError("IRT cells need one unit, person and answer each")
+        n_units, n_persons = int(shape[0]), int(shape[1])
+        if u.size and (u.min() < 0 or u.max() >= n_units or pr.min() < 0 or pr.max() >= n_persons):
+            raise ValueError("IRT cells must lie inside the units × persons shape")
+        if not np.isin(r, (0, 1)).all():
+            raise ValueError("IRT answers must be 1 (right) or 0 (wrong)")
+        order = np.lexsort((pr, u))
+        u, pr, r = u[order], pr[order], r[order].astype(bool)
+        if u.size > 1 and ((np.diff(u) == 0) & (np.diff(pr) == 0)).any():
+            raise ValueError("IRT cells: one answer per unit and person")
+        return cls(n_units, n_persons, u, pr, r)
+
+    @classmethod
+    def from_matrix(cls, responses: np.ndarray) -> Responses:
+        x = check_matrix(responses)
+        unit, person = np.nonzero(x != MISSING)
+        return cls(x.shape[0], x.shape[1], unit, person, x[unit, person] == 1)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.n_units, self.n_persons
+
+    @property
+    def n_answers(self) -> int:
+        return int(self.unit.size)
+
+    def per_person(self, values: npt.ArrayLike | None = None) -> FloatArray:
+        """Σ over each person's answers of ``values`` (one per cell; None: count them)."""
+        out: FloatArray = np.bincount(self.person, weights=values, minlength=self.n_persons).astype(
+            np.float64
+        )
+        return out
+
+    def per_unit(self, values: npt.ArrayLike | None = None) -> FloatArray:
+        """Σ over each unit's answers of ``values`` (one per cell; None: count them)."""
+        out: FloatArray = np.bincount(self.unit, weights=values, minlength=self.n_units).astype(
+            np.float64
+        )
+        return out
+
+    def of_persons(self, keep: npt.NDArray[np.bool_]) -> Responses:
+        """The cells of the persons ``keep`` marks, renumbered in their order."""
+        index = np.cumsum(keep) - 1
+        cell = keep[self.person]
+        n = int(keep.sum())
+        return Responses(
+            self.n_units, n, self.unit[cell], index[self.person[cell]], self.right[cell]
+        )
+
+    def matrix(self, persons: IntArray | None = None) -> np.ndarray:
+        """The units × persons matrix (1, 0, ``MISSING``) of ``persons`` (default: all)."""
+        if persons is None:
+            persons = np.arange(self.n_persons)
+        column = np.full(self.n_persons, -1, dtype=np.int64)
+        column[persons] = np.arange(persons.size)
+        out = np.full((self.n_units, persons.size), MISSING, dtype=np.int64)
+        keep = column[self.person] >= 0
+        out[self.unit[keep], column[self.person[keep]]] = self.right[keep]
+        return out
+
+
+def responses_of(responses: np.ndarray | Responses) -> Responses:
+    return responses if isinstance(responses, Responses) else Responses.from_matrix(responses)
+
+
 Matrix: TypeAlias = "FloatArray | sparse.csr_array"
 
 
-def _parts(x: np.ndarray) -> tuple[Matrix, Matrix, Matrix]:
+def _parts(x: Responses) -> tuple[Matrix, Matrix, Matrix]:
     """Right, wrong and answered indicators (units × persons): sparse when most of the
     matrix is missing (volunteers who each see a few items of a large pool)."""
-    seen = x != MISSING
-    right = x == 1
-    wrong = seen & ~right
-    if seen.size and seen.mean() < SPARSE_BELOW:
-        r, w, s = (sparse.csr_array(m, dtype=np.float64) for m in (right, wrong, seen))
+    cells = x.n_units * x.n_persons
+    right = x.right.astype(np.float64)
+    if cells and x.n_answers < SPARSE_BELOW * cells:
+        # only the nonzero entries stored, as ``csr_array`` of the dense indicator would
+        r, w, s = (
+            sparse.csr_array(
+                (np.ones(int(keep.sum())), (x.unit[keep], x.person[keep])), shape=x.shape
+            )
+            for keep in (x.right, ~x.right, np.ones(x.n_answers, dtype=bool))
+        )
         return r, w, s
-    return right.astype(np.float64), wrong.astype(np.float64), seen.astype(np.float64)
+    dense = np.zeros((3, *x.shape))
+    dense[0][x.unit, x.person] = right
+    dense[1][x.unit, x.person] = 1.0 - right
+    dense[2][x.unit, x.person] = 1.0
+    return dense[0], dense[1], dense[2]
 
 
 def _transposed(m: Matrix) -> Matrix:
@@ -187,94 +308,190 @@ def _log_posterior(
 ) -> tuple[FloatArray, FloatArray]:
     """log P(x_j, θ_q) up to the weights (persons × nodes) and P (units × nodes);
     ``right`` and ``wrong`` are persons × units (``_transposed``)."""
+    log_p, log_q, p = _log_p(a, b, nodes)
+    like = np.asarray(right @ log_p + wrong @ log_q)
+    return like, p
+
+
+def _log_p(a: FloatArray, b: FloatArray, nodes: FloatArray) -> tuple[FloatArray, ...]:
+    """log P, log (1 − P) and P of every unit at ``nodes`` (units × nodes)."""
     # |z| > 35 changes P by less than 1e-15 and keeps log P out of subnormal floats
     # (which slow the matrix products below by two orders of magnitude)
     z = np.clip(a[:, None] * (nodes[None, :] - b[:, None]), -Z_LIMIT, Z_LIMIT)
-    log_p, log_q = -np.logaddexp(0, -z), -np.logaddexp(0, z)
-    like = np.asarray(right @ log_p + wrong @ log_q)
-    return like, special.expit(z)
+    return -np.logaddexp(0, -z), -np.logaddexp(0, z), special.expit(z)
 
 
-def _information(seen: Matrix, slopes: FloatArray) -> float:
-    """The largest Σ a_i² / 4 over one person's answers (``fit_grid``)."""
-    if not seen.shape[1]:
-        return 0.0
-    per_person = np.asarray(_transposed(seen) @ (slopes * slopes)).ravel() / 4
-    return float(per_person.max())
+def _posterior(joint: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Each person's log marginal likelihood and posterior on the fine nodes (``joint``:
+    the log-likelihoods there plus the log weights, persons × fine; overwritten).
 
-
-def _integrate(like: FloatArray, grid: Grid) -> tuple[FloatArray, FloatArray]:
-    """Each person's log marginal likelihood (``like``: log-likelihoods at the coarse
-    nodes, persons × coarse) and d log L / d like (the posterior carried back through
-    the spline, persons × coarse)."""
-    joint = like @ grid.spline + grid.log_weights[None, :]
-    norm = logsumexp_rows(joint)
-    post = np.exp(joint - norm[:, None])  # persons × fine
+    The log-sum-exp and the normalised weights from one exponential of the shifted
+    ``joint``, in place (every likelihood evaluation of the fit passes here: seven
+    passes over persons × fine instead of the fifteen of ``logsumexp_rows`` and a second
+    exponential; the same numbers to rounding, tested)."""
+    top = joint.max(axis=1, keepdims=True)
+    post = np.exp(np.subtract(joint, top, out=joint), out=joint)
+    total = post.sum(axis=1, keepdims=True)
+    post /= total
     post[post < TINY] = 0.0
-    return norm, post @ grid.spline.T
+    norm: FloatArray = (np.log(total) + top)[:, 0]
+    return norm, post
+
+
+@dataclass(frozen=True)
+class _Design:
+    """The indicator matrices of one fit and the order of its products.
+
+    The spline is linear, so the fine log-likelihoods Σ_i x_ij log P_i(θ) spline'd are
+    also Σ_i x_ij (log P_i spline'd): either each person's log-likelihood is computed at
+    the coarse nodes and interpolated (persons × coarse × fine multiply-adds, the dense
+    part) or each unit's log P is interpolated first and the answers summed on the fine
+    nodes (units × coarse × fine, plus answers × fine in sparse products); likewise the
+    gradient's posterior is carried back per unit instead of per person. ``fine_first``:
+    the second, when its count of operations is lower (a few answers per person from a
+    large population: 6,925 persons with 10 answers each of 500 units, about 1.7 times
+    fewer at 121 fine nodes), weighing a sparse product's term ``SPARSE_COST`` dense
+    ones. Either order gives the same sums up to rounding (tested)."""
+
+    right: Matrix  # units × persons
+    wrong: Matrix
+    right_t: Matrix  # persons × units
+    wrong_t: Matrix
+    fine_first: bool
+
+    @classmethod
+    def of(cls, x: Responses, grid: Grid) -> _Design:
+        right, wrong, seen = _parts(x)
+        fine_first = sparse.issparse(seen) and _fine_first(x, grid)
+        return cls(right, wrong, _transposed(right), _transposed(wrong), fine_first)
+
+    def loglik(
+        self, a: FloatArray, b: FloatArray, grid: Grid
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Each person's log marginal likelihood, posterior on the fine nodes (persons ×
+        fine) and P (units × coarse)."""
+        log_p, log_q, p = _log_p(a, b, grid.coarse)
+        if self.fine_first:
+            joint = np.asarray(
+                self.right_t @ (log_p @ grid.spline) + self.wrong_t @ (log_q @ grid.spline)
+            )
+        else:
+            joint = np.asarray(self.right_t @ log_p + self.wrong_t @ log_q) @ grid.spline
+        norm, post = _posterior(joint + grid.log_weights[None, :])
+        return norm, post, p
+
+    def expected_counts(self, post: FloatArray, grid: Grid) -> tuple[FloatArray, FloatArray]:
+        """Fisher's identity's expected right answers and answers of every unit at every
+        coarse node (units × coarse), from the fine posteriors."""
+        if self.fine_first:
+            rights = np.asarray(self.right @ post) @ grid.spline.T
+            wrongs = np.asarray(self.wrong @ post) @ grid.spline.T
+        else:
+            coarse = post @ grid.spline.T
+            rights, wrongs = np.asarray(self.right @ coarse), np.asarray(self.wrong @ coarse)
+        return rights, rights + wrongs
+
+
+def _fine_first(x: Responses, grid: Grid) -> bool:
+    """Whether ``_Design``'s second order of the products costs fewer operations."""
+    n_units, n_persons = x.shape
+    n_coarse, n_fine = grid.coarse.size, grid.fine.size
+    terms = SPARSE_COST * 2 * x.n_answers  # every answer in the likelihood and the gradient
+    coarse_cost = terms * n_coarse + 2 * n_persons * n_coarse * n_fine
+    fine_cost = terms * n_fine + 4 * n_units * n_coarse * n_fine
+    return fine_cost < coarse_cost
+
+
+def _designs(x: Responses, slopes: FloatArray) -> list[tuple[_Design, Grid]]:
+    """The fit's designs and grids at ``slopes`` (one per unit): each person's integral
+    needs the fine step of its own information (``fit_grid``), so the persons whose
+    information the coarsest fine grid serves (``FINE_STEP``: volunteers with a few
+    answers) get that grid, and the others (models answering every unit) the grid of the
+    most informative pattern, instead of everyone the latter: at 6,855 respondents of
+    whom 10 models answer 500 units, 121 fine nodes for nearly everyone instead of 301.
+    Each person's integral keeps the trapezoid rule's error bound of ``fit_grid``."""
+    information = x.per_person(slopes[x.unit] ** 2) / 4
+    widest = fit_grid(0.0)
+    every = fit_grid(float(information.max(initial=0.0)))
+    short = np.asarray([fine_size(float(i)) == widest.fine.size for i in information])
+    if short.all() or not short.any():
+        return [(_Design.of(x, every), every)]
+    return [
+        (_Design.of(x.of_persons(short), widest), widest),
+        (_Design.of(x.of_persons(~short), every), every),
+    ]
+
+
+def _loglik_and_counts(
+    designs: list[tuple[_Design, Grid]], a: FloatArray, b: FloatArray, *, counts: bool = True
+) -> tuple[float, FloatArray, FloatArray, FloatArray]:
+    """log L, the expected right answers and answers of every unit at every coarse node
+    (units × coarse, summed over the designs; 0 when not ``counts``) and P."""
+    total, rights, answers, p = 0.0, np.zeros(0), np.zeros(0), np.zeros(0)
+    for k, (design, grid) in enumerate(designs):
+        norm, post, p = design.loglik(a, b, grid)
+        total += float(norm.sum())
+        if counts:
+            r, n = design.expected_counts(post, grid)
+            rights, answers = (r, n) if k == 0 else (rights + r, answers + n)
+    return total, rights, answers, p
 
 
 def marginal_loglik(
-    responses: np.ndarray, difficulty: FloatArray, discrimination: FloatArray
+    responses: np.ndarray | Responses, difficulty: FloatArray, discrimination: FloatArray
 ) -> float:
-    """log L(a, b) of the module doc, integrated on the fit's grid (``fit_grid``)."""
-    x = check_matrix(responses)
-    right, wrong, seen = _parts(x)
+    """log L(a, b) of the module doc, integrated on the fit's grids (``_designs``)."""
+    x = responses_of(responses)
     a = np.broadcast_to(np.asarray(discrimination, dtype=float), difficulty.shape)
     b = np.asarray(difficulty, dtype=float)
-    grid = fit_grid(_information(seen, np.asarray(a, dtype=np.float64)))
-    like, _ = _log_posterior(_transposed(right), _transposed(wrong), a, b, grid.coarse)
-    return float(_integrate(like, grid)[0].sum())
+    designs = _designs(x, np.asarray(a, dtype=np.float64))
+    return _loglik_and_counts(designs, a, b, counts=False)[0]
 
 
-def fit_1pl(responses: np.ndarray) -> ItemFit:
+def fit_1pl(responses: np.ndarray | Responses) -> ItemFit:
     """1PL (one slope shared by every unit) by marginal ML (module doc)."""
-    x = check_matrix(responses)
-    right, wrong, seen = _parts(x)
+    x = responses_of(responses)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.asarray(right.sum(axis=1)).ravel() / np.asarray(seen.sum(axis=1)).ravel()
+        share = x.per_unit(x.right) / x.per_unit()
     share = np.clip(np.nan_to_num(share, nan=0.5), 0.02, 0.98)
     b0 = np.clip(-np.log(share / (1 - share)), *B_BOUNDS)  # logit of the share right
-    return _fit(right, wrong, seen, np.concatenate([[0.0], b0]), shared=True)
+    return _fit(x, np.concatenate([[0.0], b0]), shared=True)
 
 
-def fit_2pl(responses: np.ndarray, *, start: ItemFit | None = None) -> ItemFit:
+def fit_2pl(responses: np.ndarray | Responses, *, start: ItemFit | None = None) -> ItemFit:
     """2PL by marginal ML (module doc), started from the 1PL fit (or ``start``)."""
-    x = check_matrix(responses)
-    right, wrong, seen = _parts(x)
+    x = responses_of(responses)
     if start is None:
         start = fit_1pl(x)
     log_a = np.log(np.clip(start.discrimination, *A_BOUNDS))
     x0 = np.concatenate([log_a, np.clip(start.difficulty, *B_BOUNDS)])
-    return _fit(right, wrong, seen, x0, shared=False)
+    return _fit(x, x0, shared=False)
 
 
-def _fit(right: Matrix, wrong: Matrix, seen: Matrix, x0: FloatArray, *, shared: bool) -> ItemFit:
+def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
     """Maximise the marginal log-likelihood over (log a, b): L-BFGS-B, exact gradient.
 
     ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
     """
-    n_units = right.shape[0]
+    n_units = x.n_units
     n_a = 1 if shared else n_units
     # the grid for the most informative pattern, at slopes up to SLOPE_MARGIN times the
     # start's (at least 1.5 for the 1PL, which starts at 1)
     start_slopes = np.broadcast_to(np.exp(x0[:n_a]), (n_units,))
-    grid = fit_grid(_information(seen, np.maximum(start_slopes, 1.0) * SLOPE_MARGIN))
-    nodes = grid.coarse
-    right_t, wrong_t = _transposed(right), _transposed(wrong)
+    designs = _designs(x, np.maximum(start_slopes, 1.0) * SLOPE_MARGIN)
+    nodes = designs[0][1].coarse
 
     def objective(params: FloatArray) -> tuple[float, FloatArray]:
         log_a, b = params[:n_a], params[n_a:]
         a = np.broadcast_to(np.exp(log_a), (n_units,))
-        like, p = _log_posterior(right_t, wrong_t, a, b, nodes)
-        norm, post = _integrate(like, grid)  # post: persons × coarse nodes
+        loglik, rights, answers, p = _loglik_and_counts(designs, a, b)
         # Fisher's identity: the score is the posterior expectation of the complete-data
         # score; d log L / d z_iq = r_iq - n_iq P_i(θ_q) with expected counts r and n.
-        resid = np.asarray(right @ post) - np.asarray(seen @ post) * p
+        resid = rights - answers * p
         grad_a = (resid * (nodes[None, :] - b[:, None])).sum(axis=1) * a
         grad_b = -a * resid.sum(axis=1)
         grad_log_a = np.asarray([grad_a.sum()]) if shared else grad_a
-        return -float(norm.sum()), -np.concatenate([grad_log_a, grad_b])
+        return -loglik, -np.concatenate([grad_log_a, grad_b])
 
     bounds = [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
     # One BLAS thread: these products are small and many; threads that wait on a busy
@@ -304,7 +521,9 @@ def _fit(right: Matrix, wrong: Matrix, seen: Matrix, x0: FloatArray, *, shared: 
     )
 
 
-def abilities_eap(responses: np.ndarray, fit: ItemFit, *, method: str = "adaptive") -> Abilities:
+def abilities_eap(
+    responses: np.ndarray | Responses, fit: ItemFit, *, method: str = "adaptive"
+) -> Abilities:
     """EAP abilities and posterior SDs of every person (column) under ``fit``.
 
     ``adaptive`` (default): adaptive Gauss–Hermite quadrature per person (Naylor & Smith
@@ -319,15 +538,11 @@ def abilities_eap(responses: np.ndarray, fit: ItemFit, *, method: str = "adaptiv
         return _abilities_grid(responses, fit)
     if method != "adaptive":
         raise ValueError("method: adaptive or grid")
-    x = check_matrix(responses)
-    n_persons = x.shape[1]
-    unit, person = np.nonzero(x != MISSING)  # the answered cells only
-    right = x[unit, person] == 1
+    x = responses_of(responses)
+    n_persons, unit, person, right = x.n_persons, x.unit, x.person, x.right
     slope, level = fit.discrimination[unit], fit.difficulty[unit]
     sign = np.where(right, 1.0, -1.0)
-
-    def per_person(values: FloatArray) -> FloatArray:
-        return np.bincount(person, weights=values, minlength=n_persons).astype(np.float64)
+    per_person = x.per_person
 
     theta = np.zeros(n_persons)
     for _ in range(100):
@@ -354,9 +569,8 @@ def abilities_eap(responses: np.ndarray, fit: ItemFit, *, method: str = "adaptiv
     return Abilities(mean.astype(np.float64), np.sqrt(np.maximum(var, 0)).astype(np.float64))
 
 
-def _abilities_grid(responses: np.ndarray, fit: ItemFit) -> Abilities:
-    x = check_matrix(responses)
-    right, wrong, _seen = _parts(x)
+def _abilities_grid(responses: np.ndarray | Responses, fit: ItemFit) -> Abilities:
+    right, wrong, _seen = _parts(responses_of(responses))
     nodes, weights = quadrature()
     with threadpool_limits(limits=1, user_api="blas"):
         like, _ = _log_posterior(
@@ -390,18 +604,17 @@ class MeanSquares:
     n: FloatArray  # answers per unit
 
 
-def mean_squares(responses: np.ndarray, fit: ItemFit, theta: FloatArray) -> MeanSquares:
+def mean_squares(responses: np.ndarray | Responses, fit: ItemFit, theta: FloatArray) -> MeanSquares:
     """Outfit and infit mean squares of every unit (``MeanSquares``) at abilities
     ``theta`` (one per person: the report uses the EAPs, which for short tests shrink
     toward 0 and make both statistics slightly conservative; Wright & Masters use the
     ML abilities, undefined for all-right or all-wrong patterns)."""
-    x = check_matrix(responses)
-    unit, person = np.nonzero(x != MISSING)
-    right = (x[unit, person] == 1).astype(np.float64)
+    x = responses_of(responses)
+    unit, person, right = x.unit, x.person, x.right.astype(np.float64)
     p = special.expit(fit.discrimination[unit] * (np.asarray(theta)[person] - fit.difficulty[unit]))
     var = np.maximum(p * (1 - p), 1e-12)
     sq = (right - p) ** 2
-    n_units = x.shape[0]
+    n_units = x.n_units
     n = np.bincount(unit, minlength=n_units).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         outfit = np.bincount(unit, weights=sq / var, minlength=n_units) / n
@@ -450,10 +663,12 @@ def percentile_interval(
         return PercentileInterval(math.nan, math.nan, math.nan, draws)
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, members, size=(draws, members))
-    resampled = np.take_along_axis(group, pick, axis=1)
-    below = (resampled < one[:, None]).sum(axis=1)
-    ties = (resampled == one[:, None]).sum(axis=1)
-    pct = 100.0 * (below + 0.5 * ties) / members
+    # twice each member's mid-rank count (2 below, 1 tied) once per draw, then gathered
+    # for the resampled members: a byte per member, not the float values and two
+    # comparisons of every resampled one (the same counts)
+    twice = 2 * (group < one[:, None]).astype(np.int8) + (group == one[:, None])
+    counted = np.take_along_axis(twice, pick, axis=1).sum(axis=1, dtype=np.int64)
+    pct = 100.0 * (counted / 2) / members
     tail = (1 - confidence) / 2
     low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
     return PercentileInterval(float(mid), float(low), float(high), draws)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from .irt import MISSING, ItemFit, check_matrix
+from .irt import ItemFit, Responses, responses_of
 from .table import FloatArray
 
 MIN_EXPECTED = 1.0
@@ -114,13 +114,13 @@ def _pooled(counts: FloatArray, expected: FloatArray) -> list[slice]:
     return groups
 
 
-def s_x2(responses: np.ndarray, fit: ItemFit) -> SumScoreFit:
+def s_x2(responses: np.ndarray | Responses, fit: ItemFit) -> SumScoreFit:
     """Orlando & Thissen's S-X² of every unit (``SumScoreFit``; the module doc)."""
-    x = check_matrix(responses)
-    n_units = x.shape[0]
+    x = responses_of(responses)
+    n_units = x.n_units
     nan = np.full(n_units, math.nan)
-    complete = x[:, np.all(x != MISSING, axis=0)]
-    n = int(complete.shape[1])
+    everyone = np.flatnonzero(x.per_person() == n_units)  # who answered every unit
+    n = int(everyone.size)
     reason = None
     if n_units > MAX_UNITS:
         reason = f"{n_units} units: S-X² is computed up to {MAX_UNITS}"
@@ -128,6 +128,7 @@ def s_x2(responses: np.ndarray, fit: ItemFit) -> SumScoreFit:
         reason = f"{n} respondents answered every unit: S-X² needs {MIN_RESPONDENTS}"
     if reason:
         return SumScoreFit(nan, nan.copy(), nan.copy(), n, reason)
+    complete = x.matrix(everyone)
     score = complete.sum(axis=0)
     inner = (score > 0) & (score < n_units)
     counts = np.bincount(score[inner], minlength=n_units + 1)[1:n_units].astype(np.float64)

@@ -40,9 +40,9 @@ import pandas as pd
 
 from scoring.agreement import percentile_rank
 from scoring.agreement.irt import (
-    MISSING,
     Abilities,
     ItemFit,
+    Responses,
     abilities_eap,
     fit_1pl,
     fit_2pl,
@@ -58,7 +58,12 @@ from scoring.report.settings import SEED
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
 PV_DRAWS = 1000  # plausible values per respondent for the model percentiles
-MAX_CELLS = 5_000_000  # units × respondents of the dense matrix a fit may use (bench: 2M in 30 s)
+# answers (unit, respondent cells) a fit may use: its cost grows with the respondents and
+# the fine nodes, hardly with the answers or the empty cells of units × respondents; on the
+# 1,000,000-response bench study (6,855 respondents) 70,000, 141,000 and 212,000 answers
+# each took ~28 s of CPU under load; its 493,000-answer `*` fit stays out
+# (docs/performance.md, "Why the report job misses 30 s")
+MAX_ANSWERS = 250_000
 COLUMNS = (
     "task",
     "irt",
@@ -201,19 +206,22 @@ def _fit_rows(
     if len(units) < 2 or raters.size < 2:
         why = f"{len(units)} informative units and {raters.size} respondents: need 2 of each"
         return [*rows, {**base, "summary": "fit", "reason": why}]
-    if len(units) * raters.size > MAX_CELLS:
+    if len(part) > MAX_ANSWERS:
         why = (
-            f"{len(units)} units × {raters.size} respondents exceeds {MAX_CELLS:,} cells: "
-            "fit one task at a time (the report's tasks setting)"
+            f"{len(part):,} answers ({len(units)} units × {raters.size} respondents) exceed "
+            f"{MAX_ANSWERS:,}: fit one task at a time (the report's tasks setting)"
         )
         return [*rows, {**base, "summary": "fit", "reason": why}]
+    # one answer per unit and respondent (a repeated answer: the last, as the matrix had)
+    part = part.drop_duplicates(["item", "field", "rater"], keep="last")
     u_index = pd.MultiIndex.from_frame(units)
     ui = u_index.get_indexer(pd.MultiIndex.from_frame(part[["item", "field"]]))
     ri = np.searchsorted(raters, part["rater"].to_numpy())
-    matrix = np.full((len(units), raters.size), MISSING, dtype=np.int64)
-    matrix[ui, ri] = part["correct"].to_numpy(dtype=np.int64)
-    n_answers = (matrix != MISSING).sum(axis=0)
-    accuracy = (matrix == 1).sum(axis=0) / n_answers
+    matrix = Responses.from_cells(
+        ui, ri, part["correct"].to_numpy(dtype=np.int64), (len(units), raters.size)
+    )
+    n_answers = matrix.per_person()
+    accuracy = matrix.per_person(matrix.right) / n_answers
     one = fit_1pl(matrix)
     two = fit_2pl(matrix, start=one)
     ext = data.items["external_id"]
@@ -250,7 +258,7 @@ def _one_fit(
     base: dict[str, Any],
     fit: ItemFit,
     ab: Abilities,
-    matrix: np.ndarray,
+    matrix: Responses,
     raters: np.ndarray,
     names: dict[int, str],
     set_of: dict[int, str],
@@ -264,7 +272,7 @@ def _one_fit(
             **here,
             "summary": "fit",
             "n_raters": int(raters.size),
-            "n_units": int(matrix.shape[0]),
+            "n_units": matrix.n_units,
             "loglik": fit.loglik,
             "aic": fit.aic(),
             "bic": fit.bic(int(raters.size)),
