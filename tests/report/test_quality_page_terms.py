@@ -23,6 +23,7 @@ from scoring.report.build import build_report
 from studies.models import Study, Task
 from studies.verse import first_words
 from tests.report.test_quality_checks import exclusion, take_part, world  # noqa: F401
+from tests.report.visible_text import english_sentences, visible_text
 from tests.volunteer.conftest import build_study, enrol
 
 pytestmark = pytest.mark.django_db
@@ -71,6 +72,8 @@ def test_signals_flagged_and_excluded_are_counted_apart_and_match_the_dashboard_
     )
     assert "已标记：1 名" in text and "被排除（报告不计入）：2 名" in text
     assert "名被标记" not in text  # the old sentence that called every signal "flagged"
+    # No English on the zh-Hans page but the study's own title (data).
+    assert english_sentences(visible_text(page), min_words=2) == [study.title]
     # Each row says whether the report leaves that volunteer out, and why.
     excluded = {}
     for section in page.split('<section class="participant" id="p-')[1:]:
