@@ -1,6 +1,9 @@
-"""Quality checks of a study's volunteers, each flag with its evidence (docs/running-a-
-study.md, "Quality checks"): a researcher reads them, then keeps or excludes each flagged
-participant with a reason (``QualityDecision``), which the report's exclusions apply.
+"""Quality checks of a study's volunteers, each signal (``Flag``) with its evidence
+(docs/running-a-study.md, "Quality checks"): a researcher reads them, then keeps or
+excludes each participant with a quality signal, with a reason (``QualityDecision``),
+which the report's exclusions apply. A quality signal alone excludes no one; "flagged"
+(``Participant.flagged``, the dashboard's column) is the attention signal's state, and
+what the report excludes is ``scoring.report.data.rater_exclusions``.
 
 The rules (documented with their sources in running-a-study.md):
 
@@ -136,7 +139,7 @@ def _address_flag(others: list[Participant], rules: QualityRules) -> Flag:
         QualityDecision.Reason.DUPLICATE,
         _(
             "consented from the same address as %(others)s, within %(minutes)d minutes "
-            "(%(n)d enrolments; the study flags %(min)d or more)"
+            "(%(n)d enrolments; the check signals at %(min)d or more)"
         )
         % {
             "others": "、".join(o.public_id for o in others),
@@ -186,13 +189,16 @@ def quality_checks(study: Study, *, now: datetime | None = None) -> list[Checked
             if flag is not None:
                 checked.flags.append(flag)
         if p.flagged:
-            checked.flags.append(
-                Flag(
-                    QualityDecision.Reason.ATTENTION,
-                    _("failed %(n)d attention check(s); the study allows %(max)d")
-                    % {"n": p.attention_failures, "max": study.attention_max_failures},
+            counts = {"n": p.attention_failures, "max": study.attention_max_failures}
+            evidence = (
+                _("failed %(n)d attention check(s); the study allows %(max)d") % counts
+                if p.attention_failures > study.attention_max_failures
+                else _(
+                    "flagged by hand (failed %(n)d attention check(s); the study allows %(max)d)"
                 )
+                % counts
             )
+            checked.flags.append(Flag(QualityDecision.Reason.ATTENTION, evidence))
         others = [o for o in devices.get(p.device, []) if o != p.public_id] if p.device else []
         if others:
             checked.flags.append(

@@ -20,10 +20,10 @@ from django.utils.translation import gettext as _
 
 from annotation import assignment as strategy
 from annotation.hotpath import pages
-from annotation.models import Assignment, Participant
+from annotation.models import Assignment, Participant, Response
 from studies import verse
 from studies.kinds import FieldSpec, kind_of
-from studies.models import Group, Study, Task
+from studies.models import Group, Item, Study, Task
 
 TOKEN_SALT = "shiping.participant"
 
@@ -306,3 +306,78 @@ def practice_answers(study: Study) -> tuple[int, int]:
     rows = Participant.objects.filter(study=study, is_test=False, warmup__has_key="practice")
     counts = [len(w.get("practice", {})) for w in rows.values_list("warmup", flat=True)]
     return len(counts), sum(counts)
+
+
+@dataclass(frozen=True)
+class ShownAnswer:
+    """One stored answer as the volunteer saw it: the field's heading on their page (a
+    rating's dimension label), and the answer in the page's terms (the option's shown
+    number and text; a point with its scale and label), with the stored raw value."""
+
+    item: str
+    field: str  # the field's heading as shown
+    answer: str  # the answer as shown
+    value: float | None  # as stored (an option's 0-based canonical index, a point)
+    time_ms: int | None
+
+
+def _option_shown(spec: FieldSpec, perm: list[int], value: float, *, poems: bool) -> str:
+    index = int(value)
+    if value != index or not 0 <= index < len(spec.options):
+        return f"{value:g}"
+    number = perm.index(index) + 1 if index in perm else index + 1
+    text = str(spec.options[index].get("text", ""))
+    if poems:  # whole poems: the page shows "Poem n" and the first words
+        label = _("Poem %(n)s") % {"n": number}
+        return f"{label} · {verse.first_words(text)}"
+    return f"{number} · {text}"
+
+
+def _point_shown(spec: FieldSpec, value: float) -> str:
+    assert spec.scale is not None
+    point = int(value) if value == int(value) else value
+    label = _scale_labels(spec).get(str(point), "")
+    scale = f"{spec.scale[0]}–{spec.scale[-1]}"
+    return f"{point} / {scale}" + (f" · {label}" if label else "")
+
+
+def answers_shown(study: Study, rater_ids: Sequence[int]) -> dict[int, list[ShownAnswer]]:
+    """Rater -> their first-sample answers, in the order given, each as they saw it
+    (``ShownAnswer``): the researcher's quality page reads these, not the stored 0-based
+    values and field keys. Four queries whatever the number of answers."""
+    rows = list(
+        Response.objects.filter(study=study, rater_id__in=rater_ids, sample=0)
+        .order_by("rater_id", "answered_at", "pk")
+        .values_list("rater_id", "item_id", "field", "value", "time_ms")
+    )
+    items = Item.objects.filter(pk__in={r[1] for r in rows}).select_related("task")
+    by_pk = {item.pk: item for item in items}
+    orders: dict[tuple[int, int], dict[str, list[int]]] = {}
+    claims = Assignment.objects.filter(
+        participant__study=study, participant__rater_id__in=rater_ids
+    ).values_list("participant__rater_id", "item_id", "option_order")
+    for rater, item_id, order in claims:
+        orders[(rater, item_id)] = order or {}
+    specs: dict[int, dict[str, FieldSpec]] = {}
+    out: dict[int, list[ShownAnswer]] = {}
+    for rater, item_id, key, value, time_ms in rows:
+        item = by_pk[item_id]
+        kind = kind_of(item.task)
+        if item_id not in specs:
+            specs[item_id] = {s.key: s for s in kind.field_specs(item, item.task)}
+        spec = specs[item_id].get(key)
+        heading, shown = key, "" if value is None else f"{value:g}"
+        if spec is not None:
+            heading = str(kind.legend(spec.key, spec.prompt) or spec.key)
+            if value is None:
+                shown = ""
+            elif spec.scale is not None:
+                shown = _point_shown(spec, value)
+            else:
+                order = orders.get((rater, item_id), {})
+                perm = strategy.shown(order, spec.options_key, len(spec.options))
+                shown = _option_shown(spec, perm, value, poems=kind.display.poems)
+        out.setdefault(rater, []).append(
+            ShownAnswer(item.external_id, heading, shown, value, time_ms)
+        )
+    return out

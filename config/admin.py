@@ -7,11 +7,12 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import URLPattern, URLResolver, path
+from django.utils.translation import gettext_lazy as _
 
 
 class ShipingAdminSite(admin.AdminSite):
     site_header = "诗评 Shiping"
-    site_title = "Shiping admin"
+    site_title = _("Shiping admin")
     index_template = "admin/shiping_index.html"
 
     def each_context(self, request: HttpRequest) -> dict[str, Any]:

@@ -50,7 +50,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
-    "axes",  # the admin login's throttle (AXES_* below)
+    "config.apps.AxesConfig",  # django-axes, the admin login's throttle (AXES_* below)
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "studies",

@@ -200,18 +200,32 @@ def cipai_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
                 "meta": {"source_id": poem["id"]},
             }
         )
-    # An attention check: the answer is in the question itself.
-    items.append(
-        {
-            "id": "cipai-check-1",
-            "task": "cipai",
-            "attention_check": True,
-            "stem": "注意力检查：请直接选择“浣溪沙”。",
-            "options": ["菩萨蛮", "浣溪沙", "西江月", "清平乐"],
-            "answer": 1,
-        }
-    )
+    items.append(_cipai_check(poems))
     return items
+
+
+def _cipai_check(poems: list[dict[str, Any]]) -> dict[str, Any]:
+    """An attention check: the answer is in the question itself. It shows a poem like the
+    task's other items (the task's instructions say "read the poem below"): a real one of
+    the corpus, chosen without the random generator (the other items stay as they were),
+    whose tune is none of the options, so reading the poem alone points to no option."""
+    options = ["菩萨蛮", "浣溪沙", "西江月", "清平乐"]
+    poem = min((p for p in _famous(poems) if p["cipai"] not in options), key=lambda p: p["id"])
+    return {
+        "id": "cipai-check-1",
+        "task": "cipai",
+        "attention_check": True,
+        "stem": "注意力检查：不论这首词用的是哪个词牌，请直接选择“浣溪沙”。",
+        "poem": {
+            "author": poem["author"],
+            "text": poem_text(poem),
+            "form": f"ci:{poem['cipai']}",
+            "source": "human",
+        },
+        "options": options,
+        "answer": 1,
+        "meta": {"source_id": poem["id"]},
+    }
 
 
 def _by_cipai(poems: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

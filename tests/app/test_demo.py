@@ -98,3 +98,46 @@ def test_demo_says_what_it_did_and_leaves_no_poem_unscored(client, capsys) -> No
     page = client.get(f"/research/studies/{study.pk}/")
     assert page.status_code == 200
     assert 'id="unscored"' not in page.content.decode()
+
+
+@pytest.mark.slow
+def test_every_attention_check_of_the_demo_shows_the_poem_its_instructions_refer_to() -> None:
+    """The cipai task's instructions say "read the poem below": its attention check showed
+    the instruction with no poem (the demo's item had none). Every check item of a task
+    whose instructions refer to a poem carries one, and the volunteer's page shows it."""
+    import re
+
+    from tests.volunteer.pages import Volunteer
+
+    call_command("demo", "--no-users")
+    study = Study.objects.get(slug="song-ci-demo")
+    checks = list(Item.objects.filter(study=study, is_attention_check=True).select_related("task"))
+    assert checks
+    refers = [c for c in checks if "下面这首" in c.task.instructions]
+    assert refers, "the demo's check items are in a task that shows poems"
+    for check in refers:
+        assert check.poem_text.strip(), check.external_id
+        # Like the task's other items: not a tune among the options (no competing answer).
+        assert check.options[present(check.answer)["answer"]]["text"] == "浣溪沙"
+    # The page a volunteer sees: drive one through the flow to the check item.
+    volunteer = Volunteer(study.slug)
+    volunteer.consent()
+    screened = volunteer.client.post(volunteer.url("screening/"), {"q-education": "0"})
+    assert screened.status_code == 302
+    seen: dict[str, str] = {}
+    for _ in range(60):
+        page = volunteer.question_page()
+        if page.status_code == 302:
+            break
+        html = page.content.decode()
+        for check in refers:
+            if check.stem in html:
+                seen[check.external_id] = html
+        volunteer.answer_current()
+    assert set(seen) == {c.external_id for c in refers}
+    for check in refers:
+        html = seen[check.external_id]
+        text = re.sub(r"<[^>]+>", "", html)
+        assert "阅读下面这首宋词" in text
+        for line in check.poem_text.splitlines():
+            assert line.strip() in text, line

@@ -143,5 +143,5 @@ def test_exclusion_reasons_are_translated_on_the_chinese_dashboard(known: Builde
     html = client.get(
         f"/research/studies/{known.study.pk}/", HTTP_ACCEPT_LANGUAGE="zh-Hans"
     ).content.decode()
-    assert "被标记的参与者" in html and "注意力检查题" in html
+    assert "已标记的参与者" in html and "注意力检查题" in html
     assert "flagged participants" not in html
