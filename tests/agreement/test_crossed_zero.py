@@ -99,3 +99,12 @@ def test_welch_columns_constant_sides_whose_variance_rounds_above_zero() -> None
     assert a.var(axis=0, ddof=1)[0] > 0  # the rounding the guard is for
     for low, high, flat in (welch_columns(a, b), skew_corrected_columns(a, b)):
         assert flat[0] and np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_a_coefficients_t_interval_with_a_standard_error_zero_up_to_rounding() -> None:
+    from scoring.agreement.analytic import t_interval
+
+    assert all(np.isnan(t_interval(1.0, 3e-17, 5, 0.95)))  # no spread: no interval
+    low, high = t_interval(0.5, 0.1, 5, 0.95)
+    half = stats.t.ppf(0.975, 5) * 0.1
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half))
