@@ -16,11 +16,15 @@ import tempfile
 import zipfile
 
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 from annotation.exports import BOM, export_rows, export_write, text_chunks
+from research.dashboard.labels import Labels
 from scoring.report import paper
 from scoring.report.build import TABLES, Report
 from scoring.report.writers import Naming, json_text, table_csv_text, write_xlsx
+from studies.models import Study
 
 REPORT_FORMATS = ("json", "csv", "xlsx")
 RESPONSE_FORMATS = ("csv", "jsonl", "xlsx")
@@ -70,10 +74,36 @@ def report_download(
     return response
 
 
+#: ``paper.PivotError`` codes in the reader's language (the layout's name and table stay).
+PIVOT_ERRORS: dict[str, Promise] = {
+    "no_rows": gettext_lazy("no rows for this layout in this report"),
+    "no_column": gettext_lazy("no column %(columns)s in these rows"),
+    "no_filter_column": gettext_lazy("no column %(columns)s to filter on in these rows"),
+    "twice": gettext_lazy(
+        "several rows share one cell of this layout: the report command's --rows, --cols "
+        "and --where choose them"
+    ),
+}
+
+
+def _names(report: Report) -> paper.Namer:
+    """The keys' names as the dashboard shows them (group and task names, one model name)."""
+    labels = Labels(Study.objects.get(slug=report.study))
+    return lambda column, value, others: str(labels.value(column, value, dict(others)))
+
+
 def paper_download(report: Report, layout: paper.PaperLayout, fmt: str) -> HttpResponse:
-    """One named paper layout of ``report`` (``fmt`` in ``paper.FORMATS``) as a file;
-    raises ``paper.PivotError`` when the report's rows make no such table."""
-    body = paper.paper_bytes(report.tables[layout.table], layout, fmt, report.settings.as_json())
+    """One named paper layout of ``report`` (``fmt`` in ``paper.FORMATS``) as a file, its
+    rows and columns named as on the dashboard; raises ``paper.PivotError`` (its message
+    in the reader's language) when the report's rows make no such table."""
+    rows = report.tables[layout.table]
+    try:
+        body = paper.paper_bytes(rows, layout, fmt, report.settings.as_json(), names=_names(report))
+    except paper.PivotError as exc:
+        said = PIVOT_ERRORS.get(exc.code)
+        if said is None:
+            raise
+        raise paper.PivotError(str(said) % exc.params, exc.code, **exc.params) from exc
     response = HttpResponse(body, content_type=paper.MEDIA_TYPES[fmt])
     _attachment(response, f"{report.study}-{layout.name}.{paper.EXTENSIONS[fmt]}")
     return response

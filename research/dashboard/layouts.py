@@ -28,14 +28,14 @@ TITLES: dict[str, Promise] = {
 
 
 def _state(report: Report, layout: layouts.PaperLayout) -> tuple[bool, str]:
-    """(whether to offer the files, a note): a layout needing another split is offered
-    (the download computes it); else only when the report's rows make its table."""
-    if any(k not in report.settings.by for k in layout.by):
-        return True, str(_("computed with its own split when downloaded"))
-    try:
-        layouts.pivot(report.tables[layout.table], layout.pivot(), table=layout.table)
-    except layouts.PivotError:
+    """(whether to offer the files, a note), as ``paper.unavailable`` decides for every
+    layout (one with a split of its own too: its filters are tried on the report's rows,
+    and the download computes the split)."""
+    by = report.settings.by
+    if layouts.unavailable(report.tables[layout.table], layout, by) is not None:
         return False, str(_("no rows for this layout in this report"))
+    if any(k not in by for k in layout.by):
+        return True, str(_("computed with its own split when downloaded"))
     return True, ""
 
 

@@ -94,9 +94,16 @@ def alpha_se(counts: FloatArray, weights: FloatArray, n_rated: int) -> tuple[flo
     return math.sqrt(var), n_rated - 1
 
 
+#: A coefficient's standard error at most this is zero up to rounding (a variance of
+#: ~1e-33 from cancelling sums): no spread was estimated, so no interval.
+ZERO_SE = 1e-12
+
+
 def t_interval(value: float, se: float, df: int, confidence: float) -> tuple[float, float]:
-    """value +- t_(df) se, the upper end capped at 1; NaN when se or df is missing."""
-    if not (math.isfinite(se) and math.isfinite(value)) or df < 1:
+    """value +- t_(df) se, the upper end capped at 1; NaN when se or df is missing, or
+    when se is zero up to rounding (every unit's contribution the same, e.g. perfect
+    agreement on every unit): a zero-width interval would be spurious."""
+    if not (math.isfinite(se) and math.isfinite(value)) or df < 1 or se <= ZERO_SE:
         return math.nan, math.nan
     half = float(stats.t.ppf((1 + confidence) / 2, df)) * se
     return value - half, min(1.0, value + half)

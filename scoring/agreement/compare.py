@@ -128,7 +128,12 @@ def paired_bootstrap(
         return PairedDifference(mean_a, mean_b, diff, NAN, NAN, NAN, NAN, n_items, int(ok.size))
     q = np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2])
     se = float(ok.std(ddof=1))
-    p = float(2 * stats.norm.sf(abs(diff) / se)) if se > 0 else (1.0 if diff == 0 else 0.0)
+    # every replicate the same up to rounding (std ~1e-17, not 0): no spread, as at 0
+    tiny = 1e-9 * max(float(np.abs(ok).mean()), abs(diff), np.finfo(float).tiny)
+    if se <= tiny:
+        p = 1.0 if abs(diff) <= tiny else 0.0
+    else:
+        p = float(2 * stats.norm.sf(abs(diff) / se))
     return PairedDifference(
         mean_a, mean_b, diff, float(q[0]), float(q[1]), se, p, n_items, int(ok.size)
     )

@@ -51,6 +51,15 @@ from .table import FloatArray
 
 NAN = math.nan
 
+#: A variance at most this share of the independent-answers variance is zero up to
+#: rounding (the sums of scores cancel to ~1e-32): it is treated as not positive.
+ZERO_VARIANCE = 1e-9
+
+#: The reason on an interval whose clustered variance is zero (every cluster's mean the
+#: same): nothing can be estimated about clustering, and the answers are taken as
+#: independent (``design_effect`` NaN; the method keeps its name and its t).
+ZERO_NOTE = "design effect not estimable: clustered variance zero, taken as 1"
+
 
 @dataclass(frozen=True)
 class ClusteredCI:
@@ -78,17 +87,20 @@ def _one_way(u: FloatArray, codes: np.ndarray, g: int) -> float:
     return float(g / (g - 1) * np.dot(sums, sums)) if g > 1 else NAN
 
 
-def multiway_variance(u: FloatArray, used: Mapping[str, tuple[np.ndarray, int]]) -> float:
+def multiway_variance(
+    u: FloatArray, used: Mapping[str, tuple[np.ndarray, int]], zero: float = 0.0
+) -> float:
     """CGM's cluster-robust variance of Σ u over one or two clusterings (codes, count),
     each with more than one cluster: one-way V_g, or V_1 + V_2 − V_1∩2 when that is
-    positive and the larger one-way variance when it is not (CGM 2011, eq. 2.12, §2.3)."""
+    positive and the larger one-way variance when it is not (CGM 2011, eq. 2.12, §2.3).
+    ``zero``: a two-way estimate at most this large is zero up to rounding, not positive."""
     one = [_one_way(u, c, g) for c, g in used.values()]
     if len(one) == 1:
         return one[0]
     (c1, _), (c2, _) = used.values()
     both, g12 = _codes(c1 * (int(c2.max()) + 1) + c2)
     two = sum(one) - _one_way(u, both, g12)
-    return two if two > 0 else max(one)
+    return two if two > zero else max(one)
 
 
 def pairwise_icc(y: FloatArray, codes: np.ndarray, g: int) -> float:
@@ -156,16 +168,25 @@ def clustered_mean(
     sizes = {name: g for name, (_, g) in coded.items()}
     used = {name: cg for name, cg in coded.items() if cg[1] > 1}
     icc = {name: pairwise_icc(y, c, g) if g > 1 else NAN for name, (c, g) in coded.items()}
+    zero = ZERO_VARIANCE * v_ind if v_ind > 0 else 0.0
+    flat = False  # clustered variance zero up to rounding while the answers vary
     if not used:
         # Wilson's own z for a share; Student's t over the answers for a mean.
         v, df, label = v_ind, (math.inf if proportion else float(n - 1)), "independent answers"
     else:
-        v = multiway_variance(u, used)
+        v = multiway_variance(u, used, zero)
         df = float(min(g for _, g in used.values()) - 1)
         label = "+".join(used)
+        # Every cluster's mean the same (e.g. 2 people with 1 of 3 right each): V is 0 up
+        # to rounding and n / deff would be ~1e32 answers, a zero-width interval. Nothing
+        # is estimated about clustering: the design effect is taken as 1 (as at 0 % or
+        # 100 %), the t on min(G) − 1 df kept (docs/statistics.md §22).
+        flat = v_ind > 0 and v <= zero
+        if flat:
+            v = v_ind
     se = math.sqrt(v) if v >= 0 else NAN
     se_ind = math.sqrt(v_ind) if v_ind >= 0 else NAN
-    deff = v / v_ind if v_ind > 0 else NAN
+    deff = v / v_ind if v_ind > 0 and not flat else NAN
     if not df >= 1 or (n < 2 and not (proportion and not used)):
         return ClusteredCI(
             theta, NAN, NAN, se, se_ind, deff, df, n, sizes, icc, label,
@@ -177,9 +198,17 @@ def clustered_mean(
         low, high = wilson_bounds(theta, n_eff, crit)
         method = "Wilson" if not used else f"{label}-clustered Wilson (CGM)"
     else:
-        low, high = (theta - crit * se, theta + crit * se) if math.isfinite(se) else (NAN, NAN)
+        if not se > 0 or np.ptp(y) == 0:  # every value equal: zero width is spurious
+            return ClusteredCI(
+                theta, NAN, NAN, se, se_ind, deff, df, n, sizes, icc, label,
+                reason="not estimable: every value the same",
+            )  # fmt: skip
+        low, high = theta - crit * se, theta + crit * se
         method = "t over answers" if not used else f"{label}-clustered t (CGM)"
-    return ClusteredCI(theta, low, high, se, se_ind, deff, df, n, sizes, icc, method)
+    return ClusteredCI(
+        theta, low, high, se, se_ind, deff, df, n, sizes, icc, method,
+        reason=ZERO_NOTE if flat else None,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -222,14 +251,21 @@ def clustered_difference(
     coded = {name: _codes(np.asarray(labels)) for name, labels in clusters.items()}
     used = {name: cg for name, cg in coded.items() if 1 < cg[1] < n}
     v, df = v_ind, float(n - 2)
+    zero = ZERO_VARIANCE * v_ind if v_ind > 0 else 0.0
+    flat = False
     if used:
-        v = multiway_variance(u, used)
+        v = multiway_variance(u, used, zero)
         df = float(min(g for _, g in used.values()) - 1)
+        flat = v_ind > 0 and v <= zero  # every cluster's mean the same: as clustered_mean
+        if flat:
+            v = v_ind
     se = math.sqrt(v)
     diff = m_a - m_b
-    t = diff / se if se > 0 else math.nan
-    p = float(2 * stats.t.sf(abs(t), df)) if math.isfinite(t) else math.nan
-    crit = t_critical(confidence, df)
     label = "+".join(used) + "-clustered t (CGM)" if used else "t over answers"
-    deff = v / v_ind if v_ind > 0 else math.nan
+    deff = v / v_ind if v_ind > 0 and not flat else math.nan
+    if not se > 0 or np.ptp(y) == 0:  # no answer varies: no test, no interval
+        return Difference(diff, se, df, NAN, NAN, NAN, NAN, deff, label)
+    t = diff / se
+    p = float(2 * stats.t.sf(abs(t), df))
+    crit = t_critical(confidence, df)
     return Difference(diff, se, df, t, p, diff - crit * se, diff + crit * se, deff, label)

@@ -276,6 +276,13 @@ def gap_differences(
     return out
 
 
+def _flat(a: FloatArray, b: FloatArray, se2: FloatArray) -> np.ndarray:
+    """Columns where neither side varies (as ``welch_difference`` decides it: every value
+    equal, not a variance of 0, which rounding of the mean makes ~1e-34 instead)."""
+    same = (np.ptp(a, axis=0) == 0) & (np.ptp(b, axis=0) == 0)
+    return np.asarray(same | ~(se2 > 0))
+
+
 def welch_columns(
     a: FloatArray, b: FloatArray, *, confidence: float = 0.95
 ) -> tuple[FloatArray, FloatArray, np.ndarray]:
@@ -286,7 +293,7 @@ def welch_columns(
     v1 = a.var(axis=0, ddof=1) / n1
     v2 = b.var(axis=0, ddof=1) / n2
     se2 = v1 + v2
-    flat = se2 <= 0
+    flat = _flat(a, b, se2)
     with np.errstate(divide="ignore", invalid="ignore"):
         df = se2**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
         t = stats.t.ppf((1 + confidence) / 2, df)
@@ -416,7 +423,7 @@ def skew_corrected_columns(
     v1 = a.var(axis=0, ddof=1) / n1
     v2 = b.var(axis=0, ddof=1) / n2
     se2 = v1 + v2
-    flat = se2 <= 0
+    flat = _flat(a, b, se2)
     lam = np.where(flat, 0.0, difference_skewness(a, b, moments))
     with np.errstate(divide="ignore", invalid="ignore"):
         df = se2**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))

@@ -57,6 +57,7 @@ from scipy import optimize, special, stats
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
+from .crossed import ZERO_VARIANCE
 from .describe import wilson_interval
 from .table import FloatArray
 
@@ -368,7 +369,7 @@ def _crossed_variance(
         v_i = np.where(crossed, g_i / (g_i - 1) * (item_sums**2).sum(axis=1), v_ind)
     if by_person:
         two = v_p + v_i - v_ind
-        both = np.where(two > 0, two, np.maximum(v_p, v_i))
+        both = np.where(two > ZERO_VARIANCE * v_ind, two, np.maximum(v_p, v_i))
         v = np.where(crossed, both, v_p)
     else:
         v = np.where(crossed, v_i, v)
@@ -401,7 +402,8 @@ def simulate_share_intervals(
     v, df = _crossed_variance(n, v_ind, person_sums, item_sums, g_i)
     with np.errstate(divide="ignore", invalid="ignore"):
         deff = v / v_ind
-        n_eff = np.where(np.isfinite(deff) & (deff > 0), n / deff, float(n))
+        # a variance zero up to rounding: design effect taken as 1, as clustered_mean does
+        n_eff = np.where(np.isfinite(deff) & (deff > ZERO_VARIANCE), n / deff, float(n))
     q = (1 + confidence) / 2
     crit = np.where(np.isfinite(df), stats.t.ppf(q, np.where(np.isfinite(df), df, 1)), 0.0)
     crit = np.where(np.isfinite(df), crit, stats.norm.ppf(q))

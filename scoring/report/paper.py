@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
@@ -53,7 +53,55 @@ _TEX_SPECIALS = {
 
 
 class PivotError(ValueError):
-    """The rows do not make a wide table (a column missing, a cell given twice…)."""
+    """The rows do not make a wide table (a column missing, a cell given twice…).
+
+    ``code`` and ``params`` let a caller say it in the reader's language (the message
+    itself is English): ``no_rows``; ``no_column`` (``columns``); ``no_filter_column``
+    (``columns``); ``twice``; ``other``."""
+
+    def __init__(self, message: str, code: str = "other", **params: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+#: A key's reader-facing name: (column, raw value, the other keys of the same row or
+#: column label) → text. The caller resolves names (a study's group and task names);
+#: this module stays free of them. ``Names.value`` is the plain one.
+Namer = Callable[[str, str, Mapping[str, str]], str]
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names a paper table shows for a study's keys, as the dashboard names them:
+    a task by its title, a group by its name (``group:A`` → 初中及以下), a model without
+    its ``model:`` prefix and ``@run`` as `` (run)``; anything else as it is."""
+
+    tasks: Mapping[str, str] = field(default_factory=dict)
+    groups: Mapping[str, str] = field(default_factory=dict)
+
+    def rater_set(self, text: str) -> str:
+        if "+" in text:
+            return " + ".join(self.rater_set(part) for part in text.split("+"))
+        for suffix in (" majority", " mean"):
+            if text.endswith(suffix):
+                return f"{self.rater_set(text[: -len(suffix)])}{suffix}"
+        kind, _sep, rest = text.partition(":")
+        if kind == "group":
+            return self.groups.get(rest) or rest
+        if kind == "model":
+            model, _at, run = rest.partition("@")
+            return f"{model} ({run})" if run else model
+        return text
+
+    def value(self, column: str, value: str, _others: Mapping[str, str]) -> str:
+        if value == MISSING:
+            return value
+        if column in ("task", "left_out"):
+            return self.tasks.get(value) or value
+        if column in ("rater_set", "judge", "reference", "model"):
+            return self.rater_set(value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -281,7 +329,11 @@ def select(rows: Rows, filters: Sequence[tuple[str, str]]) -> Rows:
     """The rows every filter accepts (``|``-separated globs against the cell's text)."""
     absent = [col for col, _ in filters if rows and all(col not in r for r in rows)]
     if absent:
-        raise PivotError(f"no column {', '.join(absent)} to filter on in these rows")
+        raise PivotError(
+            f"no column {', '.join(absent)} to filter on in these rows",
+            "no_filter_column",
+            columns=", ".join(absent),
+        )
 
     def keep(row: dict[str, Any]) -> bool:
         return all(
@@ -300,11 +352,13 @@ def auto_digits(values: Sequence[float]) -> int:
 def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     keys = [*p.rows, *p.cols]
     if not rows:
-        raise PivotError("no rows left after the filters")
+        raise PivotError("no rows left after the filters", "no_rows")
     wanted = [*keys, p.value] + (["ci_low", "ci_high"] if p.ci else [])
     missing = [c for c in wanted if all(c not in r for r in rows)]
     if missing:
-        raise PivotError(f"no column {', '.join(missing)} in these rows")
+        raise PivotError(
+            f"no column {', '.join(missing)} in these rows", "no_column", columns=", ".join(missing)
+        )
     frame = pd.DataFrame(
         {
             **{k: [label(r.get(k)) for r in rows] for k in keys},
@@ -318,7 +372,8 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
         varying = [c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in rows}) > 1]
         raise PivotError(
             f"{len(twice)} rows share the cell {where}: add one of "
-            f"{', '.join(varying[:6]) or 'the other columns'} to --rows/--cols or a --where filter"
+            f"{', '.join(varying[:6]) or 'the other columns'} to --rows/--cols or a --where filter",
+            "twice",
         )
     return frame
 
@@ -367,8 +422,12 @@ def mark_best(values: list[list[float | None]], digits: int, best: str) -> list[
     return marks
 
 
-def footnote(rows: Rows, table: str, settings: dict[str, Any], p: Pivot) -> str:
-    """n per cell, the intervals' level and method (from the rows), how the best is marked."""
+def footnote(
+    rows: Rows, table: str, settings: dict[str, Any], p: Pivot, *, bold: bool | None = None
+) -> str:
+    """n per cell, the intervals' level and method (from the rows), how the best is marked.
+    ``bold``: whether any cell is bold (``mark_best`` skips columns with fewer than two
+    values, so one row marks nothing): the footnote says only what the table shows."""
     parts = []
     n_col = next((c for c in N_COLUMNS if any(c in r for r in rows)), None)
     counts = (
@@ -387,14 +446,41 @@ def footnote(rows: Rows, table: str, settings: dict[str, Any], p: Pivot) -> str:
         parts.append(text)
     elif methods:
         parts.append(f"Intervals in the report: {'; '.join(methods)}")
-    if p.best != "none":
+    if p.best != "none" and bold is not False:
         parts.append(f"Bold: the {'highest' if p.best == 'max' else 'lowest'} per column")
     parts.append(f"Source: report table {table}")
     return ". ".join(parts) + "."
 
 
-def pivot(rows: Rows, p: Pivot, *, table: str = "", settings: dict[str, Any] | None = None) -> Wide:
-    """``rows`` (a report table) widened as ``p`` says; raises :class:`PivotError`."""
+def _named(
+    keys: tuple[str, ...], labels: list[tuple[str, ...]], namer: Namer | None
+) -> list[tuple[str, ...]]:
+    """Each label tuple with its keys' names (``namer``); a difference column kept."""
+    if namer is None:
+        return labels
+    out = []
+    for lab in labels:
+        if len(lab) != len(keys):
+            out.append(lab)
+            continue
+        others = dict(zip(keys, lab, strict=True))
+        out.append(
+            tuple(v if v == DELTA else namer(k, v, others) for k, v in zip(keys, lab, strict=True))
+        )
+    return out
+
+
+def pivot(
+    rows: Rows,
+    p: Pivot,
+    *,
+    table: str = "",
+    settings: dict[str, Any] | None = None,
+    names: Namer | None = None,
+) -> Wide:
+    """``rows`` (a report table) widened as ``p`` says; raises :class:`PivotError`.
+    ``names``: the keys' names in the row and column labels (filters and differences
+    still use the raw values): e.g. ``Names(tasks, groups).value``."""
     if p.best not in BEST:
         raise PivotError(f"--best must be one of {', '.join(BEST)}")
     kept = select(rows, p.filters)
@@ -408,19 +494,20 @@ def pivot(rows: Rows, p: Pivot, *, table: str = "", settings: dict[str, Any] | N
     highs = _cells(_grid(frame, p, "ci_high")) if p.ci else []
     if p.delta is not None:
         labels, values, lows, highs = add_delta(labels, p.cols, p.delta, values, lows, highs)
-    note = footnote(kept, table, settings or {}, p)
+    best = mark_best(values, digits, p.best)
+    note = footnote(kept, table, settings or {}, p, bold=any(map(any, best)))
     if p.delta is not None:
         note = f"{p.delta.text()}. {note}"
     return Wide(
         row_keys=p.rows,
         col_keys=p.cols,
-        row_labels=[_tuple(i) for i in grid.index],
-        col_labels=labels,
+        row_labels=_named(p.rows, [_tuple(i) for i in grid.index], names),
+        col_labels=_named(p.cols, labels, names),
         values=values,
         lows=lows,
         highs=highs,
         digits=digits,
-        best=mark_best(values, digits, p.best),
+        best=best,
         footnote=note,
     )
 
@@ -651,11 +738,37 @@ def split_for(by: Sequence[str], layout: PaperLayout) -> tuple[str, ...]:
     return (*by, *(k for k in layout.by if k not in by))
 
 
-def paper_bytes(rows: Rows, layout: PaperLayout, fmt: str, settings: dict[str, Any]) -> bytes:
+def unavailable(rows: Rows, layout: PaperLayout, by: Sequence[str]) -> PivotError | None:
+    """Why ``layout`` cannot be made from ``rows`` (its report table, split by ``by``),
+    or None when it can — the one place every interface decides it (the dashboard's
+    links, the downloads). A layout with a split of its own (``layout.by``) not in ``by``
+    is computed when downloaded: its filters are tried on these rows (each filter on a
+    column the rows have; the split adds its own), so a layout whose rows the study
+    lacks (no CCV rule, for ``cciv-heatmap``) is marked unavailable, not offered."""
+    if any(k not in by for k in layout.by):
+        present = {c for r in rows for c in r}
+        filters = tuple((c, pat) for c, pat in layout.filters if c in present)
+        if not select(rows, filters):
+            return PivotError("no rows left after the filters", "no_rows")
+        return None
+    try:
+        pivot(rows, layout.pivot(), table=layout.table)
+    except PivotError as exc:
+        return exc
+    return None
+
+
+def paper_bytes(
+    rows: Rows,
+    layout: PaperLayout,
+    fmt: str,
+    settings: dict[str, Any],
+    names: Namer | None = None,
+) -> bytes:
     """``rows`` (the layout's report table) in paper layout, as ``fmt`` (text as UTF-8);
     raises :class:`PivotError` when they make no such table (e.g. no row passes the
-    filters)."""
-    wide = pivot(rows, layout.pivot(), table=layout.table, settings=settings)
+    filters). ``names``: the keys' names (``pivot``)."""
+    wide = pivot(rows, layout.pivot(), table=layout.table, settings=settings, names=names)
     if fmt == "xlsx":
         return xlsx_bytes(wide, layout.caption)
     return render(wide, fmt, layout.caption, layout.name).encode("utf-8")

@@ -9,9 +9,11 @@ import io
 
 import pandas as pd
 import pytest
+from django.utils import translation
 from drf_spectacular.generators import SchemaGenerator
 from openpyxl import load_workbook
 
+from research.dashboard.labels import Labels
 from scoring.report.paper import LAYOUTS
 from tests.api.conftest import World
 
@@ -25,7 +27,17 @@ def _expected_accuracy(world: World) -> pd.DataFrame:
     )
     assert report.status_code == 200
     rows = pd.DataFrame(report.json()["accuracy"])
-    rows = rows[rows["rater_set"].str.match(r"^(group|model):")]
+    rows = rows[rows["rater_set"].str.match(r"^(group|model):")].copy()
+    # the file names its keys as the dashboard does, in the reader's language (zh-Hans
+    # by default): the group's name, the task's title, the dimension's word
+    with translation.override("zh-hans"):
+        labels = Labels(world.own.study)
+        rows["field"] = [
+            labels.field(t, f) for t, f in zip(rows["task"], rows["field"], strict=True)
+        ]
+        rows["task"] = rows["task"].map(labels.task)
+        rows["rater_set"] = rows["rater_set"].map(labels.rater_set)
+    assert not rows["rater_set"].str.startswith("group:").any()
     wide = rows.pivot(index="rater_set", columns=["task", "field"], values="value")
     return wide.round(2)
 

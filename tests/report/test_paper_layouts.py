@@ -232,6 +232,26 @@ def flat(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def named(rows: pd.DataFrame, study: Any) -> pd.DataFrame:
+    """``rows`` with the keys as the paper tables show them (the study's own names, read
+    from the models here): a task by its title, ``group:A`` by the group's name,
+    ``model:x`` as x."""
+    tasks = {t.slug: t.title or t.slug for t in study.tasks.all()}
+    groups = dict(study.groups.values_list("slug", "name"))
+
+    def rater(v: Any) -> Any:
+        kind, _, rest = str(v).partition(":")
+        return groups[rest] if kind == "group" else rest if kind == "model" else v
+
+    out = rows.copy()
+    if "task" in out:
+        out["task"] = out["task"].map(lambda v: tasks.get(v, v))
+    for col in ("rater_set", "judge"):
+        if col in out:
+            out[col] = out[col].map(rater)
+    return out
+
+
 def ordered(rows: pd.DataFrame, index: list[str], columns: list[str], value: str) -> pd.DataFrame:
     """pandas' pivot, each key's labels in first-seen order (as the paper layouts keep)."""
     rows = rows.fillna({k: "—" for k in [*index, *columns]}).copy()
@@ -328,11 +348,13 @@ def test_cpdue_group_by_task_accuracy(db) -> None:
     study = cpdue_study().builder.study
     rows = pd.DataFrame(build_report(study, ReportSettings(n_boot=0)).tables["accuracy"])
     rows = rows[rows["rater_set"].str.match(r"^(group|model):")]
-    expected = ordered(rows, ["rater_set"], ["task", "field"], "value")
-    assert {"group:A", "group:B", "group:C"} <= set(expected.index)
+    expected = ordered(named(rows, study), ["rater_set"], ["task", "field"], "value")
+    names = dict(study.groups.values_list("slug", "name"))
+    assert names["A"] != "A"  # the layout shows the group's name, not its slug
+    assert {names["A"], names["B"], names["C"]} <= set(expected.index)
     check_layout(study.slug, "cpdue-accuracy", expected, 2)
     models = rows[rows["rater_set"].str.startswith("model:") & (rows["field"] == "answer")]
-    expected = ordered(models, ["rater_set"], ["task"], "value")
+    expected = ordered(named(models, study), ["rater_set"], ["task"], "value")
     assert expected.shape == (3, 1)  # three models on the one single-answer task
     check_layout(study.slug, "ccpm-accuracy", expected, 2)
     # the footnote names the interval methods the rows themselves carry
@@ -373,7 +395,7 @@ def test_tang_judges_correlations_with_the_experts(tang) -> None:
     rows = rows[rows["judge"].str.startswith("model:")]
     rows = rows[rows["reference"].str.match(r"^group:.* mean$")]
     rows = rows[rows["metric"].isin(["pearson", "spearman", "kendall"])]
-    expected = ordered(rows, ["judge", "generator"], ["field", "metric"], "value")
+    expected = ordered(named(rows, b.study), ["judge", "generator"], ["field", "metric"], "value")
     assert expected.shape[1] == 2 * 3  # two dimensions × three coefficients
     check_layout(b.study.slug, "tang-correlations", expected, 2)
 
@@ -391,7 +413,8 @@ def test_generic_pivot_from_the_command(fuxi) -> None:
     rows = rows[rows["scope"] == "task"]
     accuracy = rows[rows["metric"] == "accuracy"].set_index("task")["value"]
     worst = accuracy.round(3).idxmin()
-    assert f"| {worst} | **{accuracy[worst]:.3f}** |" in out.getvalue()
+    title = b.study.tasks.get(slug=worst).title or worst
+    assert f"| {title} | **{accuracy[worst]:.3f}** |" in out.getvalue()
     with pytest.raises(CommandError, match="share the cell"):
         call_command("report", b.study.slug, "--table", "validation", "--rows", "task",
                      "--cols", "metric", "--n-boot", "0", stdout=io.StringIO())  # fmt: skip

@@ -125,7 +125,11 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if layout is not None:
-            self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts)
+            names = paper.Names(
+                tasks=dict(study.tasks.values_list("slug", "title")),
+                groups=dict(study.groups.values_list("slug", "name")),
+            )
+            self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts, names)
             return
         if opts.get("figure"):
             self.stderr.write(write_figure(study, report, opts))
@@ -183,13 +187,26 @@ class Command(BaseCommand):
         )
 
     def write_paper(
-        self, rows: list[dict[str, Any]], layout: paper.PaperLayout, settings: Any, opts: Any
+        self,
+        rows: list[dict[str, Any]],
+        layout: paper.PaperLayout,
+        settings: Any,
+        opts: Any,
+        names: paper.Names | None = None,
     ) -> None:
+        """The layout as a file; rows and columns named by ``names`` (the study's task and
+        group names: the dashboard's, untranslated words aside)."""
         fmt = opts.get("format") or "latex"
         if fmt not in paper.FORMATS:
             raise CommandError(f"--format: one of {', '.join(paper.FORMATS)} with a paper layout")
         try:
-            wide = paper.pivot(rows, layout.pivot(), table=layout.table, settings=settings)
+            wide = paper.pivot(
+                rows,
+                layout.pivot(),
+                table=layout.table,
+                settings=settings,
+                names=names.value if names is not None else None,
+            )
         except paper.PivotError as exc:
             raise CommandError(f"{layout.table}: {exc}") from exc
         out = opts.get("out")
