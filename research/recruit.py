@@ -7,6 +7,7 @@ link is the public one (screening places the volunteer) or a group's invitation.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import segno
@@ -34,9 +35,16 @@ class RecruitLink:
     def qr_svg(self, *, scale: int = 4) -> SafeString:
         """The link as a QR code (inline SVG, medium error correction: survives a crease
         or a smudge on a poster), sized by its container."""
-        svg = segno.make(self.url, error="m").svg_inline(scale=scale, border=4, omitsize=True)
+        svg = _qr_inline(self.url, scale)
         name = escape(_("QR code of the link %(url)s") % {"url": self.url})
         return mark_safe(svg.replace("<svg ", f'<svg role="img" aria-label="{name}" ', 1))
+
+
+@functools.lru_cache(maxsize=256)
+def _qr_inline(url: str, scale: int) -> str:
+    """The QR code's SVG of ``url``: the same for the same link, so drawn once per process
+    (four codes took 0.2 s of every dashboard view)."""
+    return str(segno.make(url, error="m").svg_inline(scale=scale, border=4, omitsize=True))
 
 
 def recruit_links(request: HttpRequest, study: Study) -> list[RecruitLink]:

@@ -14,7 +14,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Count
 
 from annotation.models import Participant, Response
@@ -136,19 +135,3 @@ def task_progress(study: Study) -> list[dict[str, Any]]:
         {**a, "n_items": t["items"], "below": t["below"], "missing": t["missing"]}
         for a, t in zip(answers_per_task(study), targets, strict=True)
     ]
-
-
-#: How long the answer counts may lag behind a change the fingerprint does not see (a
-#: group's target): the dashboard shows them from the cache for at most this long.
-PROGRESS_TIMEOUT = 120
-
-
-def task_progress_cached(study: Study, fp: str) -> list[dict[str, Any]]:
-    """``task_progress`` (two GROUP BY scans of every response) cached under the study's
-    report fingerprint, so a big study's dashboard does not rescan on every view."""
-    key = f"progress:{study.pk}:{fp}"
-    found: list[dict[str, Any]] | None = cache.get(key)
-    if found is None:
-        found = task_progress(study)
-        cache.set(key, found, PROGRESS_TIMEOUT)
-    return found

@@ -3,19 +3,24 @@ progress selectors and charts."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
-from django.utils.safestring import SafeString
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from annotation.models import AggregateResult
 from research.access import study_for, visible_studies
-from research.dashboard import charts, context, progress
+from research.dashboard import charts, context, progress, running
 from research.dashboard.labels import Labels, explain_star
 from research.dashboard.layouts import paper_links
 from research.dashboard.tables import reader_naming, table_view
@@ -34,7 +39,7 @@ from scoring.report import paper as layouts
 from scoring.report.registry import SPECS
 from scoring.report.settings import ReportSettings
 from scoring.rules import unscored_poem_count
-from studies.models import Study
+from studies.models import AnalysisPlan, Item, PlanDeviation, Study
 
 
 def _safe(svg: str | None) -> SafeString | None:
@@ -74,20 +79,20 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "refresh": REFRESH_SECONDS if state.stored is None and state.computing else None,
         "table_names": TABLES,
         "funnel": progress.funnel(study),
-        "answers": progress.task_progress_cached(study, state.fingerprint),
+        "answers": running.task_progress(study),
         "published_svg": _safe(charts.published_chart(study)),
         "aggregates": published_results(study),
         "report_formats": REPORT_FORMATS,
         "response_formats": RESPONSE_FORMATS,
         "recruit": recruit_links(request, study),
         "settings_query": settings_query(form),
-        "paper_links": paper_links(state.stored.report if state.stored is not None else None),
+        "paper_links": paper_links(None),  # the stored report's: with its sections below
         "report": None,
         "tables": {},
         "plan_rows": [],
     }
     if state.stored is not None:
-        ctx.update(report_context(request, study, state.stored))
+        ctx.update(report_html(request, study, state.stored, ctx))
     response = render(request, "research/dashboard.html", ctx, status=status)
     if limited is not None:
         response["Retry-After"] = str(limited.retry_after)
@@ -95,6 +100,78 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
 
 
 REFRESH_SECONDS = 5
+
+#: The report's sections as rendered HTML (``report_html``): how long one is kept, and a
+#: version to bump when what they show changes in a way their key does not see.
+HTML_TIMEOUT = 60 * 60
+HTML_VERSION = 1
+#: The templates of the report's parts of the page, rendered apart and cached.
+REPORT_TEMPLATES = {
+    "exclusions": "research/_report_exclusions.html",
+    "sections": "research/_report_sections.html",
+}
+
+
+def report_html(
+    request: HttpRequest, study: Study, stored: StoredReport, ctx: dict[str, Any]
+) -> dict[str, Any]:
+    """The stored report's parts of the page (its exclusions, tables and charts) as HTML,
+    with the downloads' rows and the paper tables' links it offers,
+    rendered once per stored report, settings, query, language and study description
+    (``html_key``) and then read from the cache: during collection every answer makes
+    the report stale, but the stored report the page shows is the same, so a view after
+    a new answer renders only the progress, the funnel and the report's age."""
+    key = html_key(request, study, stored, ctx)
+    found: dict[str, Any] | None = cache.get(key)
+    if found is not None:
+        html = {name: mark_safe(text) for name, text in found["html"].items()}
+        return {
+            "report": stored.report,
+            "report_html": html,
+            "download_tables": found["download_tables"],
+            "paper_links": found["paper_links"],
+        }
+    full = {**ctx, **report_context(request, study, stored)}
+    full["paper_links"] = paper_links(stored.report)  # 0.6 s at 1,000,000 responses
+    texts = {
+        name: render_to_string(template, full, request)
+        for name, template in REPORT_TEMPLATES.items()
+    }
+    kept = {name: full[name] for name in ("download_tables", "paper_links")}
+    cache.set(key, {"html": texts, **kept}, HTML_TIMEOUT)
+    return {**full, "report_html": {name: mark_safe(t) for name, t in texts.items()}}
+
+
+def html_key(request: HttpRequest, study: Study, stored: StoredReport, ctx: dict[str, Any]) -> str:
+    """Everything the report's sections read besides the stored report itself: the
+    settings and the query (chart choices, rows shown), the language, and what they
+    read of the study (its row, tasks and groups for the names, items for the flagged
+    parts' texts, the analysis plan, the published results and the unscored poems)."""
+    parts = [
+        HTML_VERSION,
+        study.pk,
+        stored.fingerprint,
+        stored.computed_at.isoformat(),
+        stored.answers,
+        repr(ctx["form"].settings.as_json()),
+        sorted(request.GET.lists()),
+        get_language(),
+        list(Study.objects.filter(pk=study.pk).values()),
+        list(study.tasks.order_by("pk").values()),
+        list(study.groups.order_by("pk").values()),
+        Item.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
+        AnalysisPlan.objects.filter(study=study).aggregate(n=Count("pk"), m=Max("pk")),
+        PlanDeviation.objects.filter(plan__study=study).aggregate(n=Count("pk"), m=Max("pk")),
+        [vars_of(a) for a in ctx["aggregates"]],
+        str(ctx["published_svg"] or ""),
+        ctx["unscored"],
+    ]
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+    return f"dashboard-html:{study.pk}:{digest}"
+
+
+def vars_of(row: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(row).items() if not k.startswith("_")}
 
 
 def published_results(study: Study) -> list[AggregateResult]:
