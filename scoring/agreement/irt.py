@@ -27,7 +27,9 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
-  ``B_BOUNDS``; the 2PL starts from the 1PL. The tests check both against girth's
+  ``B_BOUNDS``; the 2PL starts from the 1PL. Each parameter is scaled by its standard
+  error at the start and the fit stops when the projected gradient in those units is
+  under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
