@@ -27,7 +27,9 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
   by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
   the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
-  ``B_BOUNDS``; the 2PL starts from the 1PL. The tests check both against girth's
+  ``B_BOUNDS``; the 2PL starts from the 1PL. Each parameter is scaled by its standard
+  error at the start and the fit stops when the projected gradient in those units is
+  under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
@@ -77,6 +79,10 @@ SPARSE_BELOW = 0.2  # share answered below which the indicators are sparse matri
 SPARSE_COST = 4.0
 TINY = 1e-250  # posterior weights below it are set to 0 (no subnormal floats)
 ADAPTIVE_NODES = 21  # per-person Gauss–Hermite nodes of the adaptive EAP
+# the fit stops when no parameter's projected gradient, in units of its standard error
+# (``_scales``), exceeds STOP_SE: a Newton step would move none by more than ~STOP_SE SE
+STOP_SE = 3e-4
+STOP_FTOL = 0.0  # no relative-change test: the gradient rule alone (docs/statistics.md §20)
 
 
 @dataclass(frozen=True)
@@ -493,21 +499,30 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         grad_log_a = np.asarray([grad_a.sum()]) if shared else grad_a
         return -loglik, -np.concatenate([grad_log_a, grad_b])
 
-    bounds = [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
+    bounds = np.asarray(
+        [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
+    )
     # One BLAS thread: these products are small and many; threads that wait on a busy
     # machine made each call 20 times slower in the benchmark (bench/bench_irt.py).
     with threadpool_limits(limits=1, user_api="blas"):
+        # each parameter in units of its standard error at the start (``_scales``), so
+        # that L-BFGS-B's projected-gradient test reads "no parameter would still move by
+        # STOP_SE of its standard error" (docs/statistics.md §20)
+        scale = _scales(designs, x0, n_a, n_units)
+
+        def scaled(z: FloatArray) -> tuple[float, FloatArray]:
+            value, grad = objective(z / scale)
+            return value, grad / scale
+
         res = optimize.minimize(
-            objective,
-            x0,
+            scaled,
+            x0 * scale,
             jac=True,
             method="L-BFGS-B",
-            bounds=bounds,
-            # a relative change of 1e-11 in log L, or a projected gradient under 1e-6: tight
-            # enough that the sparse and dense sums of the same likelihood stop at the same
-            # optimum (tests/agreement/test_irt.py); bench_irt: 7.2 s at 1,000 x 2,000
-            options={"maxiter": 2000, "maxfun": 4000, "ftol": 1e-11, "gtol": 1e-6},
+            bounds=bounds * scale[:, None],
+            options={"maxiter": 2000, "maxfun": 4000, "ftol": STOP_FTOL, "gtol": STOP_SE},
         )
+    res.x = res.x / scale
     a = np.broadcast_to(np.exp(res.x[:n_a]), (n_units,)).astype(np.float64)
     b = res.x[n_a:].astype(np.float64)
     return ItemFit(
@@ -519,6 +534,29 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         bool(res.success),
         str(res.message),
     )
+
+
+def _scales(
+    designs: list[tuple[_Design, Grid]], x0: FloatArray, n_a: int, n_units: int
+) -> FloatArray:
+    """√ of the diagonal of the complete-data information of (log a, b) at ``x0``: for
+    unit i, Σ_q n_iq P(1 − P) a_i² (θ_q − b_i)² for log a_i and Σ_q n_iq P(1 − P) a_i² for
+    b_i, with the expected answers n_iq at the coarse nodes (Fisher's identity's counts).
+    It is at least the observed information's diagonal (the missing information is left
+    out), so 1 / scale is at most the standard error, the stopping rule conservative."""
+    log_a, b = x0[:n_a], x0[n_a:]
+    a = np.broadcast_to(np.exp(log_a), (n_units,))
+    nodes = designs[0][1].coarse
+    _, _, answers, p = _loglik_and_counts(designs, a, b)
+    w = answers * p * (1 - p) * (a * a)[:, None]
+    info_b = w.sum(axis=1)
+    info_a = (w * (nodes[None, :] - b[:, None]) ** 2).sum(axis=1)
+    if n_a == 1:
+        info_a = np.asarray([info_a.sum()])
+    info = np.concatenate([info_a, info_b])
+    # a unit nobody answered informs nothing: keep it on its own (unscaled) footing
+    out: FloatArray = np.sqrt(np.where(info > 1e-8, info, 1.0))
+    return out
 
 
 def abilities_eap(

@@ -14,6 +14,7 @@ import pytest
 
 from scoring.agreement import irt
 from scoring.agreement.irt import (
+    A_BOUNDS,
     MISSING,
     ItemFit,
     Responses,
@@ -113,22 +114,42 @@ def dense_fits(n_units: int, n_persons: int, share: float, seed: int) -> tuple[I
 def test_fits_abilities_and_item_fit_match_the_dense_reference(
     order: bool, n_units: int, n_persons: int, share: float, seed: int
 ) -> None:
-    """Same likelihood, same optimum: log L to 1e-7 (the optimiser stops once a step
-    gains less than 1e-11 of it, and the last bits of each sum, which differ with the
-    order, move where it stops along the flat ridges of the units few answered: the
-    parameters of the units at least 5 answered with |b| < 3 to 0.01, as the optimiser's
-    tolerance pins them); the abilities and item fit under the same parameters to
-    1e-12."""
+    """Same likelihood, same optimum: log L to 1e-7 of the reference's tight optimum
+    (production stops by ``irt.STOP_SE``, and the last bits of each sum, which differ
+    with the order, move where it stops along the flat ridges of the units few answered:
+    the parameters of the units at least 5 answered with |b| < 3 and a slope off its
+    bounds to 0.01, as the stopping rule pins them); the abilities and item fit under the
+    same parameters to 1e-12."""
     x = design(n_units, n_persons, share, seed)
     cells = Responses.from_matrix(x)
     one, two = dense_fits(n_units, n_persons, share, seed)
     for ours, theirs in ((fit_1pl(cells), one), (fit_2pl(cells, start=one), two)):
         assert ours.converged and theirs.converged
-        assert ours.loglik == pytest.approx(theirs.loglik, rel=1e-7)
-        firm = ((x != MISSING).sum(axis=1) >= 5) & (np.abs(theirs.difficulty) < 3)
-        assert firm.sum() >= n_units // 2
-        assert np.allclose(ours.difficulty[firm], theirs.difficulty[firm], rtol=0, atol=0.01)
-        assert np.allclose(ours.discrimination[firm], theirs.discrimination[firm], rtol=0.02)
+        if ours.loglik > theirs.loglik + 1e-7 * abs(theirs.loglik):
+            # the reference stopped at a lower stationary point (the 50 × 150 design's
+            # 2PL: 0.047 lower, on units of 4-15 answers with slopes at their bounds;
+            # restarting it there does not leave it): check instead that ours is one of
+            # the dense likelihood's maxima (the dense fit started at ours stays there)
+            shared = ours.model == "1pl"
+            n_a = 1 if shared else n_units
+            start = np.concatenate([np.log(ours.discrimination[:n_a]), ours.difficulty])
+            # (on the grid of ours' slopes, up to the bound 8: finer than ours, made at
+            # 1.5 × the 1PL's, so the ridge units move a little: 0.06 in b at 11 answers)
+            theirs = dense.fit(x, start, shared=shared)
+            assert theirs.loglik == pytest.approx(ours.loglik, rel=1e-6)
+            tolerance = 0.1
+        else:
+            assert ours.loglik == pytest.approx(theirs.loglik, rel=1e-7)
+            tolerance = 0.01
+        inside = (theirs.discrimination > 1.01 * A_BOUNDS[0]) & (
+            theirs.discrimination < A_BOUNDS[1] / 1.01
+        )
+        firm = ((x != MISSING).sum(axis=1) >= 5) & (np.abs(theirs.difficulty) < 3) & inside
+        assert firm.sum() >= n_units // 5  # 11 of 50 in the sparsest design
+        assert np.allclose(ours.difficulty[firm], theirs.difficulty[firm], rtol=0, atol=tolerance)
+        assert np.allclose(
+            ours.discrimination[firm], theirs.discrimination[firm], rtol=2 * tolerance
+        )
         ab, ref = abilities_eap(cells, theirs), dense.abilities_eap(x, theirs)
         assert np.allclose(ab.theta, ref.theta, rtol=0, atol=1e-12)
         assert np.allclose(ab.se, ref.se, rtol=0, atol=1e-12)
