@@ -416,11 +416,20 @@ class Task(models.Model):
 
 
 class Item(models.Model):
+    # No single-column indexes on study and task: item_unique_id and item_task_check lead
+    # with them. With one on study, PostgreSQL (no statistics yet for the rows a load's
+    # open transaction wrote) read a pool's items through it and filtered the batch's
+    # 500 ids row by row: a 150,000-line load_pool ran for over an hour; the unique
+    # index finds the ids themselves (bench_loading.py --memory, docs/performance.md).
     study = models.ForeignKey(
-        Study, on_delete=models.CASCADE, related_name="items", verbose_name=_("study")
+        Study,
+        on_delete=models.CASCADE,
+        related_name="items",
+        db_index=False,
+        verbose_name=_("study"),
     )
     task = models.ForeignKey(
-        Task, on_delete=models.CASCADE, related_name="items", verbose_name=_("task")
+        Task, on_delete=models.CASCADE, related_name="items", db_index=False, verbose_name=_("task")
     )
     external_id = models.CharField(max_length=200, verbose_name=_("id"))
     stem = models.TextField(blank=True, verbose_name=_("stem"))

@@ -155,3 +155,27 @@ def test_the_batches_read_items_without_the_models_ordering(example_study: Study
     reads = [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('SELECT "studies_item"')]
     assert reads, "the loader reads the stored items"
     assert not [sql for sql in reads if "ORDER BY" in sql or "JOIN" in sql]
+
+
+@pytest.mark.postgres
+def test_a_batch_finds_its_ids_through_the_unique_index(example_study: Study) -> None:
+    """Inside a load's transaction the database has no statistics for the rows it just
+    wrote: PostgreSQL then planned the batch's lookup through a single-column index on
+    the study and filtered every item of the study against the batch's ids (quadratic in
+    the pool: over an hour for 150,000 lines). The lookup must use the (study, id)
+    unique index on both engines."""
+    task = example_study.tasks.get(slug="ck")
+    Item.objects.bulk_create(
+        Item(study=example_study, task=task, external_id=f"bulk-{i}", stem="x", options=["a"])
+        for i in range(3000)
+    )
+    ids = [f"bulk-{i}" for i in range(0, 3000, 6)]
+    plan = (
+        Item.objects.filter(study=example_study, external_id__in=ids)
+        .order_by()
+        .values_list("external_id", "pk")
+        .explain()
+    )
+    # PostgreSQL names the constraint's index; SQLite's rebuilt table holds it as an
+    # automatic index, and its plan names the two columns searched
+    assert "item_unique_id" in plan or "(study_id=? AND external_id=?)" in plan, plan
