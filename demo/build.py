@@ -189,12 +189,7 @@ def cipai_items(poems: list[dict[str, Any]], rng: random.Random) -> list[dict[st
                 "id": f"cipai-{n + 1:03d}",
                 "task": "cipai",
                 "stem": "这首词的词牌是？",
-                "poem": {
-                    "author": poem["author"],
-                    "text": poem_text(poem),
-                    "form": f"ci:{poem['cipai']}",
-                    "source": "human",
-                },
+                "poem": _ci_poem(poem),
                 "options": options,
                 "answer": options.index(poem["cipai"]),
                 "meta": {"source_id": poem["id"]},
@@ -216,15 +211,20 @@ def _cipai_check(poems: list[dict[str, Any]]) -> dict[str, Any]:
         "task": "cipai",
         "attention_check": True,
         "stem": "注意力检查：不论这首词用的是哪个词牌，请直接选择“浣溪沙”。",
-        "poem": {
-            "author": poem["author"],
-            "text": poem_text(poem),
-            "form": f"ci:{poem['cipai']}",
-            "source": "human",
-        },
+        "poem": _ci_poem(poem),
         "options": options,
         "answer": 1,
         "meta": {"source_id": poem["id"]},
+    }
+
+
+def _ci_poem(poem: dict[str, Any]) -> dict[str, Any]:
+    """A corpus ci as an item's poem (formats.md)."""
+    return {
+        "author": poem["author"],
+        "text": poem_text(poem),
+        "form": f"ci:{poem['cipai']}",
+        "source": "human",
     }
 
 

@@ -195,3 +195,16 @@ def mean_squares(
             unit, weights=var, minlength=x.shape[0]
         )
     return outfit, infit, n
+
+
+def two_pl_draw(
+    n_units: int, n_persons: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Answers (units × persons, 0/1) drawn from a 2PL with log-normal slopes, normal
+    difficulties and abilities; with the slopes, difficulties and abilities drawn."""
+    a = rng.lognormal(0, 0.3, n_units)
+    b = rng.normal(0, 1, n_units)
+    theta = rng.normal(0, 1, n_persons)
+    p = 1 / (1 + np.exp(-a[:, None] * (theta[None, :] - b[:, None])))
+    x = (rng.random(p.shape) < p).astype(np.int64)
+    return x, a, b, theta

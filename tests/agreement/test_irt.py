@@ -22,6 +22,7 @@ from scoring.agreement.irt import (
     marginal_loglik,
     quadrature,
 )
+from tests.agreement.irt_dense import two_pl_draw
 
 
 def simulate(
@@ -227,12 +228,7 @@ def test_fused_posterior_is_scipys() -> None:
 
 
 def _known(n_units: int, n_persons: int, seed: int):
-    rng = np.random.default_rng(seed)
-    a = rng.lognormal(0, 0.3, n_units)
-    b = rng.normal(0, 1, n_units)
-    theta = rng.normal(0, 1, n_persons)
-    p = 1 / (1 + np.exp(-a[:, None] * (theta[None, :] - b[:, None])))
-    x = (rng.random(p.shape) < p).astype(np.int64)
+    x, a, b, theta = two_pl_draw(n_units, n_persons, np.random.default_rng(seed))
     fit = ItemFit("2pl", b, a, 0.0, 2 * n_units, True)
     return x, fit, theta
 

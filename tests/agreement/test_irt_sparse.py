@@ -32,12 +32,8 @@ def design(n_units: int, n_persons: int, share: float, seed: int) -> np.ndarray:
     """A 2PL study where each person answers about ``share`` of the units, with the
     awkward cases planted in it."""
     rng = np.random.default_rng(seed)
-    a = rng.lognormal(0, 0.3, n_units)
-    b = rng.normal(0, 1, n_units)
-    theta = rng.normal(0, 1, n_persons)
-    p = 1 / (1 + np.exp(-a[:, None] * (theta[None, :] - b[:, None])))
-    x = (rng.random(p.shape) < p).astype(np.int64)
-    x[rng.random(p.shape) > share] = MISSING
+    x, _, _, _ = dense.two_pl_draw(n_units, n_persons, rng)
+    x[rng.random(x.shape) > share] = MISSING
     x[:, :3] = MISSING
     x[0, :] = MISSING
     x[0, 5] = 1  # unit 0: one person answered it
