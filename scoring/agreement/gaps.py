@@ -289,6 +289,19 @@ def welch_columns(
     """Welch's t interval of mean(a[:, k]) − mean(b[:, k]) for every column k at once
     (the arithmetic of scipy's ``ttest_ind(equal_var=False)``, vectorised; tested equal):
     (low, high, no_variation). Both sides need 2 or more rows."""
+    diff, se, t, flat = _welch_parts(a, b, confidence, "t")
+    half = t * se
+    low = np.where(flat, NAN, diff - half)
+    high = np.where(flat, NAN, diff + half)
+    return low, high, flat
+
+
+def _welch_parts(
+    a: FloatArray, b: FloatArray, confidence: float, critical: str
+) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
+    """Per column: the difference of the means, Welch's SE, the critical value (Student's
+    t on Satterthwaite's df, ``critical="t"``, or the normal one, ``"z"``) and whether
+    neither side varies (``_flat``)."""
     n1, n2 = a.shape[0], b.shape[0]
     v1 = a.var(axis=0, ddof=1) / n1
     v2 = b.var(axis=0, ddof=1) / n2
@@ -296,12 +309,11 @@ def welch_columns(
     flat = _flat(a, b, se2)
     with np.errstate(divide="ignore", invalid="ignore"):
         df = se2**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
-        t = stats.t.ppf((1 + confidence) / 2, df)
-    diff = a.mean(axis=0) - b.mean(axis=0)
-    half = t * np.sqrt(se2)
-    low = np.where(flat, NAN, diff - half)
-    high = np.where(flat, NAN, diff + half)
-    return low, high, flat
+        if critical == "t":
+            c = stats.t.ppf((1 + confidence) / 2, df)
+        else:
+            c = np.full_like(se2, stats.norm.ppf((1 + confidence) / 2))
+    return a.mean(axis=0) - b.mean(axis=0), np.sqrt(se2), c, flat
 
 
 def _welch_gaps(
@@ -419,20 +431,8 @@ def skew_corrected_columns(
     df (``critical="t"``) or the normal one (``"z"``, Hall's own). With equal sides and
     ``moments="shape"`` λ = 0 and it is Welch's interval. Chosen by simulation
     (bench/bench_welch.py, docs/statistics.md §24)."""
-    n1, n2 = a.shape[0], b.shape[0]
-    v1 = a.var(axis=0, ddof=1) / n1
-    v2 = b.var(axis=0, ddof=1) / n2
-    se2 = v1 + v2
-    flat = _flat(a, b, se2)
+    diff, se, c, flat = _welch_parts(a, b, confidence, critical)
     lam = np.where(flat, 0.0, difference_skewness(a, b, moments))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        df = se2**2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
-        if critical == "t":
-            c = stats.t.ppf((1 + confidence) / 2, df)
-        else:
-            c = np.full_like(se2, stats.norm.ppf((1 + confidence) / 2))
-    se = np.sqrt(se2)
-    diff = a.mean(axis=0) - b.mean(axis=0)
     low = np.where(flat, NAN, diff - se * hall_quantile(c, lam))
     high = np.where(flat, NAN, diff - se * hall_quantile(-c, lam))
     return low, high, flat
