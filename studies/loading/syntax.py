@@ -28,6 +28,39 @@ def character_name(char: str) -> Text:
     return _CONTROL_NAMES.get(char) or f"U+{ord(char):04X}"
 
 
+#: Python's JSON error kinds (the start of ``JSONDecodeError.msg``) and their reasons; a
+#: control character is named apart (``_json_reason``).
+_JSON_KINDS: tuple[tuple[str, Text], ...] = (
+    ("Unterminated string", _('a string opens here and is never closed: add its closing "')),
+    ("Invalid \\uXXXX", _("a \\u escape needs four hexadecimal digits (\\u4e00)")),
+    (
+        "Invalid \\escape",
+        _(
+            'a backslash starts an escape JSON does not know: write \\\\ for a backslash, or \\" '
+            "for a quote"
+        ),
+    ),
+    (
+        "Expecting property name",
+        _(
+            "expected a key in double quotes here (a comma too many before }, or a key in "
+            "single quotes?)"
+        ),
+    ),
+    ("Expecting ':'", _("expected a colon (:) between a key and its value")),
+    ("Expecting ','", _("expected a comma (,) between two values, or a closing } or ]")),
+    (
+        "Expecting value",
+        _(
+            "expected a value here (text in double quotes, a number, true, false, null, "
+            "an object or a list)"
+        ),
+    ),
+    ("Extra data", _("more text after the end of the value: one JSON object per line")),
+    ("Illegal trailing comma", _("a comma before a closing } or ]: remove it")),
+)
+
+
 def _json_reason(exc: json.JSONDecodeError) -> Text:
     msg = exc.msg
     if msg.startswith("Invalid control character"):
@@ -39,33 +72,9 @@ def _json_reason(exc: json.JSONDecodeError) -> Text:
             ),
             name=character_name(char) if char else "?",
         )
-    if msg.startswith("Unterminated string"):
-        return _('a string opens here and is never closed: add its closing "')
-    if msg.startswith("Invalid \\uXXXX"):
-        return _("a \\u escape needs four hexadecimal digits (\\u4e00)")
-    if msg.startswith("Invalid \\escape"):
-        return _(
-            'a backslash starts an escape JSON does not know: write \\\\ for a backslash, or \\" '
-            "for a quote"
-        )
-    if msg.startswith("Expecting property name"):
-        return _(
-            "expected a key in double quotes here (a comma too many before }, or a key in "
-            "single quotes?)"
-        )
-    if msg.startswith("Expecting ':'"):
-        return _("expected a colon (:) between a key and its value")
-    if msg.startswith("Expecting ','"):
-        return _("expected a comma (,) between two values, or a closing } or ]")
-    if msg.startswith("Expecting value"):
-        return _(
-            "expected a value here (text in double quotes, a number, true, false, null, "
-            "an object or a list)"
-        )
-    if msg.startswith("Extra data"):
-        return _("more text after the end of the value: one JSON object per line")
-    if msg.startswith("Illegal trailing comma"):
-        return _("a comma before a closing } or ]: remove it")
+    for start, kind in _JSON_KINDS:
+        if msg.startswith(start):
+            return kind
     return _("the text is not valid JSON here")
 
 
