@@ -87,6 +87,21 @@ def _one_way(u: FloatArray, codes: np.ndarray, g: int) -> float:
     return float(g / (g - 1) * np.dot(sums, sums)) if g > 1 else NAN
 
 
+def _clustered_variance(
+    u: FloatArray, used: Mapping[str, tuple[np.ndarray, int]], v_ind: float
+) -> tuple[float, bool]:
+    """``multiway_variance`` of the contributions ``u`` over the clusterings ``used``,
+    and whether it is zero up to rounding (``ZERO_VARIANCE`` of the independent-answers
+    variance ``v_ind``) while the answers vary. Then every cluster's mean is the same
+    (e.g. 2 people with 1 of 3 right each) and n / deff would be ~1e32 answers, a
+    zero-width interval: nothing is estimated about clustering, the variance is
+    ``v_ind`` (design effect 1, as at 0 % or 100 %; docs/statistics.md §22)."""
+    zero = ZERO_VARIANCE * v_ind if v_ind > 0 else 0.0
+    v = multiway_variance(u, used, zero)
+    flat = v_ind > 0 and v <= zero
+    return (v_ind if flat else v), flat
+
+
 def multiway_variance(
     u: FloatArray, used: Mapping[str, tuple[np.ndarray, int]], zero: float = 0.0
 ) -> float:
@@ -168,22 +183,14 @@ def clustered_mean(
     sizes = {name: g for name, (_, g) in coded.items()}
     used = {name: cg for name, cg in coded.items() if cg[1] > 1}
     icc = {name: pairwise_icc(y, c, g) if g > 1 else NAN for name, (c, g) in coded.items()}
-    zero = ZERO_VARIANCE * v_ind if v_ind > 0 else 0.0
     flat = False  # clustered variance zero up to rounding while the answers vary
     if not used:
         # Wilson's own z for a share; Student's t over the answers for a mean.
         v, df, label = v_ind, (math.inf if proportion else float(n - 1)), "independent answers"
     else:
-        v = multiway_variance(u, used, zero)
+        v, flat = _clustered_variance(u, used, v_ind)
         df = float(min(g for _, g in used.values()) - 1)
         label = "+".join(used)
-        # Every cluster's mean the same (e.g. 2 people with 1 of 3 right each): V is 0 up
-        # to rounding and n / deff would be ~1e32 answers, a zero-width interval. Nothing
-        # is estimated about clustering: the design effect is taken as 1 (as at 0 % or
-        # 100 %), the t on min(G) − 1 df kept (docs/statistics.md §22).
-        flat = v_ind > 0 and v <= zero
-        if flat:
-            v = v_ind
     se = math.sqrt(v) if v >= 0 else NAN
     se_ind = math.sqrt(v_ind) if v_ind >= 0 else NAN
     deff = v / v_ind if v_ind > 0 and not flat else NAN
@@ -251,14 +258,10 @@ def clustered_difference(
     coded = {name: _codes(np.asarray(labels)) for name, labels in clusters.items()}
     used = {name: cg for name, cg in coded.items() if 1 < cg[1] < n}
     v, df = v_ind, float(n - 2)
-    zero = ZERO_VARIANCE * v_ind if v_ind > 0 else 0.0
     flat = False
     if used:
-        v = multiway_variance(u, used, zero)
+        v, flat = _clustered_variance(u, used, v_ind)
         df = float(min(g for _, g in used.values()) - 1)
-        flat = v_ind > 0 and v <= zero  # every cluster's mean the same: as clustered_mean
-        if flat:
-            v = v_ind
     se = math.sqrt(v)
     diff = m_a - m_b
     label = "+".join(used) + "-clustered t (CGM)" if used else "t over answers"
