@@ -230,7 +230,6 @@ def parts_seconds(study: Any) -> dict[str, float]:
         "answer_count": lambda: answer_count(study),
         "stored_report (file)": lambda: stored_report(key),
         "stored_report (cached)": lambda: stored_report(key),
-        "task_progress": lambda: progress.task_progress(study),
         # the counts kept up to date (research.dashboard.running): counted from scratch
         # into an empty cache, unchanged, then one more arrival (untimed) folded in
         "running.task_progress (counted)": lambda: running.task_progress(study),

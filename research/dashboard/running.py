@@ -1,9 +1,10 @@
 """The dashboard's answers per task and items below target, kept up to date without
 scanning every response at each view (issue #24 item 5).
 
-``research.dashboard.progress.task_progress`` counts from scratch: two GROUP BY scans of
-the study's responses (5.5 s on SQLite at 1,000,000 responses). Here the counts it is
-made of are cached per study (not per report fingerprint, which every answer moves),
+Counted from scratch (``count_all``; the tests' independent reference,
+tests/app/progress_reference.py, does it with two GROUP BY scans) they cost a scan of
+the study's responses (5.5 s on SQLite at 1,000,000 responses). Here the counts are
+cached per study (not per report fingerprint, which every answer moves),
 with a watermark of the responses they hold, and each view folds in only the responses
 stored since:
 
@@ -206,8 +207,10 @@ def current_counts(study: Study) -> Counts:
 
 
 def task_progress_from(study: Study, state: Counts) -> list[dict[str, Any]]:
-    """``progress.task_progress``'s rows from ``state`` and the study's current tasks,
-    items (attention checks aside) and groups' targets."""
+    """The progress rows (per task: its title and kind, answers, items and raters
+    answered, items, items below a group's target and the answers missing) from
+    ``state`` and the study's current tasks, items (attention checks aside) and groups'
+    targets."""
     targets = dict(study.groups.values_list("pk", "target_per_item"))
     per_task: dict[int, list[int]] = defaultdict(list)
     items = Item.objects.filter(study=study, is_attention_check=False)
@@ -239,5 +242,6 @@ def task_progress_from(study: Study, state: Counts) -> list[dict[str, Any]]:
 
 
 def task_progress(study: Study) -> list[dict[str, Any]]:
-    """``progress.task_progress``, from the cached counts brought up to date."""
+    """The dashboard's progress rows (``task_progress_from``), from the cached counts
+    brought up to date."""
     return task_progress_from(study, current_counts(study))

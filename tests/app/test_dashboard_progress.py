@@ -1,4 +1,5 @@
-"""The dashboard's items below target (research.dashboard.progress.below_target), counted
+"""The dashboard's items below target (research.dashboard.running, and the from-scratch
+reference tests/app/progress_reference.below_target), counted
 by hand on a small study: distinct human raters per item and group, attention checks,
 test participants and machine raters left out."""
 
@@ -7,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Participant, Rater, Response
-from research.dashboard.progress import below_target
+from research.dashboard import running
 from studies.models import Group, Item, Study, Task
+from tests.app.progress_reference import below_target
 
 
 @pytest.mark.django_db
@@ -48,4 +50,8 @@ def test_below_target_by_hand() -> None:
     # By hand: 2 regular items, 1 below target, 2 answers missing (a needs 1, b needs 1).
     assert below_target(study) == [
         {"task": "t", "title": "t", "items": 2, "below": 1, "missing": 2}
+    ]
+    # and the dashboard's own counts (kept up to date between views), the same by hand
+    assert [(r["n_items"], r["below"], r["missing"]) for r in running.task_progress(study)] == [
+        (2, 1, 2)
     ]

@@ -1,5 +1,5 @@
 """The dashboard's progress kept up to date (research.dashboard.running) equals the
-progress counted from scratch (research.dashboard.progress.task_progress) after every
+progress counted from scratch (tests/app/progress_reference.py) after every
 step of random sequences of answers, imports (the loaders' writer), deletions, edits,
 test participants' and models' answers, group changes, target changes and new items;
 and answers alone are folded in, not counted again."""
@@ -14,9 +14,10 @@ from django.core.cache import cache
 
 from annotation.loading.writing import ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Participant, Rater, Response
-from research.dashboard import progress, running
+from research.dashboard import running
 from studies.loading.problems import Summary
 from studies.models import Group, Item, Study, Task
+from tests.app import progress_reference as progress
 
 FIELDS = ("x", "y")
 
