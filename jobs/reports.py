@@ -35,7 +35,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from threadpoolctl import threadpool_limits
 
-from annotation.models import Response
+from annotation.selectors import ResponseTotals, response_totals
 from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
 from jobs.services import job_fail_if_still
@@ -55,10 +55,6 @@ CACHE_SECONDS = 24 * 3600
 
 def report_key(study: Study, settings: ReportSettings) -> str:
     return f"report:{study.pk}:{settings.digest()}"
-
-
-def answer_count(study: Study) -> int:
-    return Response.objects.filter(study=study).count()
 
 
 # --- the stored result -------------------------------------------------------------
@@ -182,10 +178,17 @@ class JobReportBackend:
     """``research.reports.ReportBackend`` through jobs (registered by ``jobs.apps``)."""
 
     def state(
-        self, study: Study, settings: ReportSettings, user: Any, *, start: bool
+        self,
+        study: Study,
+        settings: ReportSettings,
+        user: Any,
+        *,
+        start: bool,
+        totals: ResponseTotals | None = None,
     ) -> ReportState:
         key = report_key(study, settings)
-        fp, answers = fingerprint(study), answer_count(study)
+        totals = totals if totals is not None else response_totals(study)
+        fp, answers = fingerprint(study, totals), totals.n
         found = stored_report(key)
         stored = found[1] if found is not None else None
         job = _active(key)
@@ -241,7 +244,8 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     settings = settings_from(job.params.get("settings") or {})
     on_progress("computing", 0, 3)
     deviations_record(study, settings)  # departures from a frozen plan, first seen now
-    fp, answers = fingerprint(study), answer_count(study)  # what the result will be of
+    totals = response_totals(study)  # what the result will be of
+    fp, answers = fingerprint(study, totals), totals.n
     reuse = TableCache(study, fp)
     reader = StudyReader(study)  # one read of the responses serves the report, the
     data = reader.data(settings.tasks)  # per-form rule rates and (every task) the plan

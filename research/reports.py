@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.selectors import ResponseTotals
 from scoring.report.build import Report, Rows
 from scoring.report.settings import ReportSettings
 from studies.models import Study
@@ -83,7 +84,13 @@ class ReportRateLimited(Exception):
 
 class ReportBackend(Protocol):
     def state(
-        self, study: Study, settings: ReportSettings, user: Any, *, start: bool
+        self,
+        study: Study,
+        settings: ReportSettings,
+        user: Any,
+        *,
+        start: bool,
+        totals: ResponseTotals | None = None,
     ) -> ReportState: ...
 
 
@@ -97,11 +104,17 @@ def register(backend: ReportBackend) -> None:
 
 
 def report_state(
-    study: Study, settings: ReportSettings, user: Any, *, start: bool = True
+    study: Study,
+    settings: ReportSettings,
+    user: Any,
+    *,
+    start: bool = True,
+    totals: ResponseTotals | None = None,
 ) -> ReportState:
     """The stored report of ``study`` with ``settings`` and its age; when it is missing or
     stale and no job computes it, ``start`` starts one (``ReportRateLimited`` when the
-    user may start no more). Never computes the report itself."""
+    user may start no more). Never computes the report itself. ``totals``: the study's
+    ``response_totals`` when the page has read them (its fingerprint reads them)."""
     if _backend is None:
         raise RuntimeError("no report backend registered (is the jobs app installed?)")
-    return _backend.state(study, settings, user, start=start)
+    return _backend.state(study, settings, user, start=start, totals=totals)

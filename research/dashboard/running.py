@@ -45,9 +45,10 @@ from datetime import datetime
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Count, Max, Min
 
 from annotation.models import Rater, Response
+from annotation.selectors import ResponseTotals, response_totals
 from studies.models import Item, Study
 
 #: How long an unused state is kept (it is checked against the database at every use).
@@ -56,6 +57,8 @@ TIMEOUT = 7 * 24 * 60 * 60
 FOLD_LIMIT = 20_000
 #: Raters per ``rater_id__in`` lookup (SQLite's 999 parameters a statement).
 CHUNK = 500
+#: A watermark above every pk: ``response_totals`` of all the study's rows.
+EVERY = 2**62
 
 RaterAttrs = tuple[bool, int | None]  # the participant's test flag and group
 
@@ -85,23 +88,28 @@ def human_raters(study: Study) -> dict[int, RaterAttrs]:
     return {pk: (bool(test), group) for pk, test, group in rows}
 
 
-def _up_to(study: Study, watermark: int) -> dict[str, Any]:
-    """The study's largest response pk, and the number, pk sum and latest ``updated_at``
-    of its responses up to ``watermark`` (a scan, as the fingerprint's; plain aggregates
-    over ``pk <= watermark`` were a quarter faster on SQLite than filtered ones)."""
-    rows = Response.objects.filter(study=study)
-    seen = rows.filter(pk__lte=watermark).aggregate(
-        n=Count("pk"), s=Sum("pk"), at=Max("updated_at")
-    )
-    return {**seen, "top": rows.aggregate(top=Max("pk"))["top"]}
+def saved_counts(study: Study) -> Counts | None:
+    """The study's cached counts as last stored (not yet checked against the database)."""
+    found: Counts | None = cache.get(state_key(study))
+    return found
 
 
-def count_all(study: Study) -> Counts:
-    """The counts from scratch (what ``task_progress`` reads), with their watermark."""
+def read(study: Study) -> tuple[Counts | None, ResponseTotals]:
+    """The cached counts and the study's ``response_totals`` up to their watermark (all
+    rows when there are none): the one scan of the responses a view makes, which the
+    report's fingerprint and answer count read too."""
+    saved = saved_counts(study)
+    return saved, response_totals(study, saved.watermark if saved is not None else EVERY)
+
+
+def count_all(study: Study, totals: ResponseTotals | None = None) -> Counts:
+    """The counts from scratch (what ``task_progress`` reads), with their watermark;
+    ``totals``: the study's ``response_totals`` over all its rows, when just read."""
+    if totals is None or totals.below < totals.top:
+        totals = response_totals(study, EVERY)
     raters = human_raters(study)
-    top = Response.objects.filter(study=study).aggregate(top=Max("pk"))["top"] or 0
-    seen = _up_to(study, top)
-    state = Counts(top, seen["n"], seen["s"] or 0, seen["at"])
+    top = totals.top
+    state = Counts(top, totals.n_below, totals.sum_below, totals.at_below)
     rows = Response.objects.filter(study=study, pk__lte=top)
     for task, rater, n in (
         rows.values("task_id", "rater_id")
@@ -133,16 +141,18 @@ def count_all(study: Study) -> Counts:
     return state
 
 
-def fold_in(study: Study, state: Counts) -> Counts | None:
+def fold_in(study: Study, state: Counts, totals: ResponseTotals) -> Counts | None:
     """``state`` with the responses stored since its watermark, or None when something
-    else changed (then everything is counted again)."""
-    seen = _up_to(study, state.watermark)
-    if (seen["n"], seen["s"] or 0, seen["at"]) != (state.n, state.pk_sum, state.at):
+    else changed (then everything is counted again); ``totals``: the study's
+    ``response_totals`` up to ``state.watermark``."""
+    assert totals.below == state.watermark
+    seen = (totals.n_below, totals.sum_below, totals.at_below)
+    if seen != (state.n, state.pk_sum, state.at):
         return None
     raters = human_raters(study)
     if any(raters.get(pk) != attrs for pk, attrs in state.raters.items()):
         return None
-    top = seen["top"] or 0
+    top = totals.top
     if top <= state.watermark:
         return state
     new = list(
@@ -195,14 +205,19 @@ def _answered_before(
     return found & pairs
 
 
-def current_counts(study: Study) -> Counts:
-    """The cached counts brought up to date (folded in, or counted again)."""
-    key = state_key(study)
-    state: Counts | None = cache.get(key)
-    fresh = fold_in(study, state) if state is not None else None
+def current_counts(
+    study: Study, saved: Counts | None = None, totals: ResponseTotals | None = None
+) -> Counts:
+    """The cached counts brought up to date (folded in, or counted again); ``saved`` and
+    ``totals``: what ``read`` returned, when the caller has read them."""
+    if totals is None:
+        saved, totals = read(study)
+    fresh = None
+    if saved is not None and totals.below == saved.watermark:
+        fresh = fold_in(study, saved, totals)
     if fresh is None:
-        fresh = count_all(study)
-    cache.set(key, fresh, TIMEOUT)
+        fresh = count_all(study, totals)
+    cache.set(state_key(study), fresh, TIMEOUT)
     return fresh
 
 

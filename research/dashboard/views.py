@@ -61,11 +61,14 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
     form = context.read_settings(study, request.GET)
     status = 400 if form.errors else 200  # a bad setting is named on the page, as a 400
     limited: ReportRateLimited | None = None
+    saved, totals = running.read(study)  # the one scan of the responses the page makes
     try:  # never a computation started for settings the researcher did not ask for
-        state = report_state(study, form.settings, request.user, start=not form.errors)
+        state = report_state(
+            study, form.settings, request.user, start=not form.errors, totals=totals
+        )
     except ReportRateLimited as exc:
         limited, status = exc, 429
-        state = report_state(study, form.settings, request.user, start=False)
+        state = report_state(study, form.settings, request.user, start=False, totals=totals)
     ctx = {
         "study": study,
         "unscored": unscored_poem_count(study),
@@ -79,7 +82,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "refresh": REFRESH_SECONDS if state.stored is None and state.computing else None,
         "table_names": TABLES,
         "funnel": progress.funnel(study),
-        "answers": running.task_progress(study),
+        "answers": running.task_progress_from(study, running.current_counts(study, saved, totals)),
         "published_svg": _safe(charts.published_chart(study)),
         "aggregates": published_results(study),
         "report_formats": REPORT_FORMATS,

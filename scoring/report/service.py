@@ -17,8 +17,14 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count, Max
 
-from annotation.models import AggregateResult, Participant, QualityDecision, Response
-from annotation.selectors import failed_qualification, flagged_rater_ids, practice_answers
+from annotation.models import AggregateResult, Participant, QualityDecision
+from annotation.selectors import (
+    ResponseTotals,
+    failed_qualification,
+    flagged_rater_ids,
+    practice_answers,
+    response_totals,
+)
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
 from scoring.report.plan import Goals, plan_rows
@@ -29,9 +35,13 @@ from studies.models import AnalysisPlan, Item, PlanDeviation, Study
 TIMEOUT = 60 * 60
 
 
-def fingerprint(study: Study) -> str:
+def fingerprint(study: Study, totals: ResponseTotals | None = None) -> str:
+    """A digest of everything the report reads; ``totals``: the study's responses'
+    ``response_totals`` when the caller has read them (one scan serves the page)."""
+    if totals is None:
+        totals = response_totals(study)
     parts = [
-        Response.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
+        {"n": totals.n, "at": totals.at},
         Item.objects.filter(study=study).aggregate(n=Count("pk"), at=Max("updated_at")),
         flagged_rater_ids(study),
         # practice and qualification (annotation.services.warmup): the exclusions' rows

@@ -14,6 +14,7 @@ from django.core.cache import cache
 
 from annotation.loading.writing import ResponseRow, raters_ensure, responses_upsert
 from annotation.models import Participant, Rater, Response
+from annotation.selectors import ResponseTotals, response_totals
 from research.dashboard import running
 from studies.loading.problems import Summary
 from studies.models import Group, Item, Study, Task
@@ -167,6 +168,13 @@ class World:
         return kind
 
 
+def fold(study: Study) -> running.Counts | None:
+    """The stored state with the responses since folded in (``running.fold_in``)."""
+    saved, totals = running.read(study)
+    assert saved is not None
+    return running.fold_in(study, saved, totals)
+
+
 @pytest.mark.slow
 @pytest.mark.django_db
 @pytest.mark.parametrize("seed", range(4))
@@ -176,9 +184,9 @@ def test_kept_up_to_date_equals_from_scratch(seed: int, monkeypatch: Any) -> Non
     recounts: list[int] = []
     count_all = running.count_all
 
-    def counted(study: Study) -> running.Counts:
+    def counted(study: Study, totals: ResponseTotals | None = None) -> running.Counts:
         recounts.append(1)
-        return count_all(study)
+        return count_all(study, totals)
 
     monkeypatch.setattr(running, "count_all", counted)
     folded = 0
@@ -206,7 +214,7 @@ def test_counts_again_after_a_deletion_and_folds_in_answers() -> None:
     state = cache.get(running.state_key(world.study))
     assert state.watermark == Response.objects.filter(study=world.study).latest("pk").pk
     Response.objects.filter(study=world.study).first().delete()  # type: ignore[union-attr]
-    assert running.fold_in(world.study, cache.get(running.state_key(world.study))) is None
+    assert fold(world.study) is None
     world.answer(world.people[0])
     assert running.task_progress(world.study) == progress.task_progress(world.study)
 
@@ -221,11 +229,38 @@ def test_two_views_at_once_leave_a_true_state() -> None:
     key = running.state_key(world.study)
     old = cache.get(key)
     world.answer(world.people[1])
-    a = running.fold_in(world.study, cache.get(key))
+    a = fold(world.study)
     world.answer(world.people[2])
-    b = running.fold_in(world.study, cache.get(key))
+    b = fold(world.study)
     assert a is not None and b is not None
     for first, second in ((a, b), (b, a), (old, a)):
         cache.set(key, first)
         cache.set(key, second)
         assert running.task_progress(world.study) == progress.task_progress(world.study)
+
+
+@pytest.mark.django_db
+def test_response_totals_are_the_plain_aggregates() -> None:
+    """The one shared scan gives what separate queries give: all rows, and those up to
+    a watermark; the fingerprint from it is the fingerprint read on its own."""
+    from django.db.models import Max
+
+    from scoring.report.service import fingerprint
+
+    world = World(random.Random(5))
+    for rater in world.people:
+        world.answer(rater)
+    rows = Response.objects.filter(study=world.study)
+    pks = sorted(rows.values_list("pk", flat=True))
+    assert len(pks) > 3
+    middle = pks[len(pks) // 2]
+    totals = response_totals(world.study, middle)
+    below = rows.filter(pk__lte=middle)
+    assert totals.n == len(pks) and totals.top == pks[-1]
+    assert totals.at == rows.aggregate(at=Max("updated_at"))["at"]
+    assert totals.n_below == below.count() == len([p for p in pks if p <= middle])
+    assert totals.sum_below == sum(p for p in pks if p <= middle)
+    assert totals.at_below == below.aggregate(at=Max("updated_at"))["at"]
+    assert fingerprint(world.study, totals) == fingerprint(world.study)
+    empty = response_totals(world.study, 0)
+    assert (empty.n_below, empty.sum_below, empty.at_below) == (0, 0, None)
