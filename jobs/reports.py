@@ -24,6 +24,7 @@ import os
 import pickle
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from threadpoolctl import threadpool_limits
 
@@ -39,7 +41,7 @@ from annotation.selectors import ResponseTotals, response_totals
 from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
 from jobs.services import job_fail_if_still
-from research.reports import ReportRateLimited, ReportState, StoredReport
+from research.reports import ReportHead, ReportRateLimited, ReportState, StoredReport
 from scoring.report.build import build_report
 from scoring.report.prereg import deviations_record
 from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
@@ -68,18 +70,19 @@ def _stored_path(job: Job) -> Path | None:
     return path if path.is_relative_to(root) and path.is_file() else None
 
 
-def stored_report(key: str) -> tuple[Job, StoredReport] | None:
-    """The last complete report of ``key`` and its job: from the cache (by job id), else
-    from the job's result file (a pickle this project's worker wrote under DATA_DIR,
-    the same trust as the cache, which pickles too)."""
-    job = (
+def _latest_done(key: str) -> Job | None:
+    return (
         Job.objects.filter(kind=Job.Kind.REPORT, key=key, status=Job.Status.DONE)
         .exclude(result_file="")
         .order_by("-finished_at", "-pk")
         .first()
     )
-    if job is None:
-        return None
+
+
+def _stored_of(job: Job) -> StoredReport | None:
+    """The report ``job`` stored: from the cache (by job id), else from its result file
+    (a pickle this project's worker wrote under DATA_DIR, the same trust as the cache,
+    which pickles too); None when the file is gone."""
     cache_name = f"shiping:report-job:{job.pk}"
     found: StoredReport | None = cache.get(cache_name)
     if found is None:
@@ -89,7 +92,28 @@ def stored_report(key: str) -> tuple[Job, StoredReport] | None:
         with path.open("rb") as fh:
             found = pickle.load(fh)
         cache.set(cache_name, found, CACHE_SECONDS)
-    return job, found
+    return found
+
+
+def stored_report(key: str) -> tuple[Job, StoredReport] | None:
+    """The last complete report of ``key`` and its job."""
+    job = _latest_done(key)
+    found = _stored_of(job) if job is not None else None
+    return (job, found) if job is not None and found is not None else None
+
+
+def stored_head(key: str) -> tuple[Job, ReportHead] | None:
+    """The last complete report of ``key`` as its ``ReportHead`` (from its job's summary:
+    the report itself is not read), and its job."""
+    job = _latest_done(key)
+    if job is None:
+        return None
+    summary = job.summary or {}
+    at = parse_datetime(str(summary.get("computed_at", "")))
+    if at is not None and "fingerprint" in summary and _stored_path(job) is not None:
+        return job, ReportHead(str(summary["fingerprint"]), int(summary["answers"]), at)
+    found = _stored_of(job)  # a job stored before its summary had the head
+    return (job, ReportHead.of(found)) if found is not None else None
 
 
 # --- starting and joining ---------------------------------------------------------
@@ -189,31 +213,34 @@ class JobReportBackend:
         key = report_key(study, settings)
         totals = totals if totals is not None else response_totals(study)
         fp, answers = fingerprint(study, totals), totals.n
-        found = stored_report(key)
-        stored = found[1] if found is not None else None
+        found = stored_head(key)
         job = _active(key)
         started = False
         failed = "" if job is not None else _failed_since(key, found[0] if found else None)
-        if job is None and start and (stored is None or stored.fingerprint != fp):
+        if job is None and start and (found is None or found[1].fingerprint != fp):
             _check_rate(user)
             job, started = report_submit(study, settings, fp, user=user)
             job.refresh_from_db()
             if job.finished:  # ran at once (no broker)
-                found = stored_report(key)
-                stored = found[1] if found is not None else stored
+                found = stored_head(key) or found
                 failed = job.message if job.status == Job.Status.FAILED else ""
                 job = None
             else:
                 failed = ""
         return ReportState(
-            stored=stored,
+            head=found[1] if found is not None else None,
             fingerprint=fp,
             answers=answers,
             job_id=job.pk if job is not None else None,
             status_url=reverse("jobs:job", args=[job.pk]) if job is not None else None,
             failed=failed,
             started=started,
+            load=partial(_stored_of, found[0]) if found is not None else _no_report,
         )
+
+
+def _no_report() -> StoredReport | None:
+    return None
 
 
 def _failed_since(key: str, done: Job | None) -> str:
@@ -276,6 +303,7 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             "settings": settings.as_json(),
             "fingerprint": fp,
             "answers": answers,
+            "computed_at": stored.computed_at.isoformat(),
             "tables": {k: len(v) for k, v in report.tables.items()},
         },
         message=_("report computed on %(n)d answers") % {"n": answers},

@@ -9,8 +9,10 @@ when it is ready (``register``) and the pages ask through ``report_state``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Protocol
 
 from django.utils import timezone
@@ -35,20 +37,45 @@ class StoredReport:
 
 
 @dataclass(frozen=True)
+class ReportHead:
+    """What a page shows of a stored report without reading it (its age and what it was
+    computed on): kept in its job's summary, so a view during collection does not load a
+    report of a million responses to say how old it is."""
+
+    fingerprint: str
+    answers: int
+    computed_at: datetime
+
+    @classmethod
+    def of(cls, stored: StoredReport) -> ReportHead:
+        return cls(stored.fingerprint, stored.answers, stored.computed_at)
+
+
+def _nothing() -> StoredReport | None:
+    return None
+
+
+@dataclass(frozen=True)
 class ReportState:
     """Where the report of one study and settings stands for this request."""
 
-    stored: StoredReport | None  # the last complete report (current or stale), if any
+    head: ReportHead | None  # the last complete report (current or stale), if any
     fingerprint: str  # the study's data fingerprint now
     answers: int  # the study's responses now
     job_id: int | None = None  # the job computing it (queued or running), if any
     status_url: str | None = None  # that job's state as JSON
     failed: str = ""  # the last job for these settings failed (and none runs): why
     started: bool = False  # this request started the job
+    load: Callable[[], StoredReport | None] = field(default=_nothing, repr=False, compare=False)
+
+    @cached_property
+    def stored(self) -> StoredReport | None:
+        """The last complete report itself, read when first asked for (``load``)."""
+        return self.load() if self.head is not None else None
 
     @property
     def current(self) -> bool:
-        return self.stored is not None and self.stored.fingerprint == self.fingerprint
+        return self.head is not None and self.head.fingerprint == self.fingerprint
 
     @property
     def computing(self) -> bool:
@@ -56,7 +83,7 @@ class ReportState:
 
     @property
     def answers_since(self) -> int:
-        return max(0, self.answers - self.stored.answers) if self.stored is not None else 0
+        return max(0, self.answers - self.head.answers) if self.head is not None else 0
 
 
 class ReportRateLimited(Exception):

@@ -226,7 +226,7 @@ def stored_report(
         return Response(limit, status=429, headers={"Retry-After": str(exc.retry_after)})
     if state.current and state.stored is not None:
         return state.stored.report
-    stale = state.stored
+    stale = state.head
     body: dict[str, Any] = {
         "status": "failed" if state.failed and not state.computing else "computing",
         "detail": state.failed or _("The report is being computed; ask again shortly."),

@@ -14,6 +14,7 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -33,7 +34,13 @@ from research.downloads import (
 )
 from research.figures import registry as figures
 from research.recruit import recruit_links
-from research.reports import ReportRateLimited, StoredReport, report_state
+from research.reports import (
+    ReportHead,
+    ReportRateLimited,
+    ReportState,
+    StoredReport,
+    report_state,
+)
 from scoring.report import TABLES
 from scoring.report import paper as layouts
 from scoring.report.registry import SPECS
@@ -79,7 +86,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "state": state,
         "limited": limited.message if limited is not None else "",
         # reload while the first report is computed (nothing to read meanwhile)
-        "refresh": REFRESH_SECONDS if state.stored is None and state.computing else None,
+        "refresh": REFRESH_SECONDS if state.head is None and state.computing else None,
         "table_names": TABLES,
         "funnel": progress.funnel(study),
         "answers": running.task_progress_from(study, running.current_counts(study, saved, totals)),
@@ -94,8 +101,8 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "tables": {},
         "plan_rows": [],
     }
-    if state.stored is not None:
-        ctx.update(report_html(request, study, state.stored, ctx))
+    if state.head is not None:
+        ctx.update(report_html(request, study, state, ctx))
     response = render(request, "research/dashboard.html", ctx, status=status)
     if limited is not None:
         response["Retry-After"] = str(limited.retry_after)
@@ -107,7 +114,7 @@ REFRESH_SECONDS = 5
 #: The report's sections as rendered HTML (``report_html``): how long one is kept, and a
 #: version to bump when what they show changes in a way their key does not see.
 HTML_TIMEOUT = 60 * 60
-HTML_VERSION = 1
+HTML_VERSION = 2
 #: The templates of the report's parts of the page, rendered apart and cached.
 REPORT_TEMPLATES = {
     "exclusions": "research/_report_exclusions.html",
@@ -116,36 +123,47 @@ REPORT_TEMPLATES = {
 
 
 def report_html(
-    request: HttpRequest, study: Study, stored: StoredReport, ctx: dict[str, Any]
+    request: HttpRequest, study: Study, state: ReportState, ctx: dict[str, Any]
 ) -> dict[str, Any]:
     """The stored report's parts of the page (its exclusions, tables and charts) as HTML,
     with the downloads' rows and the paper tables' links it offers,
     rendered once per stored report, settings, query, language and study description
     (``html_key``) and then read from the cache: during collection every answer makes
     the report stale, but the stored report the page shows is the same, so a view after
-    a new answer renders only the progress, the funnel and the report's age."""
-    key = html_key(request, study, stored, ctx)
+    a new answer renders only the progress, the funnel and the report's age,
+    and does not read the stored report at all (``state.head`` keys the HTML; the report
+    is loaded only when asked for: ``report`` in the context is lazy)."""
+    assert state.head is not None
+    key = html_key(request, study, state.head, ctx)
     found: dict[str, Any] | None = cache.get(key)
     if found is not None:
         html = {name: mark_safe(text) for name, text in found["html"].items()}
         return {
-            "report": stored.report,
+            "report": SimpleLazyObject(lambda: state.stored.report if state.stored else None),
+            "report_meta": found["report_meta"],
             "report_html": html,
             "download_tables": found["download_tables"],
             "paper_links": found["paper_links"],
         }
+    stored = state.stored
+    if stored is None:  # its file went away since the head was read: shown as none
+        return {}
     full = {**ctx, **report_context(request, study, stored)}
     full["paper_links"] = paper_links(stored.report)  # 0.6 s at 1,000,000 responses
+    full["report_meta"] = {
+        "generated_at": stored.report.generated_at,
+        "n_boot": stored.report.settings.n_boot,
+    }
     texts = {
         name: render_to_string(template, full, request)
         for name, template in REPORT_TEMPLATES.items()
     }
-    kept = {name: full[name] for name in ("download_tables", "paper_links")}
+    kept = {name: full[name] for name in ("download_tables", "paper_links", "report_meta")}
     cache.set(key, {"html": texts, **kept}, HTML_TIMEOUT)
     return {**full, "report_html": {name: mark_safe(t) for name, t in texts.items()}}
 
 
-def html_key(request: HttpRequest, study: Study, stored: StoredReport, ctx: dict[str, Any]) -> str:
+def html_key(request: HttpRequest, study: Study, stored: ReportHead, ctx: dict[str, Any]) -> str:
     """Everything the report's sections read besides the stored report itself: the
     settings and the query (chart choices, rows shown), the language, and what they
     read of the study (its row, tasks and groups for the names, items for the flagged

@@ -57,3 +57,31 @@ def test_cached_sections_equal_the_sections_rendered_afresh(
     chinese.force_login(known.study.researchers.get())
     assert _page(chinese, url) != fresh
     assert calls == [1, 1, 1]
+
+
+@pytest.mark.slow
+def test_a_view_from_the_cached_sections_does_not_read_the_stored_report(
+    known: Builder, monkeypatch: Any
+) -> None:
+    """The page during collection keys its cached sections by the stored report's head
+    (fingerprint, answers, computed_at, from the job's summary): the report itself, a
+    large pickle at a million responses, is not loaded; the page says its age."""
+    from jobs import reports
+
+    cache.clear()
+    client = _researcher_client(known.study)
+    url = f"/research/studies/{known.study.pk}/"
+    fresh = _page(client, url)
+    loads: list[int] = []
+    original = reports._stored_of
+
+    def counted(job: Any) -> Any:
+        loads.append(job.pk)
+        return original(job)
+
+    monkeypatch.setattr(reports, "_stored_of", counted)
+    assert _page(client, url) == fresh
+    assert loads == []
+    cache.clear()  # no cached sections: the report is read to render them
+    assert _page(client, url) == fresh
+    assert len(loads) == 1
