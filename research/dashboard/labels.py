@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from research.dashboard.reasons import translate_reason
+from scoring.report.sets import HUMANS, KEY, MODELS, SetName, show_model, show_set_name
 from studies.kinds import ALL_PARTS
 from studies.models import Study
 
@@ -84,6 +85,13 @@ RULE_FAMILIES = {
     "modern": gettext_lazy("modern tones"),
     "ccv": gettext_lazy("CCiV's definitions"),
 }
+#: Rater sets named by a word (scoring/report/sets.py), and reference sets' suffixes.
+SET_WORDS = {
+    KEY: gettext_lazy("answer key"),
+    HUMANS: gettext_lazy("all people"),
+    MODELS: gettext_lazy("all models"),
+}
+SET_SUFFIXES = {"majority": gettext_lazy("majority"), "mean": gettext_lazy("mean")}
 #: Column headers of every table the dashboard shows (unlisted columns keep their name).
 COLUMNS = {
     "task": gettext_lazy("Task"),
@@ -297,35 +305,24 @@ class Labels:
         (run); reference sets with " majority" / " mean" keep that suffix, translated."""
         if name in (None, ""):
             return ""
-        text = str(name)
-        for suffix, word in ((" majority", _("majority")), (" mean", _("mean"))):
-            if text.endswith(suffix):
-                return f"{self.rater_set(text[: -len(suffix)])} ({word})"
-        if "+" in text:  # a union of sets (``humans+model:x``: people with one judge)
-            return " + ".join(self.rater_set(part) for part in text.split("+"))
-        if text == "key":
-            return _("answer key")
-        if text == "humans":
-            return _("all people")
-        if text == "models":
-            return _("all models")
-        kind, _sep, rest = text.partition(":")
-        if kind == "group":
-            return self.groups.get(rest) or rest
-        if kind == "model":
-            return self.model(rest)
-        if kind == "rule":
-            return self.rule(rest)
-        return text
+        return show_set_name(str(name), self._set_part, _suffixed)
+
+    def _set_part(self, name: SetName) -> str:
+        if name.kind in SET_WORDS:
+            return str(SET_WORDS[name.kind])
+        if name.kind == "group":
+            return self.groups.get(name.key) or name.key
+        if name.kind == "model":
+            return self.model(name.key)
+        if name.kind == "rule":
+            return self.rule(name.key)
+        return name.text
 
     @staticmethod
     def model(name: Any) -> str:
         """A model as every table and chart names it: ``x`` or ``x@run`` (a rater set's
         ``model:x@run``, a published figure's model and run) → ``x (run)``."""
-        text = str(name or "")
-        text = text.removeprefix("model:")
-        model, _at, run = text.partition("@")
-        return f"{model} ({run})" if run else model
+        return show_model(str(name or ""))
 
     @staticmethod
     def rule(name: Any) -> str:
@@ -374,6 +371,10 @@ class Labels:
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         return value
+
+
+def _suffixed(shown: str, suffix: str) -> str:
+    return f"{shown} ({SET_SUFFIXES[suffix]})"
 
 
 #: The report settings' choices (scoring/report/settings.py ``RATINGS_CI``, ``CLUSTERS``).
