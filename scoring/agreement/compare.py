@@ -32,6 +32,12 @@ from .table import FloatArray
 
 NAN = math.nan
 BOOTSTRAP = "paired item × person bootstrap (percentile)"
+#: A bootstrap standard error (or a difference) at most this share of the values' level
+#: (mean |replicate|, or |diff| if larger) is zero up to rounding: replicates that all
+#: agree leave std ~1e-17, not 0. Not ``crossed.ZERO_VARIANCE``, which is a share of a
+#: variance (squared units) of the independent-answers variance; this is a share in the
+#: values' own units of their size, as a standard error compares with the difference.
+ZERO_SPREAD = 1e-9
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,8 @@ def paired_bootstrap(
         return PairedDifference(mean_a, mean_b, diff, NAN, NAN, NAN, NAN, n_items, int(ok.size))
     q = np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2])
     se = float(ok.std(ddof=1))
-    # every replicate the same up to rounding (std ~1e-17, not 0): no spread, as at 0
-    tiny = 1e-9 * max(float(np.abs(ok).mean()), abs(diff), np.finfo(float).tiny)
+    # every replicate the same up to rounding: no spread, as at 0
+    tiny = ZERO_SPREAD * max(float(np.abs(ok).mean()), abs(diff), np.finfo(float).tiny)
     if se <= tiny:
         p = 1.0 if abs(diff) <= tiny else 0.0
     else:
