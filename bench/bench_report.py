@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import bench_env, manage, setup_django, write_result
+from bench.common import bench_env, manage, report_result, setup_django
 
 GROUPS = (("A", 0.50), ("B", 0.60), ("C", 0.75))  # slug, chance a member answers right
 MODELS = (
@@ -512,9 +512,7 @@ def main() -> None:
         "alpha_from_database": alpha,
         "quick": args.quick,
     }
-    path = write_result("report", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
+    report_result("report", result)
 
 
 if __name__ == "__main__":

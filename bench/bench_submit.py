@@ -41,10 +41,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import free_port, fresh_database, write_result  # noqa: E402
+from bench.common import free_port, fresh_database, result_path, write_result  # noqa: E402
 
 PG_NAME = "shiping_bench_submit"
-RESULT = ROOT / "bench" / "results" / "submit.json"
 
 
 def server_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
@@ -280,7 +279,7 @@ def main() -> None:
                    "--workers", str(args.workers), "--threads", str(args.threads),
                    *(["--quick"] if args.quick else [])]  # fmt: skip
             subprocess.run(cmd, check=True)
-            runs.update(json.loads(RESULT.read_text(encoding="utf-8"))["runs"])
+            runs.update(json.loads(result_path("submit").read_text(encoding="utf-8"))["runs"])
     else:
         run = run_one(args, postgres=databases[0] == "postgres")
         runs = {run["database"]: run}
