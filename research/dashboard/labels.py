@@ -8,6 +8,7 @@ form pooled (a split column); ``explain_star`` says which.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -305,24 +306,20 @@ class Labels:
         (run); reference sets with " majority" / " mean" keep that suffix, translated."""
         if name in (None, ""):
             return ""
-        return show_set_name(str(name), self._set_part, _suffixed)
-
-    def _set_part(self, name: SetName) -> str:
-        if name.kind in SET_WORDS:
-            return str(SET_WORDS[name.kind])
-        if name.kind == "group":
-            return self.groups.get(name.key) or name.key
-        if name.kind == "model":
-            return self.model(name.key)
-        if name.kind == "rule":
-            return self.rule(name.key)
-        return name.text
+        return rater_set_label(str(name), self.groups)
 
     @staticmethod
     def model(name: Any) -> str:
         """A model as every table and chart names it: ``x`` or ``x@run`` (a rater set's
         ``model:x@run``, a published figure's model and run) → ``x (run)``."""
         return show_model(str(name or ""))
+
+    @staticmethod
+    def source(value: Any) -> str:
+        """A poem source as every table names it: a model's (``model:x@run``) as
+        ``model`` names it, any other as written."""
+        text = str(value)
+        return Labels.model(text) if text.startswith("model:") else text
 
     @staticmethod
     def rule(name: Any) -> str:
@@ -371,6 +368,24 @@ class Labels:
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         return value
+
+
+def rater_set_label(name: str, groups: Mapping[str, str]) -> str:
+    """A rater set's name in words, its groups named by ``groups`` (slug → name):
+    ``Labels.rater_set``, also for a chart that has the study's groups only."""
+
+    def part(set_name: SetName) -> str:
+        if set_name.kind in SET_WORDS:
+            return str(SET_WORDS[set_name.kind])
+        if set_name.kind == "group":
+            return groups.get(set_name.key) or set_name.key
+        if set_name.kind == "model":
+            return Labels.model(set_name.key)
+        if set_name.kind == "rule":
+            return Labels.rule(set_name.key)
+        return set_name.text
+
+    return show_set_name(name, part, _suffixed)
 
 
 def _suffixed(shown: str, suffix: str) -> str:
