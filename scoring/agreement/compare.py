@@ -145,13 +145,19 @@ def paired_bootstrap(
     )
 
 
+def _ascending(p_values: Sequence[float] | FloatArray) -> tuple[FloatArray, np.ndarray]:
+    """The p-values as floats, and the positions of the finite ones from the smallest up
+    (ties in their order): the family an adjustment counts (NaN is not counted)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    ok = np.flatnonzero(np.isfinite(p))
+    return p, ok[np.argsort(p[ok], kind="stable")]
+
+
 def holm(p_values: Sequence[float] | FloatArray) -> FloatArray:
     """Holm's (1979) step-down adjusted p-values (NaN kept, not counted)."""
-    p = np.asarray(p_values, dtype=np.float64)
+    p, order = _ascending(p_values)
     out = np.full(p.shape, NAN)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
     running = 0.0
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[i]))
@@ -161,11 +167,9 @@ def holm(p_values: Sequence[float] | FloatArray) -> FloatArray:
 
 def benjamini_hochberg(p_values: Sequence[float] | FloatArray) -> FloatArray:
     """Benjamini & Hochberg's (1995) step-up adjusted p-values (NaN kept, not counted)."""
-    p = np.asarray(p_values, dtype=np.float64)
+    p, order = _ascending(p_values)
     out = np.full(p.shape, NAN)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
     running = 1.0
     for rank in range(m - 1, -1, -1):
         i = order[rank]
