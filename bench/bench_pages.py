@@ -55,6 +55,7 @@ from bench.common import (  # noqa: E402
     deployed_autovacuum,
     free_port,
     fresh_database,
+    quantile_ms,
     result_path,
     write_result,
 )
@@ -222,8 +223,8 @@ async def _timed(jobs: list[Any]) -> dict[str, Any]:
         "n": n,
         "seconds": round(wall, 3),
         "per_s": round(n / wall, 1),
-        "p50_ms": round(1000 * latencies[n // 2], 2),
-        "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2),
+        "p50_ms": round(quantile_ms(latencies, 0.5), 2),
+        "p99_ms": round(quantile_ms(latencies, 0.99), 2),
     }
 
 

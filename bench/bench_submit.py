@@ -41,7 +41,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import free_port, fresh_database, result_path, write_result  # noqa: E402
+from bench.common import (  # noqa: E402
+    free_port,
+    fresh_database,
+    quantile_ms,
+    result_path,
+    write_result,
+)
 
 PG_NAME = "shiping_bench_submit"
 
@@ -173,8 +179,8 @@ async def _phase(requests: list[list[tuple[str, dict[str, Any]]]]) -> dict[str, 
         "requests": n,
         "seconds": round(wall, 3),
         "throughput_rps": round(n / wall, 1),
-        "p50_ms": round(1000 * latencies[n // 2], 2),
-        "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2),
+        "p50_ms": round(quantile_ms(latencies, 0.5), 2),
+        "p99_ms": round(quantile_ms(latencies, 0.99), 2),
         "errors": errors,
     }
 

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -145,6 +145,12 @@ def timed(fn: Callable[[], Any]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def quantile_ms(ordered: Sequence[float], q: float) -> float:
+    """The ``q``-quantile of sorted latencies in seconds, in milliseconds: the value at
+    rank ⌊q·n⌋ from 0 (the last for q near 1), as the load benches report p50 and p99."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
 def peak_rss_mb() -> float:

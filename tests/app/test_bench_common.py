@@ -34,3 +34,11 @@ def test_a_result_keeps_its_own_name_and_goes_to_a_path_given(tmp_path: Path) ->
     path = common.write_result("agreement", {"benchmark": "alpha vs package"}, out)
     assert path == out
     assert json.loads(out.read_text(encoding="utf-8"))["benchmark"] == "alpha vs package"
+
+
+def test_a_latency_quantile_is_the_observed_value_at_rank_floor_q_n() -> None:
+    ordered = [k / 1000 for k in range(1, 101)]  # 1 … 100 ms
+    assert common.quantile_ms(ordered, 0.5) == pytest.approx(51.0)  # rank 50 from 0
+    assert common.quantile_ms(ordered, 0.99) == pytest.approx(100.0)
+    assert common.quantile_ms(ordered, 1.0) == pytest.approx(100.0)  # clipped to the last
+    assert common.quantile_ms([0.25], 0.99) == 250.0
