@@ -14,7 +14,6 @@ Usage: .venv/bin/python bench/bench_agreement.py [--quick] [--out PATH]
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import resource
 import sys
@@ -34,6 +33,7 @@ if str(ROOT) not in sys.path:
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
 
+from bench.common import result_path, write_result  # noqa: E402
 from scoring.agreement import Level, RatingTable, compute_all, krippendorff_alpha  # noqa: E402
 
 LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
@@ -186,7 +186,7 @@ def in_fresh_process(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "agreement.json")
+    parser.add_argument("--out", type=Path, default=result_path("agreement"))
     args = parser.parse_args()
     quick = args.quick
     n_ratings, repeat, n_boot = (20_000, 3, 200) if quick else (200_000, 15, 1000)
@@ -207,8 +207,7 @@ def main() -> None:
         report["hundred_point_scale"]["package_alone_dense_counts"] = in_fresh_process(
             _package_hundred_point, units
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2))
+    write_result("agreement", report, args.out)
     a = report["alpha_vs_package"]
     print(f"(a) alpha on {a['n_ratings']:,} ratings; ratio to the package on pre-counted values")
     for level, t in a["levels"].items():

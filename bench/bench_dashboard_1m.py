@@ -33,7 +33,6 @@ Writes bench/results/dashboard_1m.json (not committed).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -50,8 +49,8 @@ from bench.common import (
     fresh_database,
     manage,
     measured_child,
+    report_result,
     setup_django,
-    write_result,
 )
 
 SLUG = "bench"
@@ -345,9 +344,7 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
         "parts_seconds": parts,
         "quick": args.quick,
     }
-    path = write_result("dashboard_1m", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
+    report_result("dashboard_1m", result)
 
 
 if __name__ == "__main__":

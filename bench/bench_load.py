@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -40,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import loadtest
 from bench.cluster import ThrowawayCluster
-from bench.common import deployed_autovacuum, write_result
+from bench.common import deployed_autovacuum, report_result
 
 DB = "shiping_bench_load"
 # Volunteers arrive over half a minute (a recruitment post brings people within minutes,
@@ -99,9 +98,7 @@ def main() -> None:
     args = parser.parse_args()
     with ThrowawayCluster() as pg:
         result = run(args, pg)
-    path = write_result("load", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
+    report_result("load", result)
 
 
 def run(args: argparse.Namespace, pg: ThrowawayCluster) -> dict:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import bench_env, manage, setup_django, timed, write_result
+from bench.common import bench_env, manage, report_result, setup_django, timed
 
 STUDY = {
     "slug": "bench",
@@ -244,9 +244,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.memory:
         memory = memory_only(args.items, args.database_url)
-        path = write_result("loading_memory", memory)
-        print(json.dumps(memory, indent=2))
-        print(f"written to {path}")
+        report_result("loading_memory", memory)
         return
     n_items, n_responses = (10_000, 100_000) if args.quick else (150_000, 1_000_000)
     with tempfile.TemporaryDirectory() as tmp:
@@ -325,9 +323,7 @@ def main() -> None:
         "generate_responses_seconds": generate,
         "quick": args.quick,
     }
-    path = write_result("loading", result)
-    print(json.dumps(result, indent=2))
-    print(f"written to {path}")
+    report_result("loading", result)
 
 
 if __name__ == "__main__":

@@ -51,10 +51,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_submit import server_env, start_server, stop_server  # noqa: E402
-from bench.common import deployed_autovacuum, free_port, fresh_database, write_result  # noqa: E402
+from bench.common import (  # noqa: E402
+    deployed_autovacuum,
+    free_port,
+    fresh_database,
+    quantile_ms,
+    result_path,
+    write_result,
+)
 
 PG_NAME = "shiping_bench_pages"
-RESULT = ROOT / "bench" / "results" / "pages.json"
 N_ITEMS = 480  # the issue's task size
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
@@ -217,8 +223,8 @@ async def _timed(jobs: list[Any]) -> dict[str, Any]:
         "n": n,
         "seconds": round(wall, 3),
         "per_s": round(n / wall, 1),
-        "p50_ms": round(1000 * latencies[n // 2], 2),
-        "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2),
+        "p50_ms": round(quantile_ms(latencies, 0.5), 2),
+        "p99_ms": round(quantile_ms(latencies, 0.99), 2),
     }
 
 
@@ -384,8 +390,10 @@ def main() -> None:
                   f"ratio {run['ratio']}, integrity {run['integrity']}; CPU ms per floor "
                   f"request {run['floor']['cpu_ms_per_unit']}, per answer "
                   f"{run['pages']['cpu_ms_per_unit']}", flush=True)  # fmt: skip
-    if args.databases != "sqlite,postgres" and RESULT.is_file():  # a part: keep the rest
-        earlier = json.loads(RESULT.read_text(encoding="utf-8"))
+    if (
+        args.databases != "sqlite,postgres" and result_path("pages").is_file()
+    ):  # a part: keep the rest
+        earlier = json.loads(result_path("pages").read_text(encoding="utf-8"))
         if earlier.get("mode") == ("quick" if args.quick else "full"):
             runs = {**earlier.get("runs", {}), **runs}
     path = write_result("pages", {"mode": "quick" if args.quick else "full", "runs": runs})

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from pypinyin import Style, lazy_pinyin  # noqa: E402
 from pypinyin import __version__ as pypinyin_version  # noqa: E402
 
+from bench.common import write_result  # noqa: E402
 from scoring.prosody import RULES_VERSION, score_poem  # noqa: E402
 from scoring.prosody.align import clear_cache as clear_align_cache  # noqa: E402
 from scoring.prosody.normalize import to_simplified  # noqa: E402
@@ -55,7 +56,6 @@ from scoring.prosody.senses import _word_evidence  # noqa: E402
 from scoring.prosody.tones import ToneSystem  # noqa: E402
 
 CORPUS = ROOT / "data" / "corpus"
-OUT = ROOT / "bench" / "results" / "prosody.json"
 REGULATED = ("五言律诗", "七言律诗", "五言绝句", "七言绝句")
 GOAL = 0.5
 
@@ -166,8 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path = write_result("prosody", result)
     for name, w in workloads.items():
         print(
             f"{name}: {w['poems']} poems, {w['chars']} chars: pypinyin "
@@ -175,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             f"chars/s, ratio {w['ratio']} ({'meets' if w['meets_goal'] else 'misses'} the "
             f"{GOAL} goal)"
         )
-    print(f"-> {OUT.relative_to(ROOT)}")
+    print(f"-> {path.relative_to(ROOT)}")
     return 0
 
 

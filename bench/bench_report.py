@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import bench_env, manage, setup_django, write_result
+from bench.common import bench_env, manage, report_result, setup_django
 
 GROUPS = (("A", 0.50), ("B", 0.60), ("C", 0.75))  # slug, chance a member answers right
 MODELS = (
@@ -422,6 +422,23 @@ def alpha_ratio(task_slug: str, field: str) -> dict:
     }
 
 
+def report_json(env: dict[str, str], out: Path, n_boot: int, *more: str) -> dict[str, float]:
+    """``manage.py report bench`` as JSON into ``out`` (``more``: further options), timed
+    in a child process (``manage``)."""
+    return manage(
+        env,
+        "report",
+        "bench",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--n-boot",
+        str(n_boot),
+        *more,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="about 60,000 responses")
@@ -440,17 +457,7 @@ def main() -> None:
         n = make_responses(world, n_items, n_target)
         generate = time.perf_counter() - t0
         out = tmpdir / "report.json"
-        run = manage(
-            env,
-            "report",
-            "bench",
-            "--format",
-            "json",
-            "--out",
-            str(out),
-            "--n-boot",
-            str(args.n_boot),
-        )
+        run = report_json(env, out, args.n_boot)
         tables = {
             k: len(v)
             for k, v in json.loads(out.read_text(encoding="utf-8")).items()
@@ -462,19 +469,7 @@ def main() -> None:
         if empty:
             raise SystemExit(f"the bench study left new tables empty: {', '.join(empty)}")
         # The same report split by provenance (every table per source × condition).
-        split = manage(
-            env,
-            "report",
-            "bench",
-            "--format",
-            "json",
-            "--out",
-            str(tmpdir / "report-by.json"),
-            "--n-boot",
-            str(args.n_boot),
-            "--by",
-            "source,condition",
-        )
+        split = report_json(env, tmpdir / "report-by.json", args.n_boot, "--by", "source,condition")
         profile = {
             "whole": table_seconds("bench", args.n_boot),
             "by_source_condition": table_seconds("bench", args.n_boot, ("source", "condition")),
@@ -512,9 +507,7 @@ def main() -> None:
         "alpha_from_database": alpha,
         "quick": args.quick,
     }
-    path = write_result("report", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
+    report_result("report", result)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import re
@@ -53,7 +52,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import loadtest
-from bench.common import write_result
+from bench.common import quantile_ms, report_result
 
 DB = "shiping_bench_researchers"
 SLUG = "song-ci-demo"
@@ -363,7 +362,7 @@ def main() -> None:
     ordered = sorted(times)
     research_ms = {
         "n": len(ordered),
-        "p50_ms": round(ordered[len(ordered) // 2] * 1000, 1) if ordered else None,
+        "p50_ms": round(quantile_ms(ordered, 0.5), 1) if ordered else None,
         "max_ms": round(ordered[-1] * 1000, 1) if ordered else None,
     }
     volunteers_now = volunteers_result(stats, check, n, load)
@@ -397,9 +396,7 @@ def main() -> None:
         "quick": args.quick,
         "seconds_per_phase": seconds,
     }
-    path = write_result("researchers", result)
-    print(json.dumps(result, indent=2, ensure_ascii=False))
-    print(f"written to {path}")
+    report_result("researchers", result)
 
 
 def p99_ratio(now: dict[str, Any], floor: dict[str, Any] | None) -> float | None:

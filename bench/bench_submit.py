@@ -41,10 +41,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import free_port, fresh_database, write_result  # noqa: E402
+from bench.common import (  # noqa: E402
+    free_port,
+    fresh_database,
+    quantile_ms,
+    result_path,
+    write_result,
+)
 
 PG_NAME = "shiping_bench_submit"
-RESULT = ROOT / "bench" / "results" / "submit.json"
 
 
 def server_env(data_dir: Path, database_url: str | None) -> dict[str, str]:
@@ -174,8 +179,8 @@ async def _phase(requests: list[list[tuple[str, dict[str, Any]]]]) -> dict[str, 
         "requests": n,
         "seconds": round(wall, 3),
         "throughput_rps": round(n / wall, 1),
-        "p50_ms": round(1000 * latencies[n // 2], 2),
-        "p99_ms": round(1000 * latencies[min(n - 1, int(n * 0.99))], 2),
+        "p50_ms": round(quantile_ms(latencies, 0.5), 2),
+        "p99_ms": round(quantile_ms(latencies, 0.99), 2),
         "errors": errors,
     }
 
@@ -280,7 +285,7 @@ def main() -> None:
                    "--workers", str(args.workers), "--threads", str(args.threads),
                    *(["--quick"] if args.quick else [])]  # fmt: skip
             subprocess.run(cmd, check=True)
-            runs.update(json.loads(RESULT.read_text(encoding="utf-8"))["runs"])
+            runs.update(json.loads(result_path("submit").read_text(encoding="utf-8"))["runs"])
     else:
         run = run_one(args, postgres=databases[0] == "postgres")
         runs = {run["database"]: run}

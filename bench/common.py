@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -147,13 +147,34 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def quantile_ms(ordered: Sequence[float], q: float) -> float:
+    """The ``q``-quantile of sorted latencies in seconds, in milliseconds: the value at
+    rank ⌊q·n⌋ from 0 (the last for q near 1), as the load benches report p50 and p99."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def write_result(name: str, data: dict[str, Any]) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+def result_path(name: str) -> Path:
+    """Where a benchmark's latest result lies (``run_all`` reads it there)."""
+    return RESULTS / f"{name}.json"
+
+
+def write_result(name: str, data: dict[str, Any], path: Path | None = None) -> Path:
+    """``data`` as JSON with its benchmark's name (unless ``data`` names it) and the time,
+    at ``result_path(name)`` or ``path``; returns where it went."""
+    path = path or result_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"benchmark": name, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
+def report_result(name: str, data: dict[str, Any]) -> Path:
+    """``write_result``, then the result printed and where it went."""
+    path = write_result(name, data)
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(f"written to {path}")
     return path

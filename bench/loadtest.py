@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 import psycopg
 
-from bench.common import drop_database, free_port, fresh_database  # noqa: F401 (the load tests' API)
+from bench.common import drop_database, free_port, fresh_database, quantile_ms  # noqa: F401 (the load tests' API)
 
 ROOT = Path(__file__).resolve().parent.parent
 API = "/api/v1/volunteer"
@@ -133,12 +133,11 @@ class Stats:
         data = sorted(self.latencies.get(kind, []))
         if not data:
             return {}
-        pick = lambda q: data[min(len(data) - 1, int(q * len(data)))] * 1000  # noqa: E731
         return {
             "n": len(data),
-            "p50_ms": pick(0.50),
-            "p95_ms": pick(0.95),
-            "p99_ms": pick(0.99),
+            "p50_ms": quantile_ms(data, 0.50),
+            "p95_ms": quantile_ms(data, 0.95),
+            "p99_ms": quantile_ms(data, 0.99),
             "max_ms": data[-1] * 1000,
         }
 

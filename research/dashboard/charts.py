@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from research.dashboard.labels import Labels
+from research.dashboard.labels import Labels, rater_set_label
 from research.figures.drawing import Interval, Series
 from research.figures.spec import Bars, Forest, Heatmap, Spec, distinct, with_split
 from research.figures.svg import dashboard_svg
@@ -27,17 +27,6 @@ def _labels(study: Study) -> tuple[dict[str, str], dict[tuple[str, str], str], d
         for d in t.dimensions or []:
             dims[(t.slug, d["key"])] = str(d.get("label") or d["key"])
     return tasks, dims, kinds
-
-
-def set_label(name: str, groups: dict[str, str]) -> str:
-    if name.startswith("group:"):
-        slug = name.split(":", 1)[1]
-        return groups.get(slug) or slug
-    if name == "humans":
-        return _("all people")
-    if name == "models":
-        return _("all models")
-    return Labels.model(name) if name.startswith("model:") else name
 
 
 def _draw(spec: Spec | None) -> str | None:
@@ -66,7 +55,7 @@ def accuracy_spec(report: Report, study: Study) -> Bars | None:
         cells = [index.get((c, name)) for c in categories]
         series.append(
             Series(
-                set_label(name, groups),
+                rater_set_label(name, groups),
                 [c["value"] if c else None for c in cells],
                 [c["ci_low"] if c else None for c in cells],
                 [c["ci_high"] if c else None for c in cells],
@@ -126,7 +115,7 @@ def correlation_spec(report: Report, study: Study) -> Heatmap | None:
 
 def _judge(row: dict[str, Any], groups: dict[str, str]) -> str:
     """A heatmap row's name: the judge, after the row's --by split values."""
-    return with_split(set_label(row["a"], groups), row, _split_value)
+    return with_split(rater_set_label(row["a"], groups), row, _split_value)
 
 
 def _split_value(key: str, value: Any, row: dict[str, Any]) -> str:
@@ -150,7 +139,7 @@ def rules_spec(report: Report, study: Study, rule: str) -> Forest | None:
     items = [
         Interval(
             f"{dims.get((r['task'], r['field']), r['field'])} · "
-            f"{set_label(r['rater_set'], groups)}",
+            f"{rater_set_label(r['rater_set'], groups)}",
             r["diff"],
             r["ci_low"],
             r["ci_high"],
@@ -182,9 +171,9 @@ def cipai_spec(report: Report, metric: str) -> Heatmap | None:
     if not rows:
         return None
     forms = sorted({r["form"] for r in rows})
-    sources = sorted({_source(r["source"]) for r in rows})
-    values = {(r["form"], _source(r["source"])): r["mean"] for r in rows}
-    counts = {(r["form"], _source(r["source"])): r["n"] for r in rows}
+    sources = sorted({Labels.source(r["source"]) for r in rows})
+    values = {(r["form"], Labels.source(r["source"])): r["mean"] for r in rows}
+    counts = {(r["form"], Labels.source(r["source"])): r["n"] for r in rows}
     title = _("Mean rule score per form and source: %(metric)s") % {"metric": Labels.rule(metric)}
     return Heatmap(title, tuple(forms), tuple(sources), values, counts=counts)
 
@@ -211,12 +200,6 @@ def published_spec(study: Study) -> Heatmap | None:
         "metric": ", ".join(metrics)
     }
     return Heatmap(title, tuple(forms), tuple(models), values)
-
-
-def _source(value: object) -> str:
-    """A poem source as every table names it (a model by ``Labels.model``)."""
-    text = str(value)
-    return Labels.model(text) if text.startswith("model:") else text
 
 
 def _published_model(agg: object) -> str:

@@ -8,12 +8,14 @@ form pooled (a split column); ``explain_star`` says which.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from research.dashboard.reasons import translate_reason
+from scoring.report.sets import HUMANS, KEY, MODELS, SetName, show_model, show_set_name
 from studies.kinds import ALL_PARTS
 from studies.models import Study
 
@@ -84,6 +86,13 @@ RULE_FAMILIES = {
     "modern": gettext_lazy("modern tones"),
     "ccv": gettext_lazy("CCiV's definitions"),
 }
+#: Rater sets named by a word (scoring/report/sets.py), and reference sets' suffixes.
+SET_WORDS = {
+    KEY: gettext_lazy("answer key"),
+    HUMANS: gettext_lazy("all people"),
+    MODELS: gettext_lazy("all models"),
+}
+SET_SUFFIXES = {"majority": gettext_lazy("majority"), "mean": gettext_lazy("mean")}
 #: Column headers of every table the dashboard shows (unlisted columns keep their name).
 COLUMNS = {
     "task": gettext_lazy("Task"),
@@ -297,35 +306,20 @@ class Labels:
         (run); reference sets with " majority" / " mean" keep that suffix, translated."""
         if name in (None, ""):
             return ""
-        text = str(name)
-        for suffix, word in ((" majority", _("majority")), (" mean", _("mean"))):
-            if text.endswith(suffix):
-                return f"{self.rater_set(text[: -len(suffix)])} ({word})"
-        if "+" in text:  # a union of sets (``humans+model:x``: people with one judge)
-            return " + ".join(self.rater_set(part) for part in text.split("+"))
-        if text == "key":
-            return _("answer key")
-        if text == "humans":
-            return _("all people")
-        if text == "models":
-            return _("all models")
-        kind, _sep, rest = text.partition(":")
-        if kind == "group":
-            return self.groups.get(rest) or rest
-        if kind == "model":
-            return self.model(rest)
-        if kind == "rule":
-            return self.rule(rest)
-        return text
+        return rater_set_label(str(name), self.groups)
 
     @staticmethod
     def model(name: Any) -> str:
         """A model as every table and chart names it: ``x`` or ``x@run`` (a rater set's
         ``model:x@run``, a published figure's model and run) → ``x (run)``."""
-        text = str(name or "")
-        text = text.removeprefix("model:")
-        model, _at, run = text.partition("@")
-        return f"{model} ({run})" if run else model
+        return show_model(str(name or ""))
+
+    @staticmethod
+    def source(value: Any) -> str:
+        """A poem source as every table names it: a model's (``model:x@run``) as
+        ``model`` names it, any other as written."""
+        text = str(value)
+        return Labels.model(text) if text.startswith("model:") else text
 
     @staticmethod
     def rule(name: Any) -> str:
@@ -374,6 +368,28 @@ class Labels:
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         return value
+
+
+def rater_set_label(name: str, groups: Mapping[str, str]) -> str:
+    """A rater set's name in words, its groups named by ``groups`` (slug → name):
+    ``Labels.rater_set``, also for a chart that has the study's groups only."""
+
+    def part(set_name: SetName) -> str:
+        if set_name.kind in SET_WORDS:
+            return str(SET_WORDS[set_name.kind])
+        if set_name.kind == "group":
+            return groups.get(set_name.key) or set_name.key
+        if set_name.kind == "model":
+            return Labels.model(set_name.key)
+        if set_name.kind == "rule":
+            return Labels.rule(set_name.key)
+        return set_name.text
+
+    return show_set_name(name, part, _suffixed)
+
+
+def _suffixed(shown: str, suffix: str) -> str:
+    return f"{shown} ({SET_SUFFIXES[suffix]})"
 
 
 #: The report settings' choices (scoring/report/settings.py ``RATINGS_CI``, ``CLUSTERS``).

@@ -127,8 +127,7 @@ def rule_rate_heatmap_specs(rows: Rows, metric: str) -> list[tuple[str, Heatmap]
 def _source(value: Any) -> str:
     if value in (None, ""):
         return _("unknown")
-    text = str(value)
-    return Labels.model(text) if text.startswith("model:") else text
+    return Labels.source(value)
 
 
 def _metric_key(row: dict[str, Any]) -> str:

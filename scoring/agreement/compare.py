@@ -32,6 +32,12 @@ from .table import FloatArray
 
 NAN = math.nan
 BOOTSTRAP = "paired item × person bootstrap (percentile)"
+#: A bootstrap standard error (or a difference) at most this share of the values' level
+#: (mean |replicate|, or |diff| if larger) is zero up to rounding: replicates that all
+#: agree leave std ~1e-17, not 0. Not ``crossed.ZERO_VARIANCE``, which is a share of a
+#: variance (squared units) of the independent-answers variance; this is a share in the
+#: values' own units of their size, as a standard error compares with the difference.
+ZERO_SPREAD = 1e-9
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,8 @@ def paired_bootstrap(
         return PairedDifference(mean_a, mean_b, diff, NAN, NAN, NAN, NAN, n_items, int(ok.size))
     q = np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2])
     se = float(ok.std(ddof=1))
-    # every replicate the same up to rounding (std ~1e-17, not 0): no spread, as at 0
-    tiny = 1e-9 * max(float(np.abs(ok).mean()), abs(diff), np.finfo(float).tiny)
+    # every replicate the same up to rounding: no spread, as at 0
+    tiny = ZERO_SPREAD * max(float(np.abs(ok).mean()), abs(diff), np.finfo(float).tiny)
     if se <= tiny:
         p = 1.0 if abs(diff) <= tiny else 0.0
     else:
@@ -139,13 +145,19 @@ def paired_bootstrap(
     )
 
 
+def _ascending(p_values: Sequence[float] | FloatArray) -> tuple[FloatArray, np.ndarray]:
+    """The p-values as floats, and the positions of the finite ones from the smallest up
+    (ties in their order): the family an adjustment counts (NaN is not counted)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    ok = np.flatnonzero(np.isfinite(p))
+    return p, ok[np.argsort(p[ok], kind="stable")]
+
+
 def holm(p_values: Sequence[float] | FloatArray) -> FloatArray:
     """Holm's (1979) step-down adjusted p-values (NaN kept, not counted)."""
-    p = np.asarray(p_values, dtype=np.float64)
+    p, order = _ascending(p_values)
     out = np.full(p.shape, NAN)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
     running = 0.0
     for rank, i in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[i]))
@@ -155,11 +167,9 @@ def holm(p_values: Sequence[float] | FloatArray) -> FloatArray:
 
 def benjamini_hochberg(p_values: Sequence[float] | FloatArray) -> FloatArray:
     """Benjamini & Hochberg's (1995) step-up adjusted p-values (NaN kept, not counted)."""
-    p = np.asarray(p_values, dtype=np.float64)
+    p, order = _ascending(p_values)
     out = np.full(p.shape, NAN)
-    ok = np.flatnonzero(np.isfinite(p))
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
     running = 1.0
     for rank in range(m - 1, -1, -1):
         i = order[rank]

@@ -80,9 +80,16 @@ def welch_difference(
     Not estimable (NaN interval, the reason said) with fewer than ``min_side`` (at least
     2) values on a side, or when neither side varies: a zero-width interval is no
     interval."""
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    x, y = x[np.isfinite(x)], y[np.isfinite(y)]
+    return _welch_finite(_finite(a), _finite(b), confidence, min_side)
+
+
+def _finite(values: Sequence[float] | FloatArray) -> FloatArray:
+    x = np.asarray(values, dtype=np.float64)
+    return x[np.isfinite(x)]
+
+
+def _welch_finite(x: FloatArray, y: FloatArray, confidence: float, min_side: int) -> WelchCI:
+    """``welch_difference`` of two samples already without non-finite values."""
     mx = float(x.mean()) if x.size else NAN
     my = float(y.mean()) if y.size else NAN
     reason = not_estimable(int(x.size), int(y.size), max(min_side, 2))
@@ -114,10 +121,8 @@ def corrected_difference(
     transformation, the skewness of the difference from both sides' pooled residuals:
     ``skew_corrected_columns``) — the report's interval (method ``WELCH_HALL``). With
     equal sides it is Welch's interval (``welch_difference``). Not estimable as there."""
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    x, y = x[np.isfinite(x)], y[np.isfinite(y)]
-    w = welch_difference(x, y, confidence=confidence, min_side=min_side)
+    x, y = _finite(a), _finite(b)
+    w = _welch_finite(x, y, confidence, min_side)
     if w.reason is not None:
         return w
     low, high, _ = skew_corrected_columns(x[:, None], y[:, None], confidence=confidence)

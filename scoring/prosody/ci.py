@@ -147,16 +147,7 @@ def _line_report(
     nxt = next(bad_iter, None)
     for k, line in enumerate(reading.lines):
         n = len(line)
-        entry: dict[str, Any] = {
-            "text": line,
-            "tones": reading.tone_lines[k] if tones is None else tones[pos : pos + n],
-            "marks": reading.mark_lines[k],
-            "pinyin": list(reading.readings[k]),
-        }
-        if reading.simplified[k] != line:
-            entry["simplified"] = reading.simplified[k]
-        if reading.decisions and reading.decisions[k]:
-            entry["readings"] = reading.decision_report(k)  # what decided each polyphone
+        entry = reading.line_entry(k, None if tones is None else tones[pos : pos + n])
         if required is not None:
             entry["required"] = required[pos : pos + n]
             mism = []

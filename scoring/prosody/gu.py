@@ -201,19 +201,10 @@ def score_gu(
         "faults": None,
     }
     tones, resolved = _by_rhyme(reading, sets) if system == "classical" else ("", [])
-    lines = []
-    for k, line in enumerate(reading.lines):
-        entry: dict[str, Any] = {
-            "text": line,
-            "tones": tones[k * n : (k + 1) * n] if tones else reading.tone_lines[k],
-            "marks": reading.mark_lines[k],
-            "pinyin": list(reading.readings[k]),
-        }
-        if reading.simplified[k] != line:
-            entry["simplified"] = reading.simplified[k]
-        if reading.decisions and reading.decisions[k]:
-            entry["readings"] = reading.decision_report(k)  # what decided each polyphone
-        lines.append(entry)
+    lines = [
+        reading.line_entry(k, tones[k * n : (k + 1) * n] if tones else None)
+        for k in range(len(reading.lines))
+    ]
     diag: dict[str, Any] = {
         **({"resolved_by_rhyme": [[p // n, p % n] for p in resolved]} if resolved else {}),
         "ti": "古体",

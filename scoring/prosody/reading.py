@@ -75,6 +75,22 @@ class Reading:
         found = self.decisions[k] if self.decisions else {}
         return [{"index": i, "char": self.lines[k][i], **found[i].to_dict()} for i in sorted(found)]
 
+    def line_entry(self, k: int, tones: str | None = None) -> dict[str, Any]:
+        """Line ``k`` as the diagnostics show it: text, tones (``tones`` when the rhyme or
+        metre read some positions, else the reading's own), marks and pinyin; its
+        simplified form where it differs, and what decided each polyphone where any was."""
+        entry: dict[str, Any] = {
+            "text": self.lines[k],
+            "tones": self.tone_lines[k] if tones is None else tones,
+            "marks": self.mark_lines[k],
+            "pinyin": list(self.readings[k]),
+        }
+        if self.simplified[k] != self.lines[k]:
+            entry["simplified"] = self.simplified[k]
+        if self.decisions and self.decisions[k]:
+            entry["readings"] = self.decision_report(k)
+        return entry
+
     def ambiguous_originals(self) -> list[tuple[int, int]]:
         """(line, index) of merged characters whose original the context does not decide."""
         return [

@@ -271,6 +271,29 @@ def _family(
     return out
 
 
+def _cell_family(
+    cell: pd.DataFrame,
+    models: list[RaterSet],
+    groups: list[RaterSet],
+    data: StudyData,
+    opts: ReportSettings,
+    *,
+    binary: bool,
+) -> list[dict[str, Any]]:
+    """One cell's family: each model against each later model and each group (adjusted
+    and ranked, ``_family``), then every pair of groups in their own family
+    (``_group_family``)."""
+    rows = [
+        r
+        for i, a in enumerate(models)
+        for b in models[i + 1 :] + groups
+        if (r := _pair(cell, a, b, opts, binary=binary)) is not None
+    ]
+    return _family(rows, models, opts, cell) + _group_family(
+        cell, groups, data, opts, binary=binary
+    )
+
+
 def _accuracy(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> list[dict[str, Any]]:
     models, groups = _entities(sets)
     answers = keyed_answers(data).rename(columns={"right": "value"})
@@ -279,14 +302,7 @@ def _accuracy(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> li
         here = answers.loc[answers["task"] == task.id]
         for fld in field_order(sorted(set(here["field"]))):
             cell = here.loc[here["field"] == fld]
-            rows = [
-                r
-                for i, a in enumerate(models)
-                for b in models[i + 1 :] + groups
-                if (r := _pair(cell, a, b, opts, binary=True)) is not None
-            ]
-            fam = _family(rows, models, opts, cell)
-            fam += _group_family(cell, groups, data, opts, binary=True)
+            fam = _cell_family(cell, models, groups, data, opts, binary=True)
             out += [{"kind": "accuracy", "task": task.slug, "field": fld, **r} for r in fam]
     return out
 
@@ -295,14 +311,7 @@ def _ratings(data: StudyData, sets: list[RaterSet], opts: ReportSettings) -> lis
     models, groups = _entities(sets)
     out: list[dict[str, Any]] = []
     for task, dim, cell in rating_cells(data):
-        rows = [
-            r
-            for i, a in enumerate(models)
-            for b in models[i + 1 :] + groups
-            if (r := _pair(cell, a, b, opts, binary=False)) is not None
-        ]
-        fam = _family(rows, models, opts, cell)
-        fam += _group_family(cell, groups, data, opts, binary=False)
+        fam = _cell_family(cell, models, groups, data, opts, binary=False)
         out += [{"kind": "rating", "task": task, "field": dim, **r} for r in fam]
     return out
 

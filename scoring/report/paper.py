@@ -24,6 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from scoring.report.sets import SetName, show_model, show_set_name
+
 Rows = list[dict[str, Any]]
 #: The text formats (``render``); ``xlsx`` is a workbook (``xlsx_bytes``).
 TEXT_FORMATS = ("latex", "markdown", "csv")
@@ -81,18 +83,14 @@ class Names:
     groups: Mapping[str, str] = field(default_factory=dict)
 
     def rater_set(self, text: str) -> str:
-        if "+" in text:
-            return " + ".join(self.rater_set(part) for part in text.split("+"))
-        for suffix in (" majority", " mean"):
-            if text.endswith(suffix):
-                return f"{self.rater_set(text[: -len(suffix)])}{suffix}"
-        kind, _sep, rest = text.partition(":")
-        if kind == "group":
-            return self.groups.get(rest) or rest
-        if kind == "model":
-            model, _at, run = rest.partition("@")
-            return f"{model} ({run})" if run else model
-        return text
+        return show_set_name(text, self._set_part, lambda shown, suffix: f"{shown} {suffix}")
+
+    def _set_part(self, name: SetName) -> str:
+        if name.kind == "group":
+            return self.groups.get(name.key) or name.key
+        if name.kind == "model":
+            return show_model(name.key)
+        return name.text
 
     def value(self, column: str, value: str, _others: Mapping[str, str]) -> str:
         if value == MISSING:

@@ -6,10 +6,16 @@
 * ``model:<name>`` or ``model:<name>@<run>`` when the model's run (prompt condition)
   is non-empty, so ``gpt-4o@direct`` and ``gpt-4o@form_aware`` stay apart;
 * ``rule:<name>``: a rule rater (e.g. ``rule:prosody:modern``), all rule versions.
+
+Tables also name a union of sets (``humans+model:<name>``, ``humans+models``), the answer
+key (``key``) and a reference set (``<set> majority``, ``<set> mean``); ``show_set_name``
+takes every such name apart (the one parser: the dashboard's and the paper tables' names
+differ only in the words they give each part).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +23,11 @@ import pandas as pd
 
 HUMANS = "humans"
 MODELS = "models"
+KEY = "key"
+#: A union of sets: ``humans+model:x`` (people with one judge).
+UNION = "+"
+#: A reference set's suffixes (``group:A majority``: the group's modal answer).
+REFERENCE_SUFFIXES = ("majority", "mean")
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,41 @@ class RaterSet:
 
 def model_label(name: str, run: str) -> str:
     return f"model:{name}@{run}" if run else f"model:{name}"
+
+
+def show_model(name: str) -> str:
+    """A model as every table and chart names it: ``x``, ``x@run`` or ``model:x@run`` →
+    ``x (run)``."""
+    model, _at, run = name.removeprefix("model:").partition("@")
+    return f"{model} ({run})" if run else model
+
+
+@dataclass(frozen=True)
+class SetName:
+    """One rater set's name taken apart (neither a union nor a reference set).
+
+    ``kind``: ``humans``, ``models``, ``key``, ``group``, ``model``, ``rule``, or the
+    text's part before its first ``:`` for any other name; ``key``: what follows the
+    ``:`` (a group's slug, ``x@run``, a rule rater); ``text``: the name as written."""
+
+    kind: str
+    key: str
+    text: str
+
+
+def show_set_name(
+    name: str, part: Callable[[SetName], str], suffixed: Callable[[str, str], str]
+) -> str:
+    """A rater set's name in words: a reference set as ``suffixed(its set shown, suffix)``,
+    a union as its members shown joined by `` + ``, any other as ``part(its SetName)``."""
+    for suffix in REFERENCE_SUFFIXES:
+        if name.endswith(f" {suffix}"):
+            inner = name[: -len(suffix) - 1]
+            return suffixed(show_set_name(inner, part, suffixed), suffix)
+    if UNION in name:
+        return " + ".join(show_set_name(p, part, suffixed) for p in name.split(UNION))
+    kind, _sep, key = name.partition(":")
+    return part(SetName(kind, key, name))
 
 
 def rater_sets(raters: pd.DataFrame, group_slugs: list[str]) -> list[RaterSet]:

@@ -37,11 +37,17 @@ from scoring.agreement.classify import Classification, classifications
 from scoring.agreement.paired import paired_estimates
 from scoring.report.data import StudyData, TaskInfo
 from scoring.report.ratings import rating_cells
-from scoring.report.sets import HUMANS, MODELS, RaterSet, by_kind, groups_of, single_models
+from scoring.report.sets import (
+    HUMANS,
+    KEY,
+    MODELS,
+    RaterSet,
+    by_kind,
+    groups_of,
+    single_models,
+)
 from scoring.report.settings import ReportSettings
 from studies.kinds import ALL_PARTS
-
-KEY = "key"
 
 
 def majority(cell: pd.DataFrame, rater_set: RaterSet) -> pd.Series:

@@ -19,8 +19,13 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
 
-from research.dashboard.charts import set_label
-from research.dashboard.labels import NOTE_COLUMNS, RULE_FAMILIES, RULE_METRICS, Labels
+from research.dashboard.labels import (
+    NOTE_COLUMNS,
+    RULE_FAMILIES,
+    RULE_METRICS,
+    Labels,
+    rater_set_label,
+)
 from research.dashboard.reasons import TEMPLATES, translate_reason
 from scoring.prosody.api import CI_METRICS, COUPLET_METRICS, SHI_METRICS
 from scoring.prosody.families import FAMILIES
@@ -141,7 +146,7 @@ def test_a_model_has_one_name_in_every_table_and_chart() -> None:
     names = {
         Labels.model("model:qwen@direct"),
         Labels.model("qwen@direct"),
-        set_label("model:qwen@direct", {}),
+        rater_set_label("model:qwen@direct", {}),
     }
     assert names == {"qwen (direct)"}
     assert Labels.model("model:gpt-4o") == Labels.model("gpt-4o") == "gpt-4o"
