@@ -1,8 +1,9 @@
 """古体诗 of any shape other than 绝句 and 律诗: 五古/七古 of other line counts, 杂言, 柏梁体.
 
-Rule source: 王力《诗词格律》第二章 §5 (古体诗: any number of lines, 仄韵 as well as 平韵,
-换韵, 邻韵通押, no 粘对) and 《汉语诗律学》§§14-17 (古体诗的用韵, 换韵, 柏梁体: every line
-rhymes).  A poem of 绝句 or 律诗 shape is judged by :mod:`.gu`; a poem of 排律 shape (10+
+Rule source: 王力《诗词格律》第二章 (§1 诗的种类: 古体诗 has any number of lines; the
+section on 诗韵: 古体诗 rhymes in 仄 as well as 平 tones, may change rhyme (换韵) and rhyme
+neighbouring rhymes together (邻韵通押); no 粘对) and 《汉语诗律学》§§14-17 (古体诗的用韵,
+换韵, 柏梁体: every line rhymes).  A poem of 绝句 or 律诗 shape is judged by :mod:`.gu`; a poem of 排律 shape (10+
 lines of 5 or 7, an even number) is read as 排律 first (:func:`.shi.score_shi`) and is
 古体 here only when it breaks the 律 as :mod:`.gu` judges an eight-line poem.
 
@@ -30,7 +31,7 @@ run of lines with at least two rhyme lines in one rhyme, so as to make the fewes
 a new segment costing half a miss (a single odd line is a miss, never a new rhyme).
 Classical: the 平水韵 (all 106 rhymes), each segment's rhyme the one most of its rhyme lines
 share; lenient (``rhyme_lenient``): the neighbouring 平 rhymes that :data:`.rhyme.SHI_NEIGHBOURS`
-lists (东冬, 江阳, 支微齐 …) are one rhyme, as 古体 allows (王力《诗词格律》第二章 §5: 邻韵
+lists (东冬, 江阳, 支微齐 …) are one rhyme, as 古体 allows (王力《诗词格律》第二章, 古体诗的用韵: 邻韵
 通押) -- 仄 rhymes are joined to no neighbour (the platform lists no 仄 邻韵).  Modern:
 中华新韵, no allowance.  ``rhyme`` is the share of rhyme positions (rhyme lines and missed
 ones) in their segment's rhyme.
@@ -54,10 +55,10 @@ from .tones import ToneSystem
 
 FORM = "shi:guti"
 SOURCE = (
-    "王力《诗词格律》第二章 §5（古体诗：句数不拘，平仄韵皆可，换韵，邻韵通押）；"
+    "王力《诗词格律》第二章（诗的种类；古体诗的用韵：平仄韵皆可，换韵，邻韵通押）；"
     "《汉语诗律学》§14–17（古体诗的用韵、换韵、柏梁体）"
 )
-NEIGHBOUR_SOURCE = "王力《诗词格律》第二章 §5（古体诗邻韵通押；邻韵：rhyme.SHI_NEIGHBOURS）"
+NEIGHBOUR_SOURCE = "王力《诗词格律》第二章（古体诗的用韵：邻韵通押；邻韵：rhyme.SHI_NEIGHBOURS）"
 CI_TONAL = 0.8  # a text of a tune's shape whose tones fit it this well is that ci
 SEGMENT_COST = 0.5  # a new rhyme costs half a missed rhyme
 MIN_LINES = 4

@@ -43,8 +43,8 @@ FORMS: dict[str, tuple[int, int]] = {
 }
 # 排律 (长律): a regulated poem of ten or more lines (an even number), five or seven
 # characters a line, that continues the 律诗's 粘对 couplet after couplet in one level rhyme
-# (王力《汉语诗律学》§2 (排律) and 《诗词格律》第二章 §1: 排律 keeps every rule of the 律诗
-# and only lengthens it).  Its line count is the poem's own.
+# (王力《诗词格律》第二章 §1 诗的种类: 超过八句的律诗 is 长律 or 排律; 《汉语诗律学》第一章
+# (近体诗) on 排律: every rule of the 律诗 kept, only lengthened).  Its line count is the poem's own.
 PAILU: dict[str, int] = {"shi:pailu5": 5, "shi:pailu7": 7}
 PAILU_MIN_LINES = 10
 _SEQ = {"A": "ABCD", "D": "DBCD", "C": "CDAB", "B": "BDAB"}

@@ -367,3 +367,41 @@ def test_modern_system_and_given_form() -> None:
         g.form == "shi:guti" and g.diagnostics["gu"]["reasons"][0] == "the form given is shi:guti"
     )
     assert g.diagnostics["rhyme"]["sets"][0]["group"] == "上声二十二养"
+
+
+# docs/prosody.md §5.0 and the validation table: how the bundled 唐诗三百首's poems the
+# source tags 五言古诗 / 七言古诗 / 乐府 are read (before prosody-1.7: 五古 8 古体, 2 近体, 22
+# undetected; 七古 1, 0, 25; 乐府 5, 30, 38).  The undetected are texts a mark broke (a
+# bracketed character cut a line: 寻西山隐者不遇, 贼退示官吏, 渔翁, 关山月 of 13 lines) and
+# 陈子昂《登幽州台歌》 (lines of 5, 5, 6, 6: half its characters in even lines, 楚辞-like).
+TANG300_READ = {
+    "五言古诗": {"古体": 25, "近体": 5, "undetected": 2},
+    "七言古诗": {"古体": 24, "undetected": 2},
+    "乐府": {"古体": 41, "近体": 31, "undetected": 1},
+}
+# the 五古 and 乐府 of 排律 shape that keep the 律 under gu.chu_lu's threshold (入律的古风)
+TANG300_PAILU = {"送綦毋潛落第還鄉", "渭川田家", "西施詠", "橫吹曲辭 關山月"}
+
+
+def test_how_the_tang_300_gu_ti_are_read() -> None:
+    corpus = Path(__file__).resolve().parents[2] / "data/corpus/tang_300.json"
+    counts: dict[str, dict[str, int]] = {tag: {} for tag in TANG300_READ}
+    pailu = set()
+    for p in json.loads(corpus.read_text(encoding="utf-8")):
+        tags = [t for t in p["tags"] if t in TANG300_READ]
+        if not tags:
+            continue
+        s = score_poem("\n".join(p["paragraphs"]), None)
+        read = (
+            "undetected"
+            if s.form is None
+            else "古体"
+            if s.diagnostics.get("ti") == "古体"
+            else "近体"
+        )
+        if s.form in ("shi:pailu5", "shi:pailu7"):
+            pailu.add(p["title"])
+        for tag in tags:
+            counts[tag][read] = counts[tag].get(read, 0) + 1
+    assert counts == TANG300_READ
+    assert pailu == TANG300_PAILU
