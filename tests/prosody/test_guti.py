@@ -405,3 +405,17 @@ def test_how_the_tang_300_gu_ti_are_read() -> None:
             counts[tag][read] = counts[tag].get(read, 0) + 1
     assert counts == TANG300_READ
     assert pailu == TANG300_PAILU
+
+
+@pytest.mark.slow
+def test_song_ci_without_a_title_are_rarely_read_as_gu_ti() -> None:
+    # docs/prosody.md §5.0.1: 54 of the 10,707 bundled Song ci (0.5%) given with no form
+    # and no title read as 古体; the rest fit a tune in lines and tones, or no 古体 shape
+    corpus = Path(__file__).resolve().parents[2] / "data/corpus/song_ci_30cipai.jsonl"
+    forms: dict[str | None, int] = {}
+    with corpus.open(encoding="utf-8") as fh:
+        for line in fh:
+            form = score_poem(json.loads(line)["text"], None).form
+            forms[form] = forms.get(form, 0) + 1
+    assert sum(forms.values()) == 10707
+    assert forms.get("shi:guti") == 54
