@@ -172,7 +172,8 @@ def score_poem(
     result = _score_body(
         body, fm, header, system, lenient, ccv_compatible, text, overrides, source=cipu_source
     )
-    if not ccv_compatible and not _fits(result[1]):
+    zayan = _zayan(result, fm)  # 杂言 perhaps only by a bare title line: try without
+    if not ccv_compatible and (zayan or not _fits(result[1])):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
@@ -187,7 +188,10 @@ def score_poem(
                 overrides,
                 source=cipu_source,
             )
-            if _fits(alt[1]):
+            # a 杂言 poem keeps an unpunctuated head line only when it has no punctuation
+            # anywhere (else the head is a title: 将进酒 / 君不见黄河之水天上来，…)
+            still = zayan and _zayan(alt, fm) and not any(_PUNCT.search(x) for x in raw[k:])
+            if _fits(alt[1]) and not still:
                 result = alt
                 break
     f, metrics, extra, used_header = result
@@ -195,6 +199,12 @@ def score_poem(
         diag.setdefault("stripped", {})["header"] = [h.strip() for h in used_header]
     diag.update(extra)
     return PoemScore(f, metrics, diag, system, lenient, ccv_compatible)
+
+
+def _zayan(result: tuple[str | None, Any, dict[str, Any], Any], given: str | None) -> bool:
+    """Was the form detected as a 杂言 古体 (which a title line left in could make it)?"""
+    gu_reasons = result[2].get("gu", {}).get("reasons") or [""]
+    return given is None and result[0] == guti.FORM and gu_reasons[0].startswith("杂言")
 
 
 def _fits(metrics: dict[str, float | None]) -> bool:

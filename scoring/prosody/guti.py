@@ -12,8 +12,8 @@ lines of 5 or 7, an even number) is read as 排律 first (:func:`.shi.score_shi`
 * 齐言: four or more lines, all of five or all of seven characters (not 4 or 8: those are
   :mod:`.gu`'s), or
 * 杂言: four or more lines of three characters or more, more than half of the characters in lines of five or seven, at
-  most a fifth in lines of an even length (4, 6, 8 …: the 四字/六字 phrases of 词; every
-  杂言 古体 and 乐府 of the bundled 唐诗三百首 has at most 18%), and not all lines but one
+  most a fifth in lines of four or six characters (the 四字/六字 phrases of 词; every 杂言
+  古体 and 乐府 of the bundled 唐诗三百首 has at most 18%; a 君不见 + 7 line of ten counts apart), and not all lines but one
   of one length with that one a character longer or shorter (a 律诗 with a character lost
   or a mark that split a line is a broken text, not 杂言),
 
@@ -62,7 +62,7 @@ NEIGHBOUR_SOURCE = "王力《诗词格律》第二章（古体诗的用韵：邻
 CI_TONAL = 0.8  # a text of a tune's shape whose tones fit it this well is that ci
 SEGMENT_COST = 0.5  # a new rhyme costs half a missed rhyme
 MIN_LINES = 4
-MAX_EVEN_SHARE = 0.2
+MAX_CI_PHRASE_SHARE = 0.2
 MIN_LINE = 3  # 君不见, 噫吁嚱: a shorter 'line' is a broken text (a mark split a line)
 
 Groups = frozenset[str] | None
@@ -83,8 +83,8 @@ def shape_reason(lengths: tuple[int, ...]) -> str | None:
     if count == len(lengths) - 1 and any(abs(x - common) == 1 for x in lengths):
         return None  # one line a character off the rest: a broken text, not 杂言
     main = sum(x for x in lengths if x in (5, 7))
-    even = sum(x for x in lengths if x % 2 == 0)
-    if min(lengths) < MIN_LINE or 2 * main <= total or even > MAX_EVEN_SHARE * total:
+    ci_like = sum(x for x in lengths if x in (4, 6))
+    if min(lengths) < MIN_LINE or 2 * main <= total or ci_like > MAX_CI_PHRASE_SHARE * total:
         return None
     return f"杂言 (lines of {', '.join(map(str, sizes))} characters)"
 

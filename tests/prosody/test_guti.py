@@ -409,7 +409,7 @@ def test_how_the_tang_300_gu_ti_are_read() -> None:
 
 @pytest.mark.slow
 def test_song_ci_without_a_title_are_rarely_read_as_gu_ti() -> None:
-    # docs/prosody.md §5.0.1: 54 of the 10,707 bundled Song ci (0.5%) given with no form
+    # docs/prosody.md §5.0.1: 55 of the 10,707 bundled Song ci (0.5%) given with no form
     # and no title read as 古体; the rest fit a tune in lines and tones, or no 古体 shape
     corpus = Path(__file__).resolve().parents[2] / "data/corpus/song_ci_30cipai.jsonl"
     forms: dict[str | None, int] = {}
@@ -418,4 +418,17 @@ def test_song_ci_without_a_title_are_rarely_read_as_gu_ti() -> None:
             form = score_poem(json.loads(line)["text"], None).form
             forms[form] = forms.get(form, 0) + 1
     assert sum(forms.values()) == 10707
-    assert forms.get("shi:guti") == 54
+    assert forms.get("shi:guti") == 55
+
+
+@pytest.mark.parametrize("head", ["将进酒\n", "将进酒\n李白\n", "将进酒 李白\n"])
+def test_a_bare_title_line_is_no_line_of_a_za_yan_poem(head: str) -> None:
+    # an unpunctuated head line above a punctuated 杂言 text is its title, not a 3-char line
+    s = score_poem(head + JIANG_JIN_JIU, None)
+    base = score_poem(JIANG_JIN_JIU, None)
+    assert s.form == "shi:guti" and s.metrics == base.metrics
+    assert s.diagnostics["stripped"]["header"] == [x for x in head.split("\n") if x]
+    assert len(s.diagnostics["lines"]) == 28
+    # a 齐言 古体 under a title of three characters: the title would make it 杂言
+    c = score_poem("长恨歌\n" + CHANG_HEN, None)
+    assert c.diagnostics["gu"]["reasons"][0].startswith("line count not 绝句/律诗 (16 lines")
