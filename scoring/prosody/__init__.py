@@ -3,11 +3,12 @@
 Public API (stable; the Django app stores ``metrics`` as responses of ``rule`` raters
 together with :data:`RULES_VERSION`)::
 
-    RULES_VERSION: str                       # "prosody-1.6"; bump when any rule changes
+    RULES_VERSION: str                       # "prosody-1.7"; bump when any rule changes
 
     score_poem(text, form, *, tone_system="classical", lenient=False, ccv_compatible=False,
                reading_overrides=None, cipu_source="best") -> PoemScore
         form: "ci:<cipai>" | "shi:jueju5" | "shi:jueju7" | "shi:lushi5" | "shi:lushi7"
+              | "shi:pailu5" | "shi:pailu7" (排律) | "shi:guti" (古体 of any other shape)
               | "couplet" | None (detect a shi form, or a cipai named in a title line)
         tone_system: "classical" (the default: 词林正韵 for ci, 平水韵 for shi and
               couplets; 入声 = 仄) | "modern" (中华新韵 via pypinyin, in context; only

@@ -3,6 +3,7 @@
 Rule sources are named in each form's module (:mod:`.ci`, :mod:`.shi`, :mod:`.couplet`);
 this module only normalises the text (:mod:`.normalize`), reads its tones (:mod:`.tones`)
 and dispatches on the form (``ci:<cipai>``, ``shi:jueju5|jueju7|lushi5|lushi7``,
+``shi:pailu5|pailu7`` (排律), ``shi:guti`` (古体 of any other shape, :mod:`.guti`),
 ``couplet`` or None, as in ``docs/formats.md``).
 """
 
@@ -16,18 +17,18 @@ from functools import lru_cache
 from typing import Any
 
 from . import ccv as ccv_mode
-from . import fuxi, names, parallel, pauses, templates
+from . import fuxi, guti, names, parallel, pauses, templates
 from .ci import CIPU_SOURCES, CipuSource, score_ci
 from .couplet import score_couplet, split_couplet
 from .normalize import ccv_lines, split_lines, strip_apparatus
 from .reading import Reading, read_lines
 from .senses import check_overrides
 from .shi import FORMS as SHI_FORMS
-from .shi import detect, resplit, score_shi
+from .shi import PAILU, detect, pailu, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, FormFamily, ToneSystem
 
-RULES_VERSION = "prosody-1.6"  # 1.6: 31 more polyphones in the reading table (docs §12)
+RULES_VERSION = "prosody-1.7"  # 1.7: 古体 of any shape and 排律 (docs §5.0); 1.6: polyphones
 
 CI_METRICS = (
     "structural",
@@ -171,7 +172,8 @@ def score_poem(
     result = _score_body(
         body, fm, header, system, lenient, ccv_compatible, text, overrides, source=cipu_source
     )
-    if not ccv_compatible and not _fits(result[1]):
+    zayan = _zayan(result, fm)  # 杂言 perhaps only by a bare title line: try without
+    if not ccv_compatible and (zayan or not _fits(result[1])):
         raw = [x for x in body.split("\n") if x.strip()]
         detecting = fm is None and not any(_header_cipai(h) for h in header)
         for k in _bare_title_lines(body, detecting=detecting):
@@ -186,7 +188,10 @@ def score_poem(
                 overrides,
                 source=cipu_source,
             )
-            if _fits(alt[1]):
+            # a 杂言 poem keeps an unpunctuated head line only when it has no punctuation
+            # anywhere (else the head is a title: 将进酒 / 君不见黄河之水天上来，…)
+            still = zayan and _zayan(alt, fm) and not any(_PUNCT.search(x) for x in raw[k:])
+            if _fits(alt[1]) and not still:
                 result = alt
                 break
     f, metrics, extra, used_header = result
@@ -194,6 +199,12 @@ def score_poem(
         diag.setdefault("stripped", {})["header"] = [h.strip() for h in used_header]
     diag.update(extra)
     return PoemScore(f, metrics, diag, system, lenient, ccv_compatible)
+
+
+def _zayan(result: tuple[str | None, Any, dict[str, Any], Any], given: str | None) -> bool:
+    """Was the form detected as a 杂言 古体 (which a title line left in could make it)?"""
+    gu_reasons = result[2].get("gu", {}).get("reasons") or [""]
+    return given is None and result[0] == guti.FORM and gu_reasons[0].startswith("杂言")
 
 
 def _fits(metrics: dict[str, float | None]) -> bool:
@@ -214,10 +225,14 @@ def _read(
     return read_lines(lines, system=system, family=family, overrides=overrides)
 
 
-def _detected_form(lines: list[str], header: list[str], extra: dict[str, Any]) -> str | None:
-    """The form the line lengths say, else a cipai the title names (``extra['detected']``
-    says which); None, with ``extra['error']``, when neither does."""
-    detected = detect(tuple(len(x) for x in lines))
+def _detected_form(
+    lines: list[str], header: list[str], extra: dict[str, Any], gu_ok: bool = False
+) -> str | None:
+    """The form the line lengths say (绝句, 律诗), else a cipai the title names, else (with
+    ``gu_ok``) a 排律's shape or a 古体's (:mod:`.guti`; ``extra['detected']`` says which);
+    None, with ``extra['error']``, when none does."""
+    lens = tuple(len(x) for x in lines)
+    detected = detect(lens)
     if detected is not None:
         extra["detected"] = detected
         return detected
@@ -225,11 +240,13 @@ def _detected_form(lines: list[str], header: list[str], extra: dict[str, Any]) -
     if header_cipai is not None:
         extra["detected"] = f"ci:{header_cipai} (from the title)"
         return f"ci:{header_cipai}"
-    lens = [len(x) for x in lines]
+    if gu_ok and (found := pailu(lens) or (guti.FORM if guti.shape_reason(lens) else None)):
+        extra["detected"] = found
+        return found
     extra["error"] = (
         "no Chinese characters in the text"
         if not lines
-        else f"form not given and not detected ({len(lines)} lines of lengths {lens})"
+        else f"form not given and not detected ({len(lines)} lines of lengths {list(lens)})"
     )
     return None
 
@@ -273,6 +290,31 @@ def _score_ci_body(
     return f"ci:{cipai.name}", metrics
 
 
+def _pailu_or_gu(
+    reading: Reading,
+    fm: str,
+    metrics: dict[str, float | None],
+    more: dict[str, Any],
+    system: ToneSystem,
+    extra: dict[str, Any],
+) -> tuple[str, dict[str, float | None], dict[str, Any]]:
+    """A poem of 排律 shape scored as 排律: kept when it keeps the 律 (the 出律 threshold of
+    an eight-line poem, :mod:`.gu`) in one level rhyme, else a 古体 of that line count read
+    in rhyme segments (:mod:`.guti`); a detected form becomes ``shi:guti``."""
+    lost = list(more["gu"]["reasons"]) if more.get("ti") == "古体" else []
+    if not lost and system == "classical":
+        lost = guti.changed_rhyme(reading, system)  # a 排律 keeps one rhyme throughout
+    if not lost:
+        return fm, metrics, more
+    n = len(reading.lines)
+    why = [f"line count not 绝句/律诗 ({n} lines of {reading.lengths[0]}), and not 排律"]
+    why += [r for r in lost if r.startswith("出律")]
+    gm, gd = guti.score_guti(reading, system, why)
+    if extra.get("detected") == fm:
+        fm = extra["detected"] = guti.FORM
+    return fm, gm, gd
+
+
 def _score_body(
     body: str,
     fm: str | None,
@@ -297,7 +339,14 @@ def _score_body(
             extra["line_breaks_supplied"] = len(cut[1]) - len(lines)
             lines = cut[1]
     if fm is None:
-        fm = _detected_form(lines, header, extra)
+        fm = _detected_form(lines, header, extra, gu_ok=not ccv)
+        if fm == guti.FORM and (tune := guti.ci_fit(body, lines, system)) is not None:
+            del extra["detected"]  # the shape and tones of a ci: not read as 古体
+            extra["error"] = (
+                f"form not given and not detected: the text has the lines and tones of "
+                f"ci:{tune[0]} (tonal {tune[1]:.2f}); give the form to score it"
+            )
+            return None, {}, extra, header
         if fm is None:
             return None, {}, extra, header
     if fm.startswith("ci:") or fm.startswith("ci："):
@@ -305,15 +354,23 @@ def _score_body(
             body, fm, lines, system, lenient, ccv, raw, overrides, extra, source
         )
         return form, metrics, extra, header
-    if fm in SHI_FORMS:
+    if fm in SHI_FORMS or fm in PAILU:
         reading = _read(lines, system, "shi", ccv, overrides)
         metrics, more = score_shi(reading, fm, system=system, lenient=lenient)
+        if fm in PAILU:
+            fm, metrics, more = _pailu_or_gu(reading, fm, metrics, more, system, extra)
         extra.update(more)
         if more.get("ti") == "古体" and "detected" not in extra:
             extra["notice"] = (
                 f"the form given is {fm} (近体), but the text reads as 古体 "
                 f"({'; '.join(more['gu']['reasons'])}): no 律 pattern or faults are counted"
             )
+        return fm, metrics, extra, header
+    if fm == guti.FORM:
+        reading = _read(lines, system, "shi", ccv, overrides)
+        reason = guti.shape_reason(reading.lengths) or f"the form given is {fm}"
+        metrics, more = guti.score_guti(reading, system, [reason])
+        extra.update(more)
         return fm, metrics, extra, header
     if fm == "couplet":
         pair = split_couplet("\n".join(lines) if ccv else body)

@@ -3,7 +3,7 @@
 Plain Python (no Django, no project settings): installed as a console script by
 ``pip install`` (pyproject.toml ``[project.scripts]``), and what ``manage.py prosody``
 runs. Input: JSONL or CSV (by suffix) of ``id, form, text`` (or pool lines with a
-``poem``; form ``ci:<cipai>``, ``shi:jueju5|jueju7|lushi5|lushi7``, ``couplet``, or empty
+``poem``; form ``ci:<cipai>``, ``shi:jueju5|jueju7|lushi5|lushi7|pailu5|pailu7|guti``, ``couplet``, or empty
 to detect a shi form). Every bad line is named with its line and field before anything
 is scored; every problem is said on standard error (exit status 2), never a traceback.
 Output rows: :mod:`.batch` (JSONL with diagnostics, or CSV).
@@ -25,7 +25,7 @@ from .batch import poem_fields, score_rows, write_rows
 
 # The same rule as the pool loader's (studies.loading.fields.POEM_FORM; a test keeps
 # the two equal): this package imports nothing of the project.
-POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7)|couplet)$")
+POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7|pailu5|pailu7|guti)|couplet)$")
 MAX_PROBLEMS = 200
 DESCRIPTION = (
     "Score a JSONL or CSV file of poems (id, form, text; or pool lines with a 'poem'; form "
@@ -195,7 +195,7 @@ def read_poems(path: Path) -> list[dict[str, Any]]:
             problem(
                 line,
                 "form",
-                f"{form!r} is not a form: use ci:<cipai>, shi:jueju5|jueju7|lushi5|lushi7 or couplet",
+                f"{form!r} is not a form: use ci:<cipai>, shi:jueju5|jueju7|lushi5|lushi7|pailu5|pailu7|guti or couplet",
             )
         if len(problems) == before:
             poems.append(data)

@@ -128,7 +128,8 @@ def notes(diag: dict[str, Any]) -> list[str]:
     for s in rhyme.get("sets") or []:
         misses = [c for c, ok in zip(s["chars"], s["ok"], strict=False) if ok is False]
         if misses:
-            out.append(f"rhyme ({rhyme.get('book')}, {s['group']}): {''.join(misses)} off")
+            group = s["group"] or "no two rhyme lines share a rhyme"
+            out.append(f"rhyme ({rhyme.get('book')}, {group}): {''.join(misses)} off")
         if s.get("allowance"):
             out.append(f"rhyme lenient: {s['allowance']}")
     return out

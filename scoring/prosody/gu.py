@@ -54,7 +54,7 @@ PING, ZE = "平", "仄"
 
 
 @lru_cache(maxsize=1)
-def pingshui_all_groups() -> dict[str, frozenset[str]]:
+def pingshui_allgroups() -> dict[str, frozenset[str]]:
     """平水韵: character -> every rhyme it is listed under (平 上 去 入, 106 rhymes)."""
     acc: dict[str, set[str]] = {}
     for section, sub in tables.pingshui().items():
@@ -75,9 +75,10 @@ def reasons(marks: str, n_lines: int, n: int) -> list[str]:
     return []
 
 
-def _groups(ch: str, py: str, system: ToneSystem) -> frozenset[str] | None:
+def groups(ch: str, py: str, system: ToneSystem) -> frozenset[str] | None:
+    """A final's rhymes: every 平水韵 rhyme (classical), its 中华新韵 group (modern)."""
     if system == "classical":
-        return pingshui_all_groups().get(ch)
+        return pingshui_allgroups().get(ch)
     return rhyme.groups_of(ch, py, system="modern", family="shi")
 
 
@@ -86,7 +87,7 @@ def _finals(
 ) -> list[frozenset[str] | None]:
     simp = "".join(reading.simplified)
     pys = reading.pinyin_flat()
-    return [_groups(simp[i * n + n - 1], pys[i * n + n - 1], system) for i in range(n_lines)]
+    return [groups(simp[i * n + n - 1], pys[i * n + n - 1], system) for i in range(n_lines)]
 
 
 def _neighbours(a: str, b: str) -> bool:
@@ -151,11 +152,11 @@ def rhyme_set(
     text = "".join(reading.lines)
     pys = reading.pinyin_flat()
     even = [i * n + n - 1 for i in range(lo + 1, n_lines, 2)]
-    gs = [_groups(simp[p], pys[p], system) for p in even]
+    gs = [groups(simp[p], pys[p], system) for p in even]
     counts = Counter(g for s in gs if s for g in s)
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     first = lo * n + n - 1
-    first_gs = _groups(simp[first], pys[first], system)
+    first_gs = groups(simp[first], pys[first], system)
     pos = even
     if best is not None and first_gs and best in first_gs:
         pos, gs = [first, *even], [first_gs, *gs]
@@ -191,6 +192,14 @@ def score_gu(
         sets = [rhyme_set(reading, n_lines, n, system)]
     else:
         sets = [rhyme_set(reading, cut, n, system), rhyme_set(reading, n_lines, n, system, cut)]
+    return gu_result(reading, system, sets, why, SOURCE)
+
+
+def gu_result(
+    reading: Reading, system: ToneSystem, sets: list[rhyme.RhymeSet], why: list[str], source: str
+) -> tuple[dict[str, float | None], dict[str, Any]]:
+    """Metrics and diagnostics of a 古体 poem whose rhyme ``sets`` are found: no 律 figures,
+    each line with its tones (a character of both tones read in its rhyme's tone)."""
     score = rhyme.score_sets(sets)
     m: dict[str, float | None] = {
         "structural": 1.0,
@@ -201,14 +210,15 @@ def score_gu(
         "faults": None,
     }
     tones, resolved = _by_rhyme(reading, sets) if system == "classical" else ("", [])
+    starts = [sum(reading.lengths[:k]) for k in range(len(reading.lines))]
     lines = [
-        reading.line_entry(k, tones[k * n : (k + 1) * n] if tones else None)
-        for k in range(len(reading.lines))
+        reading.line_entry(k, tones[at : at + len(line)] if tones else None)
+        for k, (at, line) in enumerate(zip(starts, reading.lines, strict=True))
     ]
     diag: dict[str, Any] = {
-        **({"resolved_by_rhyme": [[p // n, p % n] for p in resolved]} if resolved else {}),
+        **({"resolved_by_rhyme": [_at(starts, p) for p in resolved]} if resolved else {}),
         "ti": "古体",
-        "gu": {"reasons": why, "source": SOURCE},
+        "gu": {"reasons": why, "source": source},
         "lines": lines,
         "pattern": None,
         "licences": [],
@@ -219,3 +229,9 @@ def score_gu(
         },
     }
     return m, diag
+
+
+def _at(starts: list[int], p: int) -> list[int]:
+    """[line, position] of a poem offset (0-based)."""
+    k = max(i for i, s in enumerate(starts) if s <= p)
+    return [k, p - starts[k]]

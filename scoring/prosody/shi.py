@@ -41,6 +41,12 @@ FORMS: dict[str, tuple[int, int]] = {
     "shi:lushi5": (8, 5),
     "shi:lushi7": (8, 7),
 }
+# 排律 (长律): a regulated poem of ten or more lines (an even number), five or seven
+# characters a line, that continues the 律诗's 粘对 couplet after couplet in one level rhyme
+# (王力《诗词格律》第二章 §1 诗的种类: 超过八句的律诗 is 长律 or 排律; 《汉语诗律学》第一章
+# (近体诗) on 排律: every rule of the 律诗 kept, only lengthened).  Its line count is the poem's own.
+PAILU: dict[str, int] = {"shi:pailu5": 5, "shi:pailu7": 7}
+PAILU_MIN_LINES = 10
 _SEQ = {"A": "ABCD", "D": "DBCD", "C": "CDAB", "B": "BDAB"}
 
 
@@ -50,6 +56,22 @@ def detect(lengths: tuple[int, ...]) -> str | None:
         if lengths == (n,) * n_lines:
             return form
     return None
+
+
+def pailu(lengths: tuple[int, ...]) -> str | None:
+    """The 排律 form whose shape the poem has (10+ lines, an even number, of 5 or 7), if any."""
+    if len(lengths) < PAILU_MIN_LINES or len(lengths) % 2 or len(set(lengths)) != 1:
+        return None
+    return next((form for form, n in PAILU.items() if lengths[0] == n), None)
+
+
+def shape(form: str, lengths: tuple[int, ...]) -> tuple[int, int]:
+    """(lines, characters a line) the poem must have for ``form`` (a 排律 keeps its own
+    line count when it has a 排律's shape, else it needs ten)."""
+    if form in FORMS:
+        return FORMS[form]
+    n = PAILU[form]
+    return (len(lengths), n) if pailu(lengths) == form else (PAILU_MIN_LINES, n)
 
 
 def resplit(lines: list[str], form: str | None = None) -> tuple[str, list[str]] | None:
@@ -78,12 +100,13 @@ def patterns(n_lines: int, n: int) -> list[tuple[str, list[str]]]:
     return [(name, list(lines)) for name, lines in _patterns(n_lines, n)]
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=64)
 def _patterns(n_lines: int, n: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for first in "ACDB":
         seq = _SEQ[first]
-        types = seq + ("ABCD" if first in "AD" else "CDAB") if n_lines == 8 else seq
+        # 律诗 and 排律 go on couplet after couplet with the unrhymed pair (粘 to the last)
+        types = (seq + ("ABCD" if first in "AD" else "CDAB") * (n_lines // 4))[:n_lines]
         lines = [line_type(t, n) for t in types[:n_lines]]
         name = ("平起" if lines[0][1] == PING else "仄起") + (
             "首句入韵" if lines[0][-1] == PING else "首句不入韵"
@@ -168,7 +191,7 @@ def score_shi(
     reading: Reading, form: str, *, system: ToneSystem, lenient: bool
 ) -> tuple[dict[str, float | None], dict[str, Any]]:
     """Metrics and diagnostics of a poem as regulated verse of ``form``."""
-    n_lines, n = FORMS[form]
+    n_lines, n = shape(form, reading.lengths)
     want = (n,) * n_lines
     diag: dict[str, Any] = {"form": form, "lines": [{"text": x} for x in reading.lines]}
     m: dict[str, float | None] = {

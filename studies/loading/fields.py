@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.loading.problems import Reporter
 from studies.values import Text, is_digits, is_int, with_params
 
-POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7)|couplet)$")
+POEM_FORM = re.compile(r"^(ci:.+|shi:(jueju5|jueju7|lushi5|lushi7|pailu5|pailu7|guti)|couplet)$")
 POEM_KEYS = ("title", "author", "form", "text", "source", "condition")
 # Longest text each poem field's column holds (studies.models.Item); text is unlimited.
 POEM_LENGTHS = {"title": 300, "author": 200, "form": 60, "source": 200, "condition": 100}
@@ -101,7 +101,7 @@ def parse_poem(value: Any, report: Reporter) -> dict[str, str] | None:
             "poem.form",
             with_params(
                 _(
-                    "%(form)r is not a form: use ci:<cipai>, shi:jueju5, shi:jueju7, shi:lushi5, shi:lushi7 or couplet"
+                    "%(form)r is not a form: use ci:<cipai>, shi:jueju5, shi:jueju7, shi:lushi5, shi:lushi7, shi:pailu5, shi:pailu7, shi:guti or couplet"
                 ),
                 form=form,
             ),
