@@ -166,7 +166,6 @@ def test_booklet_s_x2_p_values_are_uniform_where_the_2pl_holds() -> None:
     assert 0.0 <= float(np.mean(np.asarray(p_values) < 0.05)) <= 0.12
 
 
-@pytest.mark.slow
 def test_booklet_s_x2_flags_an_item_with_guessing() -> None:
     """Unit 7 with a guessing floor (c = 0.4, slope 3, difficulty 1) in the same booklet
     design, 1,500 persons a booklet (3,000 see unit 7): rejected (p = 4e-7 here; 1e-7 to
