@@ -18,7 +18,8 @@ Designs like the seed studies (CP-DUE, Tang, CCiV):
 * ``rule_rates``: 10–100 prompts × 3 samples, a prompt effect of SD 1 (logit). Truth:
   the population pass rate. Default: prompt-clustered Wilson; old: Wilson over poems.
 * ``echo_chamber`` (a difference of two means on small sides): a pass side and a fail
-  side of 3–20 poems (equal, or a small side against a large one), no true difference.
+  side of ``MIN_SIDE`` (4, the report's minimum) to 20 poems (equal, or a small side
+  against a large one), no true difference.
   Default: Welch's t corrected for skewness (``gaps.corrected_difference``, Hall 1992);
   old: Welch's t (``gaps.welch_difference``; before it, the stratified percentile
   bootstrap, 77.6–90.7 % on these designs: docs/statistics.md §23).
@@ -47,6 +48,7 @@ import numpy as np  # noqa: E402
 from bench.common import write_result  # noqa: E402
 from scoring.agreement import mean_ci, wilson_interval  # noqa: E402
 from scoring.agreement.crossed import clustered_mean  # noqa: E402
+from scoring.agreement.gaps import MIN_SIDE  # noqa: E402
 
 GOAL = (0.93, 0.97)
 LOGISTIC_VAR = math.pi**2 / 3
@@ -188,10 +190,11 @@ def designs(quick: bool) -> list[Design]:
     out += [
         Design("rule_rates", p, 3 * p, 3, 0.0) for p in ((10, 40) if quick else (10, 20, 40, 100))
     ]
+    m = MIN_SIDE  # the smallest side the report gives an interval for
     sides: tuple[tuple[int, int], ...] = (
-        ((5, 5), (10, 10), (3, 10)) if quick else ((3, 3), (5, 5), (10, 10), (20, 20))
+        ((5, 5), (10, 10), (m, 10)) if quick else ((m, m), (5, 5), (10, 10), (20, 20))
     )
-    sides += () if quick else ((3, 10), (3, 20), (5, 20))
+    sides += () if quick else ((m, 10), (m, 20), (m, 40), (5, 20))
     out += [Design("echo_chamber", a, b, 0, 0.0) for a, b in sides]
     return out
 

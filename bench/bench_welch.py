@@ -27,6 +27,14 @@ simulates candidate intervals on the shapes of §24, with no true difference:
 
 Every candidate sees the same draws in a cell. Writes bench/results/welch.json and prints
 a markdown table. Usage: python bench/bench_welch.py [--reps N] [--boot] [--only SHAPE]
+
+``--grid minside`` (issue 23 item 4: the minimum side chosen by its coverage) runs
+``minside_cells()`` instead: every shape above with a small side of each candidate minimum
+(``MIN_SIDES``: 3, 4, 5) and of 8 against itself, 10, 20 and 40 poems (and the SD ratios),
+writes bench/results/welch_minside.json and, per candidate minimum m, the coverage span
+over every cell whose smaller side is at least m (``by_min_side``), the §24 shapes
+(normal, gamma, 1–5 ratings, with their SD ratios) and the shapes beyond them apart.
+``--candidates welch,welch_hall`` keeps only those intervals.
 """
 
 from __future__ import annotations
@@ -96,6 +104,54 @@ def cells() -> list[Cell]:
         for s in ("exponential", "gamma/normal", "normal/gamma")
         for a, b in [(3, 3), (5, 5), (3, 10), (3, 20), (5, 20), (8, 20)]
     ]
+    return out
+
+
+#: Candidate minimum sides of the ``minside`` grid, and the shapes of docs/statistics.md §24.
+MIN_SIDES = (3, 4, 5)
+S24_SHAPES = ("normal", "gamma", "ratings")
+
+
+def minside_cells() -> list[Cell]:
+    """Every shape with a small side of 3, 4, 5 or 8 poems against itself, 10, 20 and 40
+    poems (and 10 and 20 a side); normal and gamma also with the first side's SD 2 × and
+    ½ × the second's."""
+    small = (*MIN_SIDES, 8)
+    sides = [(a, b) for a in small for b in (a, 10, 20, 40)] + [(10, 10), (20, 20)]
+    out = [Cell(s, a, b) for s in S24_SHAPES for a, b in sides]
+    out += [Cell(s, a, b, r) for s in ("normal", "gamma") for r in (2.0, 0.5) for a, b in sides]
+    out += [
+        Cell(s, a, b) for s in ("exponential", "gamma/normal", "normal/gamma") for a, b in sides
+    ]
+    return out
+
+
+def by_min_side(rows: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """For each candidate minimum m: the coverage span of ``name`` over the cells whose
+    smaller side is at least m, for the §24 shapes and for the shapes beyond them, with
+    the cells outside the goal."""
+    out: dict[str, Any] = {}
+    for m in MIN_SIDES:
+        entry: dict[str, Any] = {}
+        for part in ("s24", "beyond"):
+            sel = [
+                r
+                for r in rows
+                if min(r["n_a"], r["n_b"]) >= m and (r["shape"] in S24_SHAPES) == (part == "s24")
+            ]
+            covs = [r[name]["coverage"] for r in sel]
+            outside = [
+                (r["cell"], r[name]["coverage"])
+                for r in sel
+                if not GOAL[0] <= round(r[name]["coverage"], 3) <= GOAL[1]
+            ]
+            entry[part] = {
+                "cells": len(sel),
+                "min": min(covs, default=None),
+                "max": max(covs, default=None),
+                "outside": outside,
+            }
+        out[str(m)] = entry
     return out
 
 
@@ -201,9 +257,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--boot", action="store_true", help="add the bootstrap-t (slow)")
     parser.add_argument("--only", help="one shape (normal, gamma, ratings, ...)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--grid", choices=("s24", "minside"), default="s24")
+    parser.add_argument("--candidates", help="comma-separated candidate names (default: all)")
     args = parser.parse_args(argv)
     names = [*CANDIDATES, *(["boot_t"] if args.boot else [])]
-    todo = [c for c in cells() if args.only in (None, c.shape)]
+    if args.candidates:
+        names = [n for n in args.candidates.split(",") if n in (*CANDIDATES, "boot_t")]
+    grid = minside_cells() if args.grid == "minside" else cells()
+    todo = [c for c in grid if args.only in (None, c.shape)]
     started = time.perf_counter()
     rows = [run_cell(c, args.reps, args.seed + k, names) for k, c in enumerate(todo)]
     summary = {}
@@ -219,16 +280,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "seed": args.seed,
         "goal": list(GOAL),
         "seconds": round(time.perf_counter() - started, 1),
+        "grid": args.grid,
         "summary": summary,
         "rows": rows,
     }
+    if args.grid == "minside":
+        result["by_min_side"] = {n: by_min_side(rows, n) for n in names}
     if not args.no_write:
-        write_result("welch_boot" if args.boot else "welch", result)
+        name = "welch_boot" if args.boot else "welch"
+        write_result(f"{name}_minside" if args.grid == "minside" else name, result)
     print(markdown(rows, names))
     print(f"\n{args.reps} draws per cell, {result['seconds']} s")
     for n, s in summary.items():
         span = f"{100 * s['min']:.1f}–{100 * s['max']:.1f} %"
         print(f"{n}: {span}, outside goal {s['cells_outside_goal']}")
+    for n, per_m in result.get("by_min_side", {}).items():
+        for m, entry in per_m.items():
+            for part, e in entry.items():
+                span = f"{100 * e['min']:.1f}–{100 * e['max']:.1f} %" if e["cells"] else "—"
+                print(
+                    f"{n} min_side {m} {part}: {e['cells']} cells, {span}, outside {e['outside']}"
+                )
     return result
 
 

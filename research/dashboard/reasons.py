@@ -58,6 +58,10 @@ TEMPLATES: tuple[str, ...] = (
     # item fit (scoring/agreement/itemfit.py)
     gettext_noop("%(n)s units: S-X² is computed up to %(max)s"),
     gettext_noop("%(n)s respondents answered every unit: S-X² needs %(min)s"),
+    gettext_noop(
+        "fewer than %(min)s respondents share a set of answered units with this one in it (S-X²)"
+    ),
+    gettext_noop("its booklets are past S-X²'s computing budget (larger booklets first)"),
     # pairwise (scoring/report/pairwise.py)
     gettext_noop("no pair with a defined value"),
     gettext_noop("%(n)s raters: pairs are listed for sets of at most %(max)s"),

@@ -38,9 +38,12 @@ from .bootstrap import Seed, draw_weights, percentile_interval, rng_from
 from .table import FloatArray
 
 NAN = math.nan
-#: Fewest poems on a side for an interval: Welch's t covers 94.5–97.9 % from 3 poems a
-#: side on normal, skewed and 1–5 data (bench/bench_coverage.py; docs/statistics.md §24).
-MIN_SIDE = 3
+#: Fewest poems on a side for an interval, chosen by the coverage it gives: the smallest
+#: side at which the skewness-corrected Welch interval covers 93–97 % in every simulated
+#: cell of docs/statistics.md §24 (normal, skewed and 1–5 data, small against large sides,
+#: unequal SDs: 93.5–96.8 % from 4 poems a side; at 3, 92.5–92.9 % with 3 poems against
+#: 20–40 on normal and 1–5 data; bench/bench_welch.py --grid minside, §24.2).
+MIN_SIDE = 4
 CHUNK_CELLS = 2_000_000
 METHOD = "stratified item bootstrap (percentile)"
 WELCH = "Welch's t"

@@ -23,9 +23,9 @@ with keyed answers (people and models together) is a respondent. Both the 1PL an
 * ``item``: each unit's difficulty and discrimination, and its fit: ``outfit`` and
   ``infit`` mean squares at the EAP abilities (Wright & Masters 1982; expectation 1,
   above ~1.5 noisier than the model, e.g. a mis-keyed or ambiguous item), and Orlando &
-  Thissen's (2000) summed-score ``sx2`` with ``sx2_df`` and ``sx2_p`` over the
-  respondents who answered every unit (``scoring.agreement.itemfit``; NaN with the
-  ``reason`` when too few did).
+  Thissen's (2000) summed-score ``sx2`` with ``sx2_df`` and ``sx2_p``, within each
+  booklet (set of answered units) of 50 or more respondents and summed over the booklets
+  (``scoring.agreement.itemfit``; NaN with the ``reason`` for a unit in none).
 
 Abilities are on the N(0, 1) scale of the fitted population (people and models
 together): comparable within one fit, not between fits.
@@ -248,7 +248,7 @@ def _fit_rows(
                     "sx2_df": float(sx.df[k]),
                     "sx2_p": float(sx.p_value[k]),
                     "n": int(ms.n[k]),
-                    "reason": sx.reason,
+                    "reason": sx.reasons[k] if sx.reasons else sx.reason,
                 }
             )
     return rows

@@ -9,8 +9,9 @@ people's gap and their difference, on the poems both sides rated, with Welch's t
 intervals over poems corrected for skewness (``scoring.agreement.gaps``,
 ``WELCH_HALL``: the stratified bootstrap covered a true zero 86 % of the time at 5 poems
 a side, Welch's t 96 %, but only 89 % at 3 against 20 skewed poems, where the correction
-covers 94–95 %). A side with fewer than ``min_side`` poems (3: the smallest equal sides
-at which Welch never under-covers), or no variation on either side: no interval,
+covers 94–95 %). A side with fewer than ``min_side`` poems (4: the smallest side at
+which the corrected interval covers 93–97 % in every simulated shape, docs/statistics.md
+§24.2), or no variation on either side: no interval,
 ``reason`` says why ("not estimable").
 
 self_preference: for each rating task × dimension × model judge whose model also wrote

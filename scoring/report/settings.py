@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from scoring.agreement.gaps import MIN_SIDE
+
 N_BOOT = 200
 SEED = 20261122
 PASS_THRESHOLD = 0.8
-MIN_SIDE = 3  # Welch's t never under-covers from 3 poems a side (bench/bench_coverage.py)
 #: The most bootstrap resamples any interface computes (the dashboard, the downloads, the
 #: API, report jobs and the command): one report request must never hold a worker for long.
 MAX_BOOT = 2000

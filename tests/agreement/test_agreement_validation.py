@@ -102,8 +102,20 @@ def test_the_gap_difference_and_its_minimum_side() -> None:
     one = gap_difference(judge_pass, people_pass, [3.0], [1.0], n_boot=500, seed=0)
     assert one.difference == pytest.approx((4.4 - 3.0) - (4.4 - 1.0))
     assert math.isnan(one.difference_ci[0]) and not one.estimable
-    assert one.reason == not_estimable(5, 1, 3)
-    assert one.reason == "not estimable: fewer than 3 poems on a side (n_fail = 1)"
+    assert one.reason == not_estimable(5, 1, 4)
+    assert one.reason == "not estimable: fewer than 4 poems on a side (n_fail = 1)"
+    # the default minimum is 4 poems a side (docs/statistics.md §24.2): 3 failing poems
+    # give no interval, 4 give one
+    three = gap_difference(judge_pass, people_pass, judge_fail[:3], people_fail[:3], method="welch")
+    assert three.reason == "not estimable: fewer than 4 poems on a side (n_fail = 3)"
+    four = gap_difference(judge_pass, people_pass, judge_fail[:4], people_fail[:4], method="welch")
+    four_want = stats.ttest_ind(
+        np.subtract(judge_pass, people_pass),
+        np.subtract(judge_fail[:4], people_fail[:4]),
+        equal_var=False,
+    ).confidence_interval(0.95)
+    assert four.estimable
+    assert four.difference_ci == (pytest.approx(four_want.low), pytest.approx(four_want.high))
     welch = gap_difference(
         judge_pass, people_pass, judge_fail, people_fail, method="welch"
     )  # per poem judge − people: Welch over the two sides
@@ -170,9 +182,9 @@ def test_welch_difference_equals_statsmodels_unequal_variance_interval() -> None
     )
     assert (w.ci_low, w.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert w.diff == pytest.approx(a.mean() - b.mean())
-    short = welch_difference(a[:2], b)
-    assert math.isnan(short.ci_low) and "fewer than 3" in (short.reason or "")
-    flat = welch_difference([4.0, 4.0, 4.0], [2.0, 2.0, 2.0])
+    short = welch_difference(a[:3], b)
+    assert math.isnan(short.ci_low) and "fewer than 4" in (short.reason or "")
+    flat = welch_difference([4.0, 4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0])
     assert math.isnan(flat.ci_low) and "no variation" in (flat.reason or "")
 
 
@@ -191,5 +203,5 @@ def test_welch_for_several_pairs_at_once_equals_scipy_column_by_column() -> None
             want = stats.ttest_ind(x, y, equal_var=False).confidence_interval(0.95)
             assert got == (pytest.approx(want.low), pytest.approx(want.high))
         assert g.reason is None
-    flat = gap_differences(np.full((3, 2), 4.0), np.full((3, 2), 2.0), method="welch")[0]
+    flat = gap_differences(np.full((4, 2), 4.0), np.full((4, 2), 2.0), method="welch")[0]
     assert math.isnan(flat.difference_ci[0]) and "no variation" in (flat.reason or "")

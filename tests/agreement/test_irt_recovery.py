@@ -251,5 +251,12 @@ def test_s_x2_says_why_it_is_not_computed() -> None:
         np.arange(10)[:, None] == 0, MISSING, x[:, : 200 - MIN_RESPONDENTS + 1]
     )
     result = s_x2(x, fit_1pl(x))
-    assert result.n == MIN_RESPONDENTS - 1
-    assert result.reason is not None and np.all(np.isnan(result.p_value))
+    # 49 answered every unit: too few for a booklet; the 151 who skipped unit 0 are one
+    # booklet of units 1–9, which gives those units their S-X² (test_itemfit_booklets.py)
+    why = f"fewer than {MIN_RESPONDENTS} respondents share a set of answered units"
+    assert result.n == 151 and result.booklets == 1 and result.reason is None
+    assert np.isnan(result.p_value[0]) and why in (result.reasons[0] or "")
+    assert np.isfinite(result.p_value[1:]).all() and set(result.reasons[1:]) == {None}
+    few = s_x2(x[:, 102:], fit_1pl(x[:, 102:]))  # 49 without unit 0, 49 with: neither 50
+    assert few.n == 0 and few.booklets == 0 and why in (few.reason or "")
+    assert np.all(np.isnan(few.p_value))

@@ -28,7 +28,7 @@ def test_the_interval_equals_a_reference_recomputed_with_scipy(na: int, nb: int,
     rng = np.random.default_rng(seed)
     a = rng.gamma(2.0, 0.5, na) - 1.0
     b = rng.gamma(2.0, 0.5, nb) - 1.0 + 0.3
-    got = corrected_difference(a, b)
+    got = corrected_difference(a, b, min_side=3)  # 3 a side: below the default minimum (4)
     want = reference_interval(a, b)
     assert (got.ci_low, got.ci_high) == (pytest.approx(want[0]), pytest.approx(want[1]))
     welch = stats.ttest_ind(a, b, equal_var=False)
@@ -66,7 +66,7 @@ def test_a_right_skewed_small_side_widens_the_interval_upwards() -> None:
         * (1 / 9 - 1 / 400)
         / (1 / 3 + 1 / 20) ** 1.5
     )
-    got, welch = corrected_difference(a, b), welch_difference(a, b)
+    got, welch = corrected_difference(a, b, min_side=3), welch_difference(a, b, min_side=3)
     assert lam > 0
     assert got.ci_high > welch.ci_high and got.ci_low > welch.ci_low
 
@@ -97,10 +97,13 @@ def test_the_gap_tables_columns_equal_one_call_each() -> None:
 
 def test_not_estimable_as_welchs() -> None:
     assert corrected_difference([1.0, 2.0], [1.0, 2.0, 3.0]).reason is not None
-    flat = corrected_difference([4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0])
+    three = corrected_difference([1.0, 2.0, 4.0], [1.0, 2.0, 3.0, 5.0])  # default minimum 4
+    assert three.reason == welch_difference([1.0, 2.0, 4.0], [1.0, 2.0, 3.0, 5.0]).reason
+    assert three.reason == "not estimable: fewer than 4 poems on a side (n_pass = 3)"
+    flat = corrected_difference([4.0, 4.0, 4.0, 4.0], [2.0, 2.0, 2.0, 2.0])
     assert flat.reason == NO_VARIATION and flat.ci_low != flat.ci_low
     # one side constant: the interval comes from the other side
-    one = corrected_difference([4.0, 4.0, 4.0], [1.0, 2.0, 3.0, 5.0, 2.0])
+    one = corrected_difference([4.0, 4.0, 4.0, 4.0], [1.0, 2.0, 3.0, 5.0, 2.0])
     assert one.reason is None and one.ci_low < one.diff < one.ci_high
     assert WELCH_HALL == "Welch's t, skewness-corrected (Hall 1992)"
 

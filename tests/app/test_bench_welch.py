@@ -44,3 +44,29 @@ def test_the_bootstrap_t_recomputed_by_hand_for_one_column() -> None:
         t.append((xs.mean() - ys.mean() - d) / s)
     q_lo, q_hi = np.quantile(t, [0.025, 0.975])
     assert np.allclose([low[0], high[0]], [d - q_hi * se, d - q_lo * se])
+
+
+def test_the_min_side_grid_summarises_each_candidate_minimum_from_its_rows() -> None:
+    """``--grid minside``: every shape at small sides 3, 4, 5 and 8; ``by_min_side``
+    recounted here from the rows (the cells whose smaller side is at least m)."""
+    result = bench_welch.main(
+        ["--reps", "30", "--no-write", "--grid", "minside", "--candidates", "welch,welch_hall"]
+    )
+    rows = result["rows"]
+    assert len(rows) == len(bench_welch.minside_cells())
+    assert {min(r["n_a"], r["n_b"]) for r in rows} == {3, 4, 5, 8, 10, 20}
+    assert set(rows[0]) >= {"welch", "welch_hall"} and "hall_t" not in rows[0]
+    for m in bench_welch.MIN_SIDES:
+        for part in ("s24", "beyond"):
+            sel = [
+                r
+                for r in rows
+                if min(r["n_a"], r["n_b"]) >= m
+                and (r["shape"] in ("normal", "gamma", "ratings")) == (part == "s24")
+            ]
+            covs = [r["welch_hall"]["coverage"] for r in sel]
+            got = result["by_min_side"]["welch_hall"][str(m)][part]
+            assert (got["cells"], got["min"], got["max"]) == (len(sel), min(covs), max(covs))
+            cov = {r["cell"]: round(r["welch_hall"]["coverage"], 3) for r in sel}
+            missed = {c for c, v in cov.items() if not 0.93 <= v <= 0.97}
+            assert {c for c, _ in got["outside"]} == missed

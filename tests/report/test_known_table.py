@@ -137,10 +137,10 @@ def test_rule_vs_rating_shows_the_echo_chamber(known: Builder) -> None:
     assert (judge["mean_pass"], judge["mean_fail"], judge["diff"]) == (4.0, 5.0, -1.0)
     tonal = rows[("prosody", "rule:prosody:modern/tonal", "humans")]
     assert tonal["threshold"] == 0.8 and tonal["diff"] == 2.75
-    # Two poems a side are fewer than the minimum (3): no interval, and the row says why
+    # Two poems a side are fewer than the minimum (4): no interval, and the row says why
     assert humans["ci_low"] != humans["ci_low"] and humans["ci_high"] != humans["ci_high"]
     assert (
-        humans["reason"] == "not estimable: fewer than 3 poems on a side (n_pass = 2, n_fail = 2)"
+        humans["reason"] == "not estimable: fewer than 4 poems on a side (n_pass = 2, n_fail = 2)"
     )
     lenient = build_report(known.study, ReportSettings(n_boot=50, min_side=2)).tables
     humans = _index(lenient["rule_vs_rating"], "field", "rule", "rater_set")[

@@ -229,7 +229,7 @@ def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None
     everything = one(rows, field="prosody", poems="all", judges="models", people="group:experts")
     assert (everything["n_fail"], everything["estimable"]) == (15, False)
     assert everything["reason"] == "not estimable: fewer than 16 poems on a side (n_fail = 15)"
-    # among the 8 human poems only one fails: below the default minimum (3); the table's
+    # among the 8 human poems only one fails: below the default minimum (4); the table's
     # own poems = human rows (a --by source split leaves echo_chamber whole)
     humans_only = build_report(b.study, ReportSettings(n_boot=100)).tables["echo_chamber"]
     row = one(
@@ -241,7 +241,7 @@ def test_tang_echo_chamber_is_not_estimable_below_the_minimum_side(tang) -> None
     )
     assert (row["n_pass"], row["n_fail"], row["estimable"]) == (7, 1, False)
     assert row["ci_low"] is None or row["ci_low"] != row["ci_low"]
-    assert row["reason"] == "not estimable: fewer than 3 poems on a side (n_fail = 1)"
+    assert row["reason"] == "not estimable: fewer than 4 poems on a side (n_fail = 1)"
 
 
 def test_tang_self_preference(tang) -> None:
