@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from studies.kinds import kind_of
 from studies.loading.fields import canonical_hash, parse_id, parse_poem
 from studies.loading.finish import load_finish
-from studies.loading.items_write import BATCH, write_batch
+from studies.loading.items_write import BATCH, items_stored, write_batch
 from studies.loading.plain import impurities
 from studies.loading.pool_csv import csv_to_item
 from studies.loading.problems import Collector, Reporter, Summary
@@ -293,24 +293,17 @@ class PoolStream:
         specs, self.batch = list(self.batch.values()), {}
         if not specs:
             return
-        stored = {
-            ext: (pk, task_id, digest)
-            for ext, pk, task_id, digest in Item.objects.filter(
-                study=self.study, external_id__in=[s.external_id for s in specs]
-            )
-            .order_by()
-            .values_list("external_id", "pk", "task_id", "content_hash")
-        }
+        stored = items_stored(self.study, [s.external_id for s in specs])
         moves = {
-            stored[s.external_id][0]: s
+            stored[s.external_id].pk: s
             for s in specs
-            if s.external_id in stored and stored[s.external_id][1] != s.task_id
+            if s.external_id in stored and stored[s.external_id].task_id != s.task_id
         }
         refuse_answered_moves(moves, self.collector, "task")
         changed = [
-            (stored[s.external_id][0], s)
+            (stored[s.external_id].pk, s)
             for s in specs
-            if s.external_id in stored and stored[s.external_id][2] != s.content_hash
+            if s.external_id in stored and stored[s.external_id].content_hash != s.content_hash
         ]
         check_reshaped_batch(
             changed, self.kinds, self.collector, self.plan.remap, self.summary.items.remapped,
@@ -318,7 +311,7 @@ class PoolStream:
         )  # fmt: skip
         if self.collector.problems:
             return  # nothing more is written: the load is refused at its end
-        ids = write_batch(self.study, specs, self.summary)
+        ids = write_batch(self.study, specs, self.summary, stored)
         self.summary.items.reshaped.extend(ids[s.external_id] for s in specs if s.reshaped)
 
     def finish(self) -> None:
