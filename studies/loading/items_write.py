@@ -52,10 +52,15 @@ _PROBE = """
 SELECT item.external_id, item.id, item.task_id, item.content_hash, item.answer::text
 FROM unnest(%s::text[]) AS wanted(external_id)
 CROSS JOIN LATERAL (
-  SELECT id, external_id, task_id, content_hash, answer FROM studies_item
+  SELECT id, external_id, task_id, content_hash, answer FROM {table}
   WHERE study_id = %s AND external_id = wanted.external_id LIMIT 1
 ) AS item
 """
+
+
+def probe_sql() -> str:
+    """``_PROBE`` on the item model's table."""
+    return _PROBE.format(table=connection.ops.quote_name(Item._meta.db_table))
 
 
 class Stored(NamedTuple):
@@ -80,7 +85,7 @@ def items_stored(study: Study, external_ids: Sequence[str]) -> dict[str, Stored]
         )
         return {ext: Stored(pk, task, digest, answer) for ext, pk, task, digest, answer in rows}
     with connection.cursor() as cursor:
-        cursor.execute(_PROBE, [list(external_ids), study.pk])
+        cursor.execute(probe_sql(), [list(external_ids), study.pk])
         return {
             ext: Stored(pk, task, digest, None if answer is None else json.loads(answer))
             for ext, pk, task, digest, answer in cursor.fetchall()

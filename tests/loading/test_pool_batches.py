@@ -167,7 +167,7 @@ def test_a_batch_finds_its_ids_through_the_unique_index(example_study: Study) ->
     the rows PostgreSQL reads."""
     from django.db import connection
 
-    from studies.loading.items_write import _PROBE
+    from studies.loading.items_write import probe_sql
 
     task = example_study.tasks.get(slug="ck")
     Item.objects.bulk_create(
@@ -177,7 +177,7 @@ def test_a_batch_finds_its_ids_through_the_unique_index(example_study: Study) ->
     ids = [f"bulk-{i}" for i in range(0, 3000, 6)]
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN " + _PROBE, [ids, example_study.pk])
+            cursor.execute("EXPLAIN " + probe_sql(), [ids, example_study.pk])
             plan = "\n".join(row[0] for row in cursor.fetchall())
         assert "Index Scan using item_unique_id" in plan, plan
         assert "= wanted.external_id))" in plan, plan  # both columns in the Index Cond
