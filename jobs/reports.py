@@ -12,6 +12,16 @@
   current or stale, with the fingerprint it was computed on.
 - **Rate limited**: a user starts at most ``REPORT_STARTS_PER_HOUR`` computations an
   hour (joining a running job or reading a stored report is free).
+- **Heavy tables apart**: the tables marked ``heavy`` in ``scoring.report.registry`` (the
+  IRT ``abilities``) are not computed by the report job unless the study's
+  ``TableCache`` already holds them: it stores the report with them pending
+  (``Report.pending``) and, when done, submits (or joins) the heavy-table job of the same
+  settings (key ``heavy:<study>:<settings digest>``, one at a time, the ``reports``
+  queue), which computes them on the data of its start and stores them
+  (``HeavyTables``, in its own result file and in the ``TableCache``). A page reads the
+  report with them filled in (``with_heavy``): current when computed on the report's
+  data, else the older rows labelled stale; downloads and the API wait for the current
+  ones (``ReportState.complete``).
 
 Without a broker (``CELERY_TASK_ALWAYS_EAGER``: tests, a bare ``runserver``) every job
 runs in-process at once, this one too; production and ``make demo`` have a worker.
@@ -22,7 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -39,9 +49,16 @@ from annotation.models import Response
 from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
 from jobs.services import job_fail_if_still
-from research.reports import ReportRateLimited, ReportState, StoredReport
+from research.reports import (
+    HeavyTables,
+    ReportRateLimited,
+    ReportState,
+    StoredReport,
+    with_heavy,
+)
 from scoring.report.build import build_report
 from scoring.report.prereg import deviations_record
+from scoring.report.registry import HEAVY_TABLES
 from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
 from scoring.report.settings import ReportSettings, settings_from
 from studies.loading.progress import ProgressCallback
@@ -55,6 +72,15 @@ CACHE_SECONDS = 24 * 3600
 
 def report_key(study: Study, settings: ReportSettings) -> str:
     return f"report:{study.pk}:{settings.digest()}"
+
+
+def heavy_key(study: Study, settings: ReportSettings) -> str:
+    """The key of the job computing the heavy tables of ``report_key``'s report."""
+    return f"heavy:{study.pk}:{settings.digest()}"
+
+
+def is_heavy(job: Job) -> bool:
+    return bool(job.params.get("heavy"))
 
 
 def answer_count(study: Study) -> int:
@@ -76,6 +102,15 @@ def stored_report(key: str) -> tuple[Job, StoredReport] | None:
     """The last complete report of ``key`` and its job: from the cache (by job id), else
     from the job's result file (a pickle this project's worker wrote under DATA_DIR,
     the same trust as the cache, which pickles too)."""
+    return _stored(key)
+
+
+def stored_heavy(key: str) -> tuple[Job, HeavyTables] | None:
+    """The last heavy tables computed for ``heavy_key`` (on any data) and their job."""
+    return _stored(key)
+
+
+def _stored(key: str) -> tuple[Job, Any] | None:
     job = (
         Job.objects.filter(kind=Job.Kind.REPORT, key=key, status=Job.Status.DONE)
         .exclude(result_file="")
@@ -85,7 +120,7 @@ def stored_report(key: str) -> tuple[Job, StoredReport] | None:
     if job is None:
         return None
     cache_name = f"shiping:report-job:{job.pk}"
-    found: StoredReport | None = cache.get(cache_name)
+    found: Any = cache.get(cache_name)
     if found is None:
         path = _stored_path(job)
         if path is None:
@@ -159,12 +194,27 @@ def report_submit(
 ) -> tuple[Job, bool]:
     """The job computing ``study``'s report with ``settings``: a new one, or the one
     already queued or running for them (the second value says whether it is new)."""
-    from jobs.services import job_run, job_submit
-
-    key = report_key(study, settings)
     params: dict[str, Any] = {"background": True, "settings": settings.as_json(), "fp": fp}
     if follow_up_of is not None:
         params["follow_up_of"] = follow_up_of
+    return _submit(study, report_key(study, settings), params, user)
+
+
+def heavy_submit(study: Study, settings: ReportSettings, fp: str) -> tuple[Job, bool]:
+    """The job computing the heavy tables of ``study``'s report with ``settings``: a new
+    one, or the one already queued or running for them (``report_submit``'s rules)."""
+    params: dict[str, Any] = {
+        "background": True,
+        "heavy": True,
+        "settings": settings.as_json(),
+        "fp": fp,
+    }
+    return _submit(study, heavy_key(study, settings), params, None)
+
+
+def _submit(study: Study, key: str, params: dict[str, Any], user: Any) -> tuple[Job, bool]:
+    from jobs.services import job_run, job_submit
+
     try:
         with transaction.atomic():
             job = job_submit(kind=Job.Kind.REPORT, study=study, params=params, user=user, key=key)
@@ -202,15 +252,53 @@ class JobReportBackend:
                 job = None
             else:
                 failed = ""
+        heavy = _heavy_state(study, settings, stored, start=start and job is None)
         return ReportState(
-            stored=stored,
+            stored=heavy.stored,
             fingerprint=fp,
             answers=answers,
             job_id=job.pk if job is not None else None,
             status_url=reverse("jobs:job", args=[job.pk]) if job is not None else None,
             failed=failed,
             started=started,
+            heavy_job_id=heavy.job.pk if heavy.job is not None else None,
+            heavy_status_url=reverse("jobs:job", args=[heavy.job.pk]) if heavy.job else None,
+            heavy_failed=heavy.failed,
         )
+
+
+@dataclass(frozen=True)
+class _Heavy:
+    stored: StoredReport | None  # with the heavy tables filled in as far as they are
+    job: Job | None  # the heavy-table job queued or running
+    failed: str  # why the last one failed, when it is the newest and none runs
+
+
+def _heavy_state(
+    study: Study, settings: ReportSettings, stored: StoredReport | None, *, start: bool
+) -> _Heavy:
+    """The stored report's pending heavy tables: filled in from the last heavy-table
+    job's result (current or stale: ``with_heavy``), and the job computing them. When
+    none is queued or running and the last did not fail (a lost or superseded job),
+    ``start`` submits one (the report job submits it when it ends: ``report_done``)."""
+    if stored is None or not stored.pending:
+        return _Heavy(stored, None, "")
+    key = heavy_key(study, settings)
+    found = stored_heavy(key)
+    stored = with_heavy(stored, found[1] if found is not None else None)
+    if not stored.pending:
+        return _Heavy(stored, None, "")
+    job = _active(key)
+    failed = "" if job is not None else _failed_since(key, found[0] if found else None)
+    if job is None and start and not failed:
+        job, _new = heavy_submit(study, settings, stored.fingerprint)
+        job.refresh_from_db()
+        if job.finished:  # ran at once (no broker)
+            found = stored_heavy(key)
+            stored = with_heavy(stored, found[1] if found is not None else None)
+            failed = job.message if job.status == Job.Status.FAILED else ""
+            job = None
+    return _Heavy(stored, job, failed)
 
 
 def _failed_since(key: str, done: Job | None) -> str:
@@ -230,6 +318,8 @@ def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     uses one core, however many the BLAS library would start, so the web workers on
     the same machine keep the others (docs/deploy.md, worker priority)."""
     with threadpool_limits(limits=1):
+        if is_heavy(job):
+            return _heavy_run(job, on_progress)
         return _report_run(job, on_progress)
 
 
@@ -245,7 +335,8 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     reuse = TableCache(study, fp)
     reader = StudyReader(study)  # one read of the responses serves the report, the
     data = reader.data(settings.tasks)  # per-form rule rates and (every task) the plan
-    report = build_report(study, settings, reuse=reuse, data=data, fp=fp)
+    # the heavy tables: from the cache when computed on these data, else by their own job
+    report = build_report(study, settings, reuse=reuse, data=data, fp=fp, defer=HEAVY_TABLES)
     on_progress("computing", 1, 3)
     per_form = None
     if "form" not in settings.by:
@@ -260,12 +351,7 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         rule_rates_by_form=per_form.tables["rule_rates"] if per_form is not None else None,
         plan_rows=plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
     )
-    path = result_path("reports", job, "pkl")
-    partial = path.with_name(path.name + ".part")
-    with partial.open("wb") as fh:
-        pickle.dump(stored, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(partial, path)
-    cache.set(f"shiping:report-job:{job.pk}", stored, CACHE_SECONDS)
+    path = _store(job, stored)
     on_progress("computing", 3, 3)
     return Outcome(
         summary={
@@ -273,15 +359,60 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
             "fingerprint": fp,
             "answers": answers,
             "tables": {k: len(v) for k, v in report.tables.items()},
+            "pending": list(report.pending),
         },
         message=_("report computed on %(n)d answers") % {"n": answers},
         result_file=stored_name(path),
     )
 
 
+def _heavy_run(job: Job, on_progress: ProgressCallback) -> Outcome:
+    """Compute and store the heavy tables of ``job.params["settings"]``'s report on the
+    data as they are now (the study's ``TableCache`` serves them when it holds them, and
+    keeps them for the next report job of these data)."""
+    assert job.study is not None
+    study = job.study
+    settings = settings_from(job.params.get("settings") or {})
+    on_progress("computing", 0, 1)
+    fp, answers = fingerprint(study), answer_count(study)
+    report = build_report(study, settings, HEAVY_TABLES, reuse=TableCache(study, fp), fp=fp)
+    heavy = HeavyTables(
+        tables={name: report.tables[name] for name in HEAVY_TABLES},
+        fingerprint=fp,
+        answers=answers,
+        computed_at=timezone.now(),
+    )
+    path = _store(job, heavy)
+    on_progress("computing", 1, 1)
+    return Outcome(
+        summary={
+            "settings": settings.as_json(),
+            "fingerprint": fp,
+            "answers": answers,
+            "tables": {k: len(v) for k, v in heavy.tables.items()},
+        },
+        message=_("%(tables)s computed on %(n)d answers")
+        % {"tables": ", ".join(HEAVY_TABLES), "n": answers},
+        result_file=stored_name(path),
+    )
+
+
+def _store(job: Job, result: StoredReport | HeavyTables) -> Path:
+    """Write a job's result to its file (whole or not at all) and cache it by job id."""
+    path = result_path("reports", job, "pkl")
+    partial = path.with_name(path.name + ".part")
+    with partial.open("wb") as fh:
+        pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(partial, path)
+    cache.set(f"shiping:report-job:{job.pk}", result, CACHE_SECONDS)
+    return path
+
+
 def report_done(job: Job) -> None:
     """After a background report job (``jobs.services.job_run``): older stored copies of
-    the same key are deleted (the newest is the only one shown), then maybe a follow-up."""
+    the same key are deleted (the newest is the only one shown); a report stored with
+    heavy tables pending submits (or joins) their job; then maybe a follow-up. A
+    heavy-table job has no follow-up: the next report job of newer data asks again."""
     if job.kind != Job.Kind.REPORT or not job.key or job.status != Job.Status.DONE:
         return
     older = Job.objects.filter(key=job.key, status=Job.Status.DONE, finished_at__lt=job.finished_at)
@@ -290,6 +421,12 @@ def report_done(job: Job) -> None:
         if path is not None:
             path.unlink(missing_ok=True)
         Job.objects.filter(pk=old.pk).update(result_file="")
+    if is_heavy(job) or job.study is None:
+        return
+    summary = job.summary or {}
+    if summary.get("pending"):
+        settings = settings_from(job.params.get("settings") or {})
+        heavy_submit(job.study, settings, str(summary.get("fingerprint", "")))
     report_follow_up(job)
 
 
@@ -300,6 +437,7 @@ def report_follow_up(job: Job) -> Job | None:
     if (
         job.kind != Job.Kind.REPORT
         or not job.key
+        or is_heavy(job)
         or job.status != Job.Status.DONE
         or job.study is None
         or job.params.get("follow_up_of") is not None

@@ -62,6 +62,8 @@ class Report:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: Where the report came from (``scoring.report.provenance``).
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: Tables left out for a job of their own (``build_report``'s ``defer``): empty here.
+    pending: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The report as strict-JSON data: NaN and infinities become null."""
@@ -103,6 +105,7 @@ def build_report(
     reuse: TableStore | None = None,
     data: StudyData | None = None,
     fp: str | None = None,
+    defer: tuple[str, ...] = (),
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
     ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
@@ -111,7 +114,9 @@ def build_report(
     with the same ``tasks`` (``study_data(study, tasks=settings.tasks)``), so several
     reports of one page share one read (``scoring.report.service.StudyReader``). ``fp``:
     the study's data fingerprint when the caller has it (else computed for the
-    report's ``provenance``)."""
+    report's ``provenance``). ``defer``: tables not built here (the dashboard's report
+    job leaves the heavy ones to a job of their own, ``jobs.reports``): taken from
+    ``reuse`` when there, else left empty and listed in the report's ``pending``."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
@@ -120,6 +125,7 @@ def build_report(
     sets = rater_sets(data.raters, data.group_slugs)
     whole = Context(data, sets, opts, data)
     tables: dict[str, Rows] = {}
+    pending: list[str] = []
     splits: dict[tuple[str, ...], list[tuple[dict[str, Any], Context]]] = {}
     for spec in registry.SPECS:
         name = spec.name
@@ -129,6 +135,10 @@ def build_report(
         kept = reuse.get(name, opts) if reuse is not None and spec.data_only else None
         if kept is not None:
             tables[name] = kept
+            continue
+        if name in defer:
+            tables[name] = []
+            pending.append(name)
             continue
         keys = spec.split_keys(opts.by)
         if not keys:
@@ -151,6 +161,7 @@ def build_report(
         settings=opts,
         tables=tables,
         provenance={**provenance(study, fp), "by": split_record(opts.by, only)},
+        pending=tuple(pending),
     )
 
 
