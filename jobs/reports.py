@@ -59,7 +59,7 @@ from research.reports import (
 from scoring.report.build import build_report
 from scoring.report.prereg import deviations_record
 from scoring.report.registry import HEAVY_TABLES
-from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
+from scoring.report.service import IrtStarts, StudyReader, TableCache, fingerprint, plan_for
 from scoring.report.settings import ReportSettings, settings_from
 from studies.loading.progress import ProgressCallback
 from studies.models import Study
@@ -375,7 +375,8 @@ def _heavy_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     settings = settings_from(job.params.get("settings") or {})
     on_progress("computing", 0, 1)
     fp, answers = fingerprint(study), answer_count(study)
-    report = build_report(study, settings, HEAVY_TABLES, reuse=TableCache(study, fp), fp=fp)
+    reuse, starts = TableCache(study, fp), IrtStarts(study)  # warm from the last fits
+    report = build_report(study, settings, HEAVY_TABLES, reuse=reuse, fp=fp, starts=starts)
     heavy = HeavyTables(
         tables={name: report.tables[name] for name in HEAVY_TABLES},
         fingerprint=fp,

@@ -46,10 +46,15 @@ def jobs_of(world: World, prefix: str) -> list[Job]:
     return list(Job.objects.filter(study=world.own.study, key__startswith=prefix).order_by("pk"))
 
 
+KEYS = ["task", "irt", "summary", "rater_set", "rater", "item", "field", "what"]
+
+
 def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows in a canonical order, for comparing two computations of one table."""
+    """Rows in a canonical order (by what each row is of, not by its numbers), for
+    comparing two computations of one table."""
     frame = pd.DataFrame(rows)
-    return frame.sort_values(list(frame.columns)).reset_index(drop=True)
+    keys = [k for k in KEYS if k in frame.columns]
+    return frame.sort_values(keys, kind="stable", na_position="first").reset_index(drop=True)
 
 
 def test_abilities_is_the_heavy_table() -> None:
@@ -155,9 +160,15 @@ def test_a_new_answer_makes_both_stale_and_the_older_table_is_shown_labelled(
     assert state.complete and not state.stored.stale_tables
     html = page.content.decode()
     assert NOTE_ZH not in html and STALE_ZH not in html
+    # the heavy job started the fits from the previous ones (abilities.FitStarts): the
+    # cold table's numbers within the stopping rule's tolerance (test_abilities_warm.py)
     now = build_report(study, SETTINGS).tables["abilities"]
     pd.testing.assert_frame_equal(
-        rows_frame(page.context["report"].tables["abilities"]), rows_frame(now)
+        rows_frame(page.context["report"].tables["abilities"]),
+        rows_frame(now),
+        check_exact=False,
+        rtol=1e-2,
+        atol=1e-2,
     )
     assert client.get(f"/research/studies/{pk}/report.json?n_boot=0").status_code == 200
 
