@@ -11,7 +11,10 @@ responses (``--quick``: 100,000). Then:
   /proc/self/status: the process's own high-water mark, not tracemalloc's Python
   objects) are measured: the background report job the dashboard shows (the report,
   the per-form rule rates and the planning rows, ``jobs.reports``; the dashboard's
-  default settings) and ``manage.py report`` (the CLI's report, as bench_report.py);
+  default settings; since 2026-11-28 without the heavy tables, ``TableSpec.heavy``),
+  then the heavy-table job it queued (the IRT ``abilities``, which the dashboard shows
+  in its section when done), and ``manage.py report`` (the CLI's report, every table,
+  as bench_report.py);
 - **the dashboard while collection continues**: the job's stored report is left as the
   last complete one; before every request a new volunteer's answers arrive (a new
   participant, 14 responses), so the study's fingerprint moves, the stored report is
@@ -84,18 +87,35 @@ def child_job() -> None:
     study = Study.objects.get(slug=SLUG)
     settings = read_settings(study, QueryDict()).settings
     job, _ = report_submit(study, settings, fingerprint(study))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     job_run(job.pk)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     job.refresh_from_db()
     if job.status != Job.Status.DONE:
         raise SystemExit(f"report job {job.pk}: {job.status}: {job.message}")
-    print("BENCH", seconds, vm_hwm_mb() * 1024, file=sys.stderr)
+    print("BENCH", seconds, vm_hwm_mb() * 1024, cpu, file=sys.stderr)
 
 
-def run_child_job(env: dict[str, str]) -> dict[str, float]:
-    command = [sys.executable, str(Path(__file__).resolve()), "--child-job"]
-    return measured_child(command, env, "report job")
+def child_heavy() -> None:
+    """In a child process: run the heavy-table job the report job queued (as a worker
+    of the ``reports`` queue would next); print its time and peak RSS."""
+    setup_django(dict(os.environ))
+    from jobs.models import Job
+    from jobs.services import job_run
+
+    job = Job.objects.get(kind=Job.Kind.REPORT, key__startswith="heavy:", status="queued")
+    start, cpu = time.perf_counter(), time.process_time()
+    job_run(job.pk)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    job.refresh_from_db()
+    if job.status != Job.Status.DONE:
+        raise SystemExit(f"heavy-table job {job.pk}: {job.status}: {job.message}")
+    print("BENCH", seconds, vm_hwm_mb() * 1024, cpu, file=sys.stderr)
+
+
+def run_child_job(env: dict[str, str], flag: str = "--child-job") -> dict[str, float]:
+    command = [sys.executable, str(Path(__file__).resolve()), flag]
+    return measured_child(command, env, flag.removeprefix("--child-"))
 
 
 class Arrivals:
@@ -178,7 +198,8 @@ def dashboard_rounds(study: Any, n: int) -> dict[str, Any]:
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(user)
     dash, floor = f"/research/studies/{study.pk}/", f"/bench/floor-page/{study.pk}/"
-    stored_fp = str(Job.objects.get(kind="report", status="done").summary["fingerprint"])
+    done = Job.objects.get(kind="report", key__startswith="report:", status="done")
+    stored_fp = str(done.summary["fingerprint"])
     arrivals = Arrivals(study)
     times: dict[str, list[float]] = {"floor": [], "dashboard": []}
     first: dict[str, float] = {}
@@ -196,7 +217,8 @@ def dashboard_rounds(study: Any, n: int) -> dict[str, Any]:
         else:
             times["floor"].append(t_floor)
             times["dashboard"].append(t_dash)
-    queued = Job.objects.filter(kind="report", status__in=("queued", "running")).count()
+    active = Job.objects.filter(kind="report", status__in=("queued", "running"))
+    queued = active.filter(key__startswith="report:").count()
     return {
         "first_round": first,
         "floor": summary(times["floor"]),
@@ -266,9 +288,13 @@ def main() -> None:
     )
     parser.add_argument("--skip-cli", action="store_true", help="no manage.py report")
     parser.add_argument("--child-job", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-heavy", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_job:
         child_job()
+        return
+    if args.child_heavy:
+        child_heavy()
         return
     if not args.postgres:
         run(args, args.database_url)
@@ -305,6 +331,7 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
         with connection.cursor() as cur:  # fresh statistics, as after a day of collection
             cur.execute("ANALYZE")
         job = run_child_job(env)
+        heavy = run_child_job(env, "--child-heavy")
         out = str(Path(tmp) / "r.json")
         cli = (
             {"seconds": float("nan"), "peak_rss_mb": float("nan"), "skipped": True}
@@ -326,9 +353,14 @@ def run(args: argparse.Namespace, database_url: str | None) -> None:
         "load_average_after": [round(x, 2) for x in load],
         "report_job": {
             **job,
-            "what": "background report job: report + per-form rule rates + planning rows",
+            "what": "background report job: report (heavy tables pending) + per-form rule "
+            "rates + planning rows",
             "meets_target": job["seconds"] < GOAL_REPORT_SECONDS
             and job["peak_rss_mb"] < GOAL_REPORT_MB,
+        },
+        "heavy_job": {
+            **heavy,
+            "what": "the heavy-table job the report job queued (IRT abilities), run after it",
         },
         "report_cli": {
             **cli,

@@ -130,15 +130,19 @@ def measured_child(
     command: list[str], env: dict[str, str], what: str, stdout: Any = subprocess.DEVNULL
 ) -> dict[str, float]:
     """Run ``command`` in a child process that ends its standard error with a line
-    ``BENCH <seconds> <peak RSS kB>``; return those as seconds and MB."""
+    ``BENCH <seconds> <peak RSS kB> [<CPU seconds>]``; return those as seconds, MB (and
+    CPU seconds: the child's own, unlike wall time hardly moved by other processes)."""
     proc = subprocess.run(
         command, cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, check=False
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{what} failed:\n{proc.stderr[-3000:]}")
     line = [ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")][-1]
-    _, seconds, rss_kb = line.split()
-    return {"seconds": float(seconds), "peak_rss_mb": float(rss_kb) / 1024}
+    _, seconds, rss_kb, *cpu = line.split()
+    out = {"seconds": float(seconds), "peak_rss_mb": float(rss_kb) / 1024}
+    if cpu:
+        out["cpu_seconds"] = float(cpu[0])
+    return out
 
 
 def timed(fn: Callable[[], Any]) -> float:

@@ -12,6 +12,16 @@
   current or stale, with the fingerprint it was computed on.
 - **Rate limited**: a user starts at most ``REPORT_STARTS_PER_HOUR`` computations an
   hour (joining a running job or reading a stored report is free).
+- **Heavy tables apart**: the tables marked ``heavy`` in ``scoring.report.registry`` (the
+  IRT ``abilities``) are not computed by the report job unless the study's
+  ``TableCache`` already holds them: it stores the report with them pending
+  (``Report.pending``) and, when done, submits (or joins) the heavy-table job of the same
+  settings (key ``heavy:<study>:<settings digest>``, one at a time, the ``reports``
+  queue), which computes them on the data of its start and stores them
+  (``HeavyTables``, in its own result file and in the ``TableCache``). A page reads the
+  report with them filled in (``with_heavy``): current when computed on the report's
+  data, else the older rows labelled stale; downloads and the API wait for the current
+  ones (``ReportState.complete``).
 
 Without a broker (``CELERY_TASK_ALWAYS_EAGER``: tests, a bare ``runserver``) every job
 runs in-process at once, this one too; production and ``make demo`` have a worker.
@@ -22,8 +32,8 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-from dataclasses import replace
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -41,10 +51,19 @@ from annotation.selectors import ResponseTotals, response_totals
 from jobs.models import Job
 from jobs.runners import Outcome, result_path, stored_name
 from jobs.services import job_fail_if_still
-from research.reports import ReportHead, ReportRateLimited, ReportState, StoredReport
+from research.reports import (
+    HeavyTables,
+    ReportHead,
+    ReportRateLimited,
+    ReportState,
+    StaleTable,
+    StoredReport,
+    with_heavy,
+)
 from scoring.report.build import build_report
 from scoring.report.prereg import deviations_record
-from scoring.report.service import StudyReader, TableCache, fingerprint, plan_for
+from scoring.report.registry import HEAVY_TABLES
+from scoring.report.service import IrtStarts, StudyReader, TableCache, fingerprint, plan_for
 from scoring.report.settings import ReportSettings, settings_from
 from studies.loading.progress import ProgressCallback
 from studies.models import Study
@@ -59,6 +78,15 @@ def report_key(study: Study, settings: ReportSettings) -> str:
     return f"report:{study.pk}:{settings.digest()}"
 
 
+def heavy_key(study: Study, settings: ReportSettings) -> str:
+    """The key of the job computing the heavy tables of ``report_key``'s report."""
+    return f"heavy:{study.pk}:{settings.digest()}"
+
+
+def is_heavy(job: Job) -> bool:
+    return bool(job.params.get("heavy"))
+
+
 # --- the stored result -------------------------------------------------------------
 
 
@@ -70,6 +98,22 @@ def _stored_path(job: Job) -> Path | None:
     return path if path.is_relative_to(root) and path.is_file() else None
 
 
+def stored_report(key: str) -> tuple[Job, StoredReport] | None:
+    """The last complete report of ``key`` and its job."""
+    return _stored(key)
+
+
+def stored_heavy(key: str) -> tuple[Job, HeavyTables] | None:
+    """The last heavy tables computed for ``heavy_key`` (on any data) and their job."""
+    return _stored(key)
+
+
+def _stored(key: str) -> tuple[Job, Any] | None:
+    job = _latest_done(key)
+    found = _stored_of(job) if job is not None else None
+    return (job, found) if job is not None and found is not None else None
+
+
 def _latest_done(key: str) -> Job | None:
     return (
         Job.objects.filter(kind=Job.Kind.REPORT, key=key, status=Job.Status.DONE)
@@ -79,12 +123,12 @@ def _latest_done(key: str) -> Job | None:
     )
 
 
-def _stored_of(job: Job) -> StoredReport | None:
-    """The report ``job`` stored: from the cache (by job id), else from its result file
-    (a pickle this project's worker wrote under DATA_DIR, the same trust as the cache,
-    which pickles too); None when the file is gone."""
+def _stored_of(job: Job) -> Any:
+    """What ``job`` stored (a ``StoredReport`` or ``HeavyTables``): from the cache (by job
+    id), else from its result file (a pickle this project's worker wrote under DATA_DIR,
+    the same trust as the cache, which pickles too); None when the file is gone."""
     cache_name = f"shiping:report-job:{job.pk}"
-    found: StoredReport | None = cache.get(cache_name)
+    found: Any = cache.get(cache_name)
     if found is None:
         path = _stored_path(job)
         if path is None:
@@ -95,25 +139,55 @@ def _stored_of(job: Job) -> StoredReport | None:
     return found
 
 
-def stored_report(key: str) -> tuple[Job, StoredReport] | None:
-    """The last complete report of ``key`` and its job."""
-    job = _latest_done(key)
-    found = _stored_of(job) if job is not None else None
-    return (job, found) if job is not None and found is not None else None
+@dataclass(frozen=True)
+class _Summary:
+    """What a done report or heavy-table job's summary says of its result, without
+    reading it (``Outcome.summary`` of ``_report_run`` and ``_heavy_run``)."""
+
+    fingerprint: str
+    answers: int
+    computed_at: datetime
+    tables: tuple[str, ...]
+    pending: tuple[str, ...]
+
+
+def _summary_of(job: Job) -> _Summary | None:
+    """``job``'s ``_Summary`` when its result file is there; None for a job stored
+    before the summary named its time (then its result is read: ``stored_head``)."""
+    summary = job.summary or {}
+    at = parse_datetime(str(summary.get("computed_at", "")))
+    if at is None or "fingerprint" not in summary or _stored_path(job) is None:
+        return None
+    return _Summary(
+        str(summary["fingerprint"]),
+        int(summary["answers"]),
+        at,
+        tuple(summary.get("tables") or ()),
+        tuple(summary.get("pending") or ()),
+    )
 
 
 def stored_head(key: str) -> tuple[Job, ReportHead] | None:
-    """The last complete report of ``key`` as its ``ReportHead`` (from its job's summary:
-    the report itself is not read), and its job."""
+    """The last complete report of ``key`` as its ``ReportHead`` (its heavy tables not
+    yet merged: ``_heavy_state``), and its job; the report itself is not read."""
     job = _latest_done(key)
     if job is None:
         return None
-    summary = job.summary or {}
-    at = parse_datetime(str(summary.get("computed_at", "")))
-    if at is not None and "fingerprint" in summary and _stored_path(job) is not None:
-        return job, ReportHead(str(summary["fingerprint"]), int(summary["answers"]), at)
-    found = _stored_of(job)  # a job stored before its summary had the head
-    return (job, ReportHead.of(found)) if found is not None else None
+    found = _summary_of(job)
+    if found is not None:
+        head = ReportHead(found.fingerprint, found.answers, found.computed_at, found.pending)
+        return job, head
+    stored = _stored_of(job)
+    return (job, ReportHead.of(stored)) if isinstance(stored, StoredReport) else None
+
+
+def _load(report: Job, heavy: Job | None) -> StoredReport | None:
+    """The report ``report`` stored, with the heavy tables ``heavy`` stored filled in."""
+    stored = _stored_of(report)
+    if not isinstance(stored, StoredReport):
+        return None
+    more = _stored_of(heavy) if heavy is not None else None
+    return with_heavy(stored, more if isinstance(more, HeavyTables) else None)
 
 
 # --- starting and joining ---------------------------------------------------------
@@ -179,12 +253,27 @@ def report_submit(
 ) -> tuple[Job, bool]:
     """The job computing ``study``'s report with ``settings``: a new one, or the one
     already queued or running for them (the second value says whether it is new)."""
-    from jobs.services import job_run, job_submit
-
-    key = report_key(study, settings)
     params: dict[str, Any] = {"background": True, "settings": settings.as_json(), "fp": fp}
     if follow_up_of is not None:
         params["follow_up_of"] = follow_up_of
+    return _submit(study, report_key(study, settings), params, user)
+
+
+def heavy_submit(study: Study, settings: ReportSettings, fp: str) -> tuple[Job, bool]:
+    """The job computing the heavy tables of ``study``'s report with ``settings``: a new
+    one, or the one already queued or running for them (``report_submit``'s rules)."""
+    params: dict[str, Any] = {
+        "background": True,
+        "heavy": True,
+        "settings": settings.as_json(),
+        "fp": fp,
+    }
+    return _submit(study, heavy_key(study, settings), params, None)
+
+
+def _submit(study: Study, key: str, params: dict[str, Any], user: Any) -> tuple[Job, bool]:
+    from jobs.services import job_run, job_submit
+
     try:
         with transaction.atomic():
             job = job_submit(kind=Job.Kind.REPORT, study=study, params=params, user=user, key=key)
@@ -227,20 +316,84 @@ class JobReportBackend:
                 job = None
             else:
                 failed = ""
+        head = found[1] if found is not None else None
+        heavy = _heavy_state(study, settings, head, start=start and job is None)
         return ReportState(
-            head=found[1] if found is not None else None,
+            head=heavy.head,
             fingerprint=fp,
             answers=answers,
             job_id=job.pk if job is not None else None,
             status_url=reverse("jobs:job", args=[job.pk]) if job is not None else None,
             failed=failed,
             started=started,
-            load=partial(_stored_of, found[0]) if found is not None else _no_report,
+            heavy_job_id=heavy.job.pk if heavy.job is not None else None,
+            heavy_status_url=reverse("jobs:job", args=[heavy.job.pk]) if heavy.job else None,
+            heavy_failed=heavy.failed,
+            load=partial(_load, found[0], heavy.done) if found is not None else _no_report,
         )
 
 
 def _no_report() -> StoredReport | None:
     return None
+
+
+@dataclass(frozen=True)
+class _Heavy:
+    head: ReportHead | None  # with the heavy tables filled in as far as they are
+    done: Job | None  # the heavy-table job whose rows fill them in
+    job: Job | None  # the heavy-table job queued or running
+    failed: str  # why the last one failed, when it is the newest and none runs
+
+
+def merge_head(head: ReportHead, heavy: Job | None) -> ReportHead:
+    """``head`` with the pending tables the heavy-table job ``heavy`` computed filled in,
+    as ``with_heavy`` fills in the report: computed on the same data they are no longer
+    pending; on other data they stay pending, shown with that job's rows (``stale``)."""
+    found = _summary_of(heavy) if heavy is not None else None
+    if found is None and heavy is not None:
+        more = _stored_of(heavy)  # a job stored before its summary named its time
+        if isinstance(more, HeavyTables):
+            found = _Summary(
+                more.fingerprint, more.answers, more.computed_at, tuple(more.tables), ()
+            )
+    names = [n for n in head.pending if found is not None and n in found.tables]
+    if found is None or not names:
+        return head
+    if found.fingerprint == head.fingerprint:
+        still = tuple(n for n in head.pending if n not in names)
+        return replace(head, pending=still, heavy_job=heavy.pk if heavy else None)
+    kept = {s.name: s for s in head.stale}
+    kept.update({n: StaleTable(n, found.computed_at, found.answers) for n in names})
+    stale = tuple(kept[n] for n in sorted(kept))
+    return replace(head, stale=stale, heavy_job=heavy.pk if heavy else None)
+
+
+def _heavy_state(
+    study: Study, settings: ReportSettings, head: ReportHead | None, *, start: bool
+) -> _Heavy:
+    """The stored report's pending heavy tables: filled in from the last heavy-table
+    job's result (current or stale: ``merge_head``, read from the jobs' summaries), and
+    the job computing them. When none is queued or running and the last did not fail (a
+    lost or superseded job), ``start`` submits one (the report job submits it when it
+    ends: ``report_done``)."""
+    if head is None or not head.pending:
+        return _Heavy(head, None, None, "")
+    key = heavy_key(study, settings)
+    done = _latest_done(key)
+    head = merge_head(head, done)
+    if not head.pending:
+        return _Heavy(head, done, None, "")
+    job = _active(key)
+    failed = "" if job is not None else _failed_since(key, done)
+    if job is None and start and not failed:
+        job, _new = heavy_submit(study, settings, head.fingerprint)
+        job.refresh_from_db()
+        if job.finished:  # ran at once (no broker)
+            done = _latest_done(key)
+            head = merge_head(head, done)
+            failed = job.message if job.status == Job.Status.FAILED else ""
+            job = None
+    return _Heavy(head, done, job, failed)
 
 
 def _failed_since(key: str, done: Job | None) -> str:
@@ -260,6 +413,8 @@ def background_report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     uses one core, however many the BLAS library would start, so the web workers on
     the same machine keep the others (docs/deploy.md, worker priority)."""
     with threadpool_limits(limits=1):
+        if is_heavy(job):
+            return _heavy_run(job, on_progress)
         return _report_run(job, on_progress)
 
 
@@ -276,7 +431,8 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     reuse = TableCache(study, fp)
     reader = StudyReader(study)  # one read of the responses serves the report, the
     data = reader.data(settings.tasks)  # per-form rule rates and (every task) the plan
-    report = build_report(study, settings, reuse=reuse, data=data, fp=fp)
+    # the heavy tables: from the cache when computed on these data, else by their own job
+    report = build_report(study, settings, reuse=reuse, data=data, fp=fp, defer=HEAVY_TABLES)
     on_progress("computing", 1, 3)
     per_form = None
     if "form" not in settings.by:
@@ -291,29 +447,72 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
         rule_rates_by_form=per_form.tables["rule_rates"] if per_form is not None else None,
         plan_rows=plan_for(study, PANEL_GOALS, fp=fp, reader=reader),
     )
-    path = result_path("reports", job, "pkl")
-    partial = path.with_name(path.name + ".part")
-    with partial.open("wb") as fh:
-        pickle.dump(stored, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(partial, path)
-    cache.set(f"shiping:report-job:{job.pk}", stored, CACHE_SECONDS)
+    path = _store(job, stored)
     on_progress("computing", 3, 3)
     return Outcome(
         summary={
             "settings": settings.as_json(),
             "fingerprint": fp,
             "answers": answers,
-            "computed_at": stored.computed_at.isoformat(),
             "tables": {k: len(v) for k, v in report.tables.items()},
+            "pending": list(report.pending),
+            "computed_at": stored.computed_at.isoformat(),
         },
         message=_("report computed on %(n)d answers") % {"n": answers},
         result_file=stored_name(path),
     )
 
 
+def _heavy_run(job: Job, on_progress: ProgressCallback) -> Outcome:
+    """Compute and store the heavy tables of ``job.params["settings"]``'s report on the
+    data as they are now (the study's ``TableCache`` serves them when it holds them, and
+    keeps them for the next report job of these data)."""
+    assert job.study is not None
+    study = job.study
+    settings = settings_from(job.params.get("settings") or {})
+    on_progress("computing", 0, 1)
+    totals = response_totals(study)
+    fp, answers = fingerprint(study, totals), totals.n
+    reuse, starts = TableCache(study, fp), IrtStarts(study)  # warm from the last fits
+    report = build_report(study, settings, HEAVY_TABLES, reuse=reuse, fp=fp, starts=starts)
+    heavy = HeavyTables(
+        tables={name: report.tables[name] for name in HEAVY_TABLES},
+        fingerprint=fp,
+        answers=answers,
+        computed_at=timezone.now(),
+    )
+    path = _store(job, heavy)
+    on_progress("computing", 1, 1)
+    return Outcome(
+        summary={
+            "settings": settings.as_json(),
+            "fingerprint": fp,
+            "answers": answers,
+            "tables": {k: len(v) for k, v in heavy.tables.items()},
+            "computed_at": heavy.computed_at.isoformat(),
+        },
+        message=_("%(tables)s computed on %(n)d answers")
+        % {"tables": ", ".join(HEAVY_TABLES), "n": answers},
+        result_file=stored_name(path),
+    )
+
+
+def _store(job: Job, result: StoredReport | HeavyTables) -> Path:
+    """Write a job's result to its file (whole or not at all) and cache it by job id."""
+    path = result_path("reports", job, "pkl")
+    partial = path.with_name(path.name + ".part")
+    with partial.open("wb") as fh:
+        pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(partial, path)
+    cache.set(f"shiping:report-job:{job.pk}", result, CACHE_SECONDS)
+    return path
+
+
 def report_done(job: Job) -> None:
     """After a background report job (``jobs.services.job_run``): older stored copies of
-    the same key are deleted (the newest is the only one shown), then maybe a follow-up."""
+    the same key are deleted (the newest is the only one shown); a report stored with
+    heavy tables pending submits (or joins) their job; then maybe a follow-up. A
+    heavy-table job has no follow-up: the next report job of newer data asks again."""
     if job.kind != Job.Kind.REPORT or not job.key or job.status != Job.Status.DONE:
         return
     older = Job.objects.filter(key=job.key, status=Job.Status.DONE, finished_at__lt=job.finished_at)
@@ -322,6 +521,12 @@ def report_done(job: Job) -> None:
         if path is not None:
             path.unlink(missing_ok=True)
         Job.objects.filter(pk=old.pk).update(result_file="")
+    if is_heavy(job) or job.study is None:
+        return
+    summary = job.summary or {}
+    if summary.get("pending"):
+        settings = settings_from(job.params.get("settings") or {})
+        heavy_submit(job.study, settings, str(summary.get("fingerprint", "")))
     report_follow_up(job)
 
 
@@ -332,6 +537,7 @@ def report_follow_up(job: Job) -> Job | None:
     if (
         job.kind != Job.Kind.REPORT
         or not job.key
+        or is_heavy(job)
         or job.status != Job.Status.DONE
         or job.study is None
         or job.params.get("follow_up_of") is not None

@@ -224,14 +224,22 @@ def stored_report(
     except ReportRateLimited as exc:
         limit = {"detail": exc.message, "retry_after": exc.retry_after}
         return Response(limit, status=429, headers={"Retry-After": str(exc.retry_after)})
-    if state.current and state.stored is not None:
+    if state.complete and state.stored is not None:
         return state.stored.report
     stale = state.head
+    url = state.wait_status_url
+    detail = (
+        _("The report's tables %(tables)s are being computed; ask again shortly.")
+        % {"tables": ", ".join(state.pending)}
+        if state.current
+        else _("The report is being computed; ask again shortly.")
+    )
     body: dict[str, Any] = {
-        "status": "failed" if state.failed and not state.computing else "computing",
-        "detail": state.failed or _("The report is being computed; ask again shortly."),
-        "job": state.job_id,
-        "status_url": request.build_absolute_uri(state.status_url) if state.status_url else None,
+        "status": "failed" if state.wait_failed else "computing",
+        "detail": state.wait_failed or detail,
+        "job": state.wait_job_id,
+        "pending": list(state.pending),
+        "status_url": request.build_absolute_uri(url) if url else None,
         "fingerprint": state.fingerprint,
         "stale": None
         if stale is None
@@ -244,8 +252,8 @@ def stored_report(
     if body["status"] == "failed":
         return Response(body, status=503)
     headers = {"Retry-After": "5"}
-    if state.status_url:
-        headers["Location"] = request.build_absolute_uri(state.status_url)
+    if url:
+        headers["Location"] = request.build_absolute_uri(url)
     return Response(body, status=202, headers=headers)
 
 

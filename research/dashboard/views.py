@@ -14,6 +14,7 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
@@ -43,7 +44,7 @@ from research.reports import (
 )
 from scoring.report import TABLES
 from scoring.report import paper as layouts
-from scoring.report.registry import SPECS
+from scoring.report.registry import BY_NAME, SPECS
 from scoring.report.settings import ReportSettings
 from scoring.rules import unscored_poem_count
 from studies.models import AnalysisPlan, Item, PlanDeviation, Study
@@ -98,6 +99,7 @@ def dashboard(request: HttpRequest, study_id: int) -> HttpResponse:
         "settings_query": settings_query(form),
         "paper_links": paper_links(None),  # the stored report's: with its sections below
         "report": None,
+        "pending": pending_tables(state.head),  # heavy tables still being computed
         "tables": {},
         "plan_rows": [],
     }
@@ -186,9 +188,41 @@ def html_key(request: HttpRequest, study: Study, stored: ReportHead, ctx: dict[s
         [vars_of(a) for a in ctx["aggregates"]],
         str(ctx["published_svg"] or ""),
         ctx["unscored"],
+        # the heavy tables: pending, filled in, or shown stale with their age (in minutes)
+        stored.pending,
+        pending_stamp(stored),
+        stored.heavy_job,
     ]
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
     return f"dashboard-html:{study.pk}:{digest}"
+
+
+def pending_stamp(head: ReportHead) -> list[tuple[str, str, int]]:
+    """What the pending tables' notes show: each stale table's result (its time) and
+    its age in whole minutes, so a cached section's age is at most a minute behind."""
+    now = timezone.now()
+    return [
+        (t.name, t.computed_at.isoformat(), int((now - t.computed_at).total_seconds() // 60))
+        for t in head.stale
+    ]
+
+
+def pending_tables(head: ReportHead | None) -> dict[str, dict[str, Any]]:
+    """The stored report's heavy tables still being computed, by name: their title and,
+    when rows of an older computation are shown meanwhile, when and on how many answers
+    it was computed (``research.reports.with_heavy``), from the report's head."""
+    if head is None:
+        return {}
+    stale = {t.name: t for t in head.stale}
+    out: dict[str, dict[str, Any]] = {}
+    for name in head.pending:
+        older = stale.get(name)
+        out[name] = {
+            "title": BY_NAME[name].title or name,
+            "stale_at": older.computed_at if older is not None else None,
+            "stale_answers": older.answers if older is not None else None,
+        }
+    return out
 
 
 def vars_of(row: Any) -> dict[str, Any]:
@@ -216,6 +250,7 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
     return {
         "report": report,
         "tables": tables,
+        "pending": pending_tables(ReportHead.of(stored)),
         "exclusions": [
             {**e, "reason": labels.value("reason", e["reason"], e)} for e in tables["exclusions"]
         ],
@@ -310,16 +345,24 @@ def _bad_settings(errors: dict[str, str]) -> HttpResponse:
 def _current_report(
     request: HttpRequest, study: Study, settings: ReportSettings
 ) -> StoredReport | HttpResponse:
-    """The stored report for ``settings`` when it is current; else what to answer: 429
-    when the user may start no more reports now, or the page that waits for the job
-    computing it (202) and reloads itself into the download."""
+    """The stored report for ``settings`` when it is current and complete (its heavy
+    tables computed); else what to answer: 429 when the user may start no more reports
+    now, or the page that waits for the job computing it or its heavy tables (202) and
+    reloads itself into the download."""
     try:
         state = report_state(study, settings, request.user)
     except ReportRateLimited as exc:
         return rate_limited(exc)
-    if state.current and state.stored is not None:
+    if state.complete and state.stored is not None:
         return state.stored
-    ctx = {"study": study, "state": state, "refresh": None if state.failed else REFRESH_SECONDS}
+    # the report, or its heavy tables (never a download without them): wait for the job
+    refresh = None if state.wait_failed else REFRESH_SECONDS
+    ctx = {
+        "study": study,
+        "state": state,
+        "refresh": refresh,
+        "pending": pending_tables(state.head),
+    }
     return render(request, "research/report_wait.html", ctx, status=202)
 
 

@@ -94,6 +94,7 @@ class ItemFit:
     n_parameters: int
     converged: bool
     message: str = ""
+    evaluations: int = 0  # of the likelihood and its gradient by the optimiser
 
     def aic(self) -> float:
         return 2 * self.n_parameters - 2 * self.loglik
@@ -454,9 +455,15 @@ def marginal_loglik(
     return _loglik_and_counts(designs, a, b, counts=False)[0]
 
 
-def fit_1pl(responses: np.ndarray | Responses) -> ItemFit:
-    """1PL (one slope shared by every unit) by marginal ML (module doc)."""
+def fit_1pl(responses: np.ndarray | Responses, *, start: ItemFit | None = None) -> ItemFit:
+    """1PL (one slope shared by every unit) by marginal ML (module doc), started from
+    the logits of the units' shares right and slope 1, or from ``start``: an earlier fit
+    of the same units (a warm start, e.g. the fit before a few new answers; ignored when
+    its number of units differs). The stopping rule is the same from either start."""
     x = responses_of(responses)
+    if fits_units(start, x.n_units):
+        assert start is not None
+        return _fit(x, _start_of(start, shared=True), shared=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = x.per_unit(x.right) / x.per_unit()
     share = np.clip(np.nan_to_num(share, nan=0.5), 0.02, 0.98)
@@ -465,13 +472,28 @@ def fit_1pl(responses: np.ndarray | Responses) -> ItemFit:
 
 
 def fit_2pl(responses: np.ndarray | Responses, *, start: ItemFit | None = None) -> ItemFit:
-    """2PL by marginal ML (module doc), started from the 1PL fit (or ``start``)."""
+    """2PL by marginal ML (module doc), started from the 1PL fit (or ``start``: the 1PL
+    fit, or an earlier 2PL fit of the same units as a warm start; one of another
+    number of units is ignored)."""
     x = responses_of(responses)
-    if start is None:
+    if not fits_units(start, x.n_units):
         start = fit_1pl(x)
-    log_a = np.log(np.clip(start.discrimination, *A_BOUNDS))
-    x0 = np.concatenate([log_a, np.clip(start.difficulty, *B_BOUNDS)])
-    return _fit(x, x0, shared=False)
+    assert start is not None
+    return _fit(x, _start_of(start, shared=False), shared=False)
+
+
+def fits_units(fit: ItemFit | None, n_units: int) -> bool:
+    """Whether ``fit`` can start a fit of ``n_units`` units (one value per unit)."""
+    return fit is not None and fit.difficulty.shape == (n_units,)
+
+
+def _start_of(fit: ItemFit, *, shared: bool) -> FloatArray:
+    """(log a, b) of ``fit`` within the bounds, as the optimiser's start; ``shared``:
+    one log a (the 1PL's; a 2PL's mean log slope when it starts a 1PL)."""
+    log_a = np.log(np.clip(fit.discrimination, *A_BOUNDS))
+    if shared:
+        log_a = np.asarray([float(np.mean(log_a))])
+    return np.concatenate([log_a, np.clip(fit.difficulty, *B_BOUNDS)]).astype(np.float64)
 
 
 def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
@@ -533,6 +555,7 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         n_units + n_a,
         bool(res.success),
         str(res.message),
+        int(res.nfev),
     )
 
 

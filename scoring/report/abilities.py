@@ -29,11 +29,20 @@ with keyed answers (people and models together) is a respondent. Both the 1PL an
 
 Abilities are on the N(0, 1) scale of the fitted population (people and models
 together): comparable within one fit, not between fits.
+
+**Warm starts** (``FitStarts``): the dashboard's heavy-table job passes a store of each
+task's last fits (``scoring.report.service.IrtStarts``, per study and task, not per
+data fingerprint); a fit of the same units (item × field, in the same order) starts
+from the previous 1PL and 2PL instead of the cold start, and stops by the same rule
+(``irt.STOP_SE``), so after a few new answers it takes few evaluations and lands within
+that tolerance of the cold fit (tests/agreement/test_irt_warm.py). Any other unit set
+(items added or removed) starts cold. The CLI builds without a store: always cold.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -55,9 +64,31 @@ from scoring.report.data import StudyData, TaskInfo
 from scoring.report.sets import HUMANS, RaterSet, groups_of, model_label, single_models
 from scoring.report.settings import SEED
 
+
+@dataclass(frozen=True)
+class PreviousFits:
+    """A task's last fits, with the units they are of (item id, field), in order."""
+
+    units: tuple[tuple[int, str], ...]
+    fits: dict[str, ItemFit]  # by model: "1pl", "2pl"
+
+
+class FitStarts(Protocol):
+    """Where the last fits of each task are kept between reports (warm starts)."""
+
+    def get(self, task: str) -> PreviousFits | None: ...
+
+    def put(self, task: str, fits: PreviousFits) -> None: ...
+
+
 MIN_RESPONSES = 5
 LIST_LIMIT = 20
 PV_DRAWS = 1000  # plausible values per respondent for the model percentiles
+#: EAPs equal to this many decimals are ties for ``percentile_eap`` (a mid-rank): under
+#: the 1PL two patterns with the same score on the same units have the same EAP, which
+#: the floating-point sums give only up to rounding (a warm start or another order of
+#: the same sums would otherwise turn a tie into a rank of 0 or 100)
+TIE_DIGITS = 9
 # answers (unit, respondent cells) a fit may use: its cost grows with the respondents and
 # the fine nodes, hardly with the answers or the empty cells of units × respondents; on the
 # 1,000,000-response bench study (6,855 respondents) 70,000, 141,000 and 212,000 answers
@@ -177,7 +208,11 @@ def _describe(values: np.ndarray) -> dict[str, Any]:
 
 
 def _fit_rows(
-    slug: str, part: pd.DataFrame, data: StudyData, sets: list[RaterSet]
+    slug: str,
+    part: pd.DataFrame,
+    data: StudyData,
+    sets: list[RaterSet],
+    starts: FitStarts | None = None,
 ) -> list[dict[str, Any]]:
     base = {"task": slug}
     part, notes = _prune(part)
@@ -222,8 +257,7 @@ def _fit_rows(
     )
     n_answers = matrix.per_person()
     accuracy = matrix.per_person(matrix.right) / n_answers
-    one = fit_1pl(matrix)
-    two = fit_2pl(matrix, start=one)
+    one, two = _fits(slug, matrix, units, starts)
     ext = data.items["external_id"]
     for fit in (one, two):
         ab = abilities_eap(matrix, fit)
@@ -252,6 +286,21 @@ def _fit_rows(
                 }
             )
     return rows
+
+
+def _fits(
+    slug: str, matrix: Responses, units: pd.DataFrame, starts: FitStarts | None
+) -> tuple[ItemFit, ItemFit]:
+    """The 1PL and 2PL fits: warm from the task's previous fits when they are of the
+    same units (module doc), else cold (the 2PL from the 1PL); kept for the next."""
+    keys = tuple((int(i), str(f)) for i, f in units.itertuples(index=False))
+    previous = starts.get(slug) if starts is not None else None
+    warm = previous.fits if previous is not None and previous.units == keys else {}
+    one = fit_1pl(matrix, start=warm.get("1pl"))
+    two = fit_2pl(matrix, start=warm.get("2pl", one))
+    if starts is not None:
+        starts.put(slug, PreviousFits(keys, {"1pl": one, "2pl": two}))
+    return one, two
 
 
 def _one_fit(
@@ -328,7 +377,10 @@ def _one_fit(
                             "percentile": pct.value,
                             "pct_low": pct.low,
                             "pct_high": pct.high,
-                            "percentile_eap": percentile_rank(theta[pk], values[h.name].tolist()),
+                            "percentile_eap": percentile_rank(
+                                round(theta[pk], TIE_DIGITS),
+                                np.round(values[h.name], TIE_DIGITS).tolist(),
+                            ),
                             "median": float(np.median(values[h.name])),
                             "n": int(values[h.name].size),
                         }
@@ -336,7 +388,10 @@ def _one_fit(
     return rows
 
 
-def ability_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any]]:
+def ability_rows(
+    data: StudyData, sets: list[RaterSet], starts: FitStarts | None = None
+) -> list[dict[str, Any]]:
+    """The table's rows; ``starts``: the tasks' previous fits, to warm-start from."""
     keyed: list[TaskInfo] = []
     rows: list[dict[str, Any]] = []
     for task in data.tasks.values():
@@ -346,7 +401,7 @@ def ability_rows(data: StudyData, sets: list[RaterSet]) -> list[dict[str, Any]]:
         if part.empty:
             continue
         keyed.append(task)
-        rows += _fit_rows(task.slug, part, data, sets)
+        rows += _fit_rows(task.slug, part, data, sets, starts)
     if len(keyed) > 1:
-        rows += _fit_rows("*", _keyed(data, [t.id for t in keyed]), data, sets)
+        rows += _fit_rows("*", _keyed(data, [t.id for t in keyed]), data, sets, starts)
     return rows

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -19,6 +19,9 @@ from scoring.report.settings import N_BOOT, SEED, ReportSettings
 from scoring.report.splits import split_data
 from studies.models import Study
 
+if TYPE_CHECKING:
+    from scoring.report.abilities import FitStarts
+
 Rows = list[dict[str, Any]]
 
 
@@ -30,6 +33,9 @@ class Context:
     sets: list[RaterSet]
     opts: ReportSettings
     full: StudyData  # the whole study (for tables comparing with published figures)
+    #: the IRT fits' previous fits to warm-start from (``abilities.FitStarts``); only
+    #: for the whole study: a split's units differ from the kept fits'
+    starts: FitStarts | None = None
 
     @cached_property
     def answers(self) -> pd.DataFrame:
@@ -62,6 +68,8 @@ class Report:
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: Where the report came from (``scoring.report.provenance``).
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: Tables left out for a job of their own (``build_report``'s ``defer``): empty here.
+    pending: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         """The report as strict-JSON data: NaN and infinities become null."""
@@ -103,6 +111,8 @@ def build_report(
     reuse: TableStore | None = None,
     data: StudyData | None = None,
     fp: str | None = None,
+    defer: tuple[str, ...] = (),
+    starts: FitStarts | None = None,
 ) -> Report:
     """Every table of the report for ``study`` (exclusions applied and listed); with
     ``only``, just those tables (the others empty), e.g. the dashboard's per-form rates.
@@ -111,15 +121,20 @@ def build_report(
     with the same ``tasks`` (``study_data(study, tasks=settings.tasks)``), so several
     reports of one page share one read (``scoring.report.service.StudyReader``). ``fp``:
     the study's data fingerprint when the caller has it (else computed for the
-    report's ``provenance``)."""
+    report's ``provenance``). ``defer``: tables not built here (the dashboard's report
+    job leaves the heavy ones to a job of their own, ``jobs.reports``): taken from
+    ``reuse`` when there, else left empty and listed in the report's ``pending``.
+    ``starts``: the IRT fits' previous fits (``abilities.FitStarts``) for warm starts;
+    without it every fit starts cold (the CLI: the same numbers for the same data)."""
     opts = settings or ReportSettings()
     if missing := unknown_tasks(study, opts.tasks):
         raise ValueError(f"tasks: no task {', '.join(map(repr, missing))} in {study.slug}")
     if data is None:
         data = study_data(study, tasks=opts.tasks)
     sets = rater_sets(data.raters, data.group_slugs)
-    whole = Context(data, sets, opts, data)
+    whole = Context(data, sets, opts, data, starts=starts)
     tables: dict[str, Rows] = {}
+    pending: list[str] = []
     splits: dict[tuple[str, ...], list[tuple[dict[str, Any], Context]]] = {}
     for spec in registry.SPECS:
         name = spec.name
@@ -129,6 +144,10 @@ def build_report(
         kept = reuse.get(name, opts) if reuse is not None and spec.data_only else None
         if kept is not None:
             tables[name] = kept
+            continue
+        if name in defer:
+            tables[name] = []
+            pending.append(name)
             continue
         keys = spec.split_keys(opts.by)
         if not keys:
@@ -151,6 +170,7 @@ def build_report(
         settings=opts,
         tables=tables,
         provenance={**provenance(study, fp), "by": split_record(opts.by, only)},
+        pending=tuple(pending),
     )
 
 

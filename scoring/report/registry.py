@@ -51,7 +51,11 @@ class TableSpec:
     study (``()``: one table for the whole study whatever ``by`` says; the report's
     ``provenance["by"]`` lists which tables were split by what). ``data_only``: the rows depend on the data (the tasks and
     ``by``) and on no other setting, so a cached copy serves any confidence, resamples,
-    threshold… ``paper``: one of the tables the papers publish (the dashboard's paper
+    threshold… ``heavy``: costly enough (minutes of CPU at 1,000,000 responses) that the
+    dashboard's report job leaves it to a job of its own (``jobs.reports``: the report is
+    stored with it pending, and the dashboard shows it in its section when that job is
+    done); the CLI and ``build_report`` without ``defer`` compute it in-process like any
+    other. ``paper``: one of the tables the papers publish (the dashboard's paper
     panels, in this order). ``title``: what the table holds, in the reader's language
     (the dashboard's downloads are named by it).
     """
@@ -64,6 +68,7 @@ class TableSpec:
     native: tuple[str, ...] = ()
     accepts: tuple[str, ...] = BY_KEYS
     data_only: bool = False
+    heavy: bool = False
     paper: bool = False
 
     @property
@@ -355,9 +360,12 @@ SPECS: tuple[TableSpec, ...] = (
         title=gettext_lazy("People and models on one ability scale"),
         columns=tuple(abilities.COLUMNS),
         data_only=True,
+        heavy=True,  # IRT fits: about 28 s of CPU per task at 1,000,000 responses
     ),
 )
 BY_NAME: dict[str, TableSpec] = {spec.name: spec for spec in SPECS}
 TABLES: tuple[str, ...] = tuple(spec.name for spec in SPECS)
 #: The tables the papers publish beyond the first report (issue 12), in order.
 PAPER_TABLES: tuple[str, ...] = tuple(spec.name for spec in SPECS if spec.paper)
+#: The tables the dashboard's report job leaves to a job of their own (``TableSpec.heavy``).
+HEAVY_TABLES: tuple[str, ...] = tuple(spec.name for spec in SPECS if spec.heavy)

@@ -25,6 +25,7 @@ from annotation.selectors import (
     practice_answers,
     response_totals,
 )
+from scoring.report.abilities import PreviousFits
 from scoring.report.build import Report, Rows, build_report
 from scoring.report.data import StudyData, study_data
 from scoring.report.plan import Goals, plan_rows
@@ -33,6 +34,7 @@ from scoring.report.settings import ReportSettings
 from studies.models import AnalysisPlan, Item, PlanDeviation, Study
 
 TIMEOUT = 60 * 60
+STARTS_TIMEOUT = 7 * 24 * 3600  # the IRT fits' warm starts (``IrtStarts``)
 
 
 def fingerprint(study: Study, totals: ResponseTotals | None = None) -> str:
@@ -104,6 +106,22 @@ class TableCache:
 
     def put(self, name: str, opts: ReportSettings, rows: Rows) -> None:
         cache.set(self.key(name, opts), rows, TIMEOUT)
+
+
+class IrtStarts:
+    """The last IRT fits of each task of a study (``abilities.FitStarts``), kept in the
+    cache per study and task — not per fingerprint, so the fit after new answers starts
+    from the one before (``abilities`` checks the units are the same)."""
+
+    def __init__(self, study: Study) -> None:
+        self.prefix = f"irt-start:{study.pk}"
+
+    def get(self, task: str) -> PreviousFits | None:
+        found: PreviousFits | None = cache.get(f"{self.prefix}:{task}")
+        return found
+
+    def put(self, task: str, fits: PreviousFits) -> None:
+        cache.set(f"{self.prefix}:{task}", fits, STARTS_TIMEOUT)
 
 
 def report_for(

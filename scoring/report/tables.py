@@ -112,4 +112,4 @@ def item_analysis(c: Context) -> Rows:
 
 
 def abilities(c: Context) -> Rows:
-    return abilities_table.ability_rows(c.data, c.sets)
+    return abilities_table.ability_rows(c.data, c.sets, c.starts)

@@ -1,6 +1,8 @@
-"""The dashboard's first view reads the study's responses once: its report, the per-form
-rule rates behind the heatmaps and the planning rows all come from that one read, and
-are exactly what each gives when built on its own (separate reads, no cache)."""
+"""The dashboard's first view reads the study's responses once for its report job: its
+report, the per-form rule rates behind the heatmaps and the planning rows all come from
+that one read, and are exactly what each gives when built on its own (separate reads, no
+cache). The heavy tables' job (``TableSpec.heavy``, run at once here: no broker) is a
+job of its own, with a read of its own."""
 
 from __future__ import annotations
 
@@ -66,14 +68,15 @@ def test_first_view_reads_once_and_heatmaps_are_unchanged(cciv, reads) -> None:
     query = {"rate_metric": METRIC, "n_boot": "20"}
     page = _client(b.study).get(f"/research/studies/{b.study.pk}/", query)
     assert page.status_code == 200
-    assert len(reads) == 1  # report, per-form rule rates and plan from one read
+    # report, per-form rule rates and plan from one read; the heavy tables' job: one more
+    assert len(reads) == 2
     maps = {c: svg for c, svg, _choice in page.context["rule_rate_heatmaps"]}
     assert {"direct", "form_aware"} <= set(maps)
 
     # the same heatmaps from a one-table report built on its own (its own read)
     settings = page.context["report"].settings
     alone = build_report(b.study, replace(settings, by=("form",)), only=("rule_rates",))
-    assert len(reads) == 2
+    assert len(reads) == 3
     with translation.override("en"):
         expected = paper.rule_rate_heatmaps(alone.tables["rule_rates"], Labels(b.study), METRIC)
     assert [
@@ -101,7 +104,7 @@ def test_plan_rows_from_the_shared_read_equal_their_own(reads) -> None:
     s = cpdue_study("cpdue-one-read")
     study = s.builder.study
     page = _client(study).get(f"/research/studies/{study.pk}/", {"n_boot": "0"})
-    assert page.status_code == 200 and len(reads) == 1
+    assert page.status_code == 200 and len(reads) == 2  # the report job's, the heavy job's
     shared = page.context["plan_rows"]
     assert {r["target"] for r in shared} == {"accuracy", "two_groups", "alpha_width"}
     _same_rows(shared, plan_rows(study, PANEL_GOALS))  # its own read
