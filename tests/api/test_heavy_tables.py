@@ -21,6 +21,7 @@ import pytest
 from jobs.models import Job
 from jobs.reports import heavy_key, report_key, report_submit
 from jobs.services import job_run
+from research.reports import ReportHead
 from scoring.report.build import build_report
 from scoring.report.registry import BY_NAME, HEAVY_TABLES, SPECS
 from scoring.report.service import fingerprint
@@ -44,6 +45,13 @@ def broker(settings: Any, tmp_path: Path) -> Any:
 
 def jobs_of(world: World, prefix: str) -> list[Job]:
     return list(Job.objects.filter(study=world.own.study, key__startswith=prefix).order_by("pk"))
+
+
+def head_agrees(state: Any) -> bool:
+    """The page's head (read from the jobs' summaries, ``jobs.reports.merge_head``) says
+    what the stored report with its heavy tables filled in (``with_heavy``) says."""
+    read = ReportHead.of(state.stored)
+    return (state.head.pending, state.head.stale) == (read.pending, read.stale)
 
 
 KEYS = ["task", "irt", "summary", "rater_set", "rater", "item", "field", "what"]
@@ -101,6 +109,7 @@ def test_the_report_job_leaves_abilities_to_a_job_of_its_own(world: World, broke
     page = client.get(PAGE.format(pk=pk), HTTP_ACCEPT_LANGUAGE="zh-hans")
     state = page.context["state"]
     assert state.complete and state.pending == () and state.heavy_job_id is None
+    assert head_agrees(state)
     html = page.content.decode()
     assert 'data-pending="abilities"' not in html and NOTE_ZH not in html  # the cached HTML moved
     shown = page.context["report"].tables["abilities"]
@@ -145,8 +154,9 @@ def test_a_new_answer_makes_both_stale_and_the_older_table_is_shown_labelled(
     assert heavy2.status == Job.Status.QUEUED
     page = client.get(PAGE.format(pk=pk), HTTP_ACCEPT_LANGUAGE="zh-hans")
     state = page.context["state"]
-    assert state.current and state.pending == ("abilities",)
+    assert state.current and state.pending == ("abilities",) and head_agrees(state)
     assert state.stored.stale_tables["abilities"].fingerprint == heavy.summary["fingerprint"]
+    assert [t.name for t in state.head.stale] == ["abilities"]
     html = page.content.decode()
     assert NOTE_ZH in html and STALE_ZH in html  # the older one, labelled stale, with its age
     shown = page.context["report"].tables["abilities"]
@@ -157,7 +167,7 @@ def test_a_new_answer_makes_both_stale_and_the_older_table_is_shown_labelled(
     job_run(heavy2.pk)
     page = client.get(PAGE.format(pk=pk), HTTP_ACCEPT_LANGUAGE="zh-hans")
     state = page.context["state"]
-    assert state.complete and not state.stored.stale_tables
+    assert state.complete and not state.stored.stale_tables and head_agrees(state)
     html = page.content.decode()
     assert NOTE_ZH not in html and STALE_ZH not in html
     # the heavy job started the fits from the previous ones (abilities.FitStarts): the
