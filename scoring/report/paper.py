@@ -244,7 +244,7 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         "fuxi-table4",
         "published_vs_computed",
         rows=("model",),
-        cols=("task", "metric"),
+        cols=("run", "task", "metric"),  # Fùxì's figures come zero-shot and 5-shot
         value="computed",
         caption="Fùxì Table 4: the models' figures computed from the study",
     ),
@@ -367,9 +367,12 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     if not twice.empty:
         first = twice.iloc[0]
         where = ", ".join(f"{k}={first[k]}" for k in keys)
-        varying = [c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in rows}) > 1]
+        in_cell = [r for r in rows if all(label(r.get(k)) == first[k] for k in keys)]
+        varying = [
+            c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in in_cell}) > 1
+        ]
         raise PivotError(
-            f"{len(twice)} rows share the cell {where}: add one of "
+            f"{len(in_cell)} rows share the cell {where}: add one of "
             f"{', '.join(varying[:6]) or 'the other columns'} to --rows/--cols or a --where filter",
             "twice",
         )
