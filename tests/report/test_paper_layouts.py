@@ -219,7 +219,7 @@ def check_layout(slug: str, name: str, expected: pd.DataFrame, digits: int) -> N
         for i, shown in enumerate(table):
             cell = shown.split(" | ")[n_keys + j].strip(" |")
             value = rounded[column].iloc[i]
-            marked = best_of != "none" and rounded[column].notna().sum() > 1 and value == best
+            marked = best_of != "none" and rounded[column].nunique() > 1 and value == best
             assert cell.startswith("**") == bool(marked), (column, i, cell)
     check_latex(command(slug, name, "latex"), len(expected), n_keys + len(expected.columns))
 
@@ -455,3 +455,24 @@ def test_the_shared_cell_message_counts_the_rows_of_that_cell() -> None:
     # two cells given twice each: the message names one cell and its own 2 rows, not 4
     with pytest.raises(PivotError, match=r"^2 rows share the cell model=glm-4, task=CiG"):
         pivot(FUXI_PUBLISHED, Pivot(rows=("model",), cols=("task",), value="computed"))
+
+
+def test_a_column_whose_cells_all_tie_marks_none_best() -> None:
+    # audit (issue 24): cciv-heatmap's column of a model scoring 0.00 on every cipai had
+    # every cell bold, "the highest per column"; a column with one distinct value has no best
+    rows = [
+        {"form": f, "source": s, "value": v, "n": 3}
+        for f, a, c in (("浣溪沙", 0.6, 0.0), ("菩萨蛮", 0.85, 0.0), ("如梦令", 0.77, 0.001))
+        for s, v in (("gen-a", a), ("gen-c", c))
+    ]
+    wide = pivot(rows, Pivot(rows=("form",), cols=("source",)), table="rule_rates")
+    assert [line[0] for line in wide.best] == [False, True, False]  # gen-a: 0.85
+    assert [line[1] for line in wide.best] == [False, False, False]  # gen-c: 0.00 ×3
+    md = render(wide, "markdown")
+    assert "Bold: the highest per column" in md
+    one = pivot(
+        [r for r in rows if r["source"] == "gen-c"],
+        Pivot(rows=("form",), cols=("source",)),
+        table="rule_rates",
+    )
+    assert not any(map(any, one.best)) and "Bold" not in render(one, "markdown")
