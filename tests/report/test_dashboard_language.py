@@ -290,3 +290,21 @@ def test_every_interval_method_the_clustered_mean_names_is_translated(db) -> Non
         labels = Labels(study)
         left = {m for m in methods if english_sentences([str(labels.value("ci_method", m, {}))], 2)}
     assert not left, left
+
+
+@pytest.mark.slow
+def test_a_paper_layout_downloaded_as_csv_starts_with_a_bom_unless_asked_not_to(
+    request: pytest.FixtureRequest,
+) -> None:
+    # audit (issue 24): the API's and the dashboard's paper CSV (Chinese row names such as
+    # 人类诗人) came without the mark, unlike every other CSV download
+    study = _study(request, "tang")
+    client = _client(study)
+    client.get(f"/research/studies/{study.pk}/")  # the stored report (eager in tests)
+    api = f"/api/v1/studies/{study.pk}/exports/paper/tang-ratings/"
+    marked = client.get(api, {"file": "csv"}).content.decode("utf-8")
+    bare = client.get(api, {"file": "csv", "bom": "0"}).content.decode("utf-8")
+    assert marked == BOM + bare and bare.startswith("source,") and "人类诗人" in bare
+    got = client.get(f"/research/studies/{study.pk}/paper/tang-ratings.csv")
+    assert got.status_code == 200  # the dashboard's link
+    assert got.content.decode("utf-8").startswith(BOM + "source,")
