@@ -92,9 +92,12 @@ def _names(report: Report) -> paper.Namer:
     return lambda column, value, others: str(labels.value(column, value, dict(others)))
 
 
-def paper_download(report: Report, layout: paper.PaperLayout, fmt: str) -> HttpResponse:
+def paper_download(
+    report: Report, layout: paper.PaperLayout, fmt: str, *, bom: bool = True
+) -> HttpResponse:
     """One named paper layout of ``report`` (``fmt`` in ``paper.FORMATS``) as a file, its
-    rows and columns named as on the dashboard; raises ``paper.PivotError`` (its message
+    rows and columns named as on the dashboard (CSV with the UTF-8 byte order mark, as
+    every CSV download, unless ``bom`` is off); raises ``paper.PivotError`` (its message
     in the reader's language) when the report's rows make no such table."""
     rows = report.tables[layout.table]
     try:
@@ -104,6 +107,8 @@ def paper_download(report: Report, layout: paper.PaperLayout, fmt: str) -> HttpR
         if said is None:
             raise
         raise paper.PivotError(str(said) % exc.params, exc.code, **exc.params) from exc
+    if fmt == "csv" and bom:
+        body = BOM.encode("utf-8") + body
     response = HttpResponse(body, content_type=paper.MEDIA_TYPES[fmt])
     _attachment(response, f"{report.study}-{layout.name}.{paper.EXTENSIONS[fmt]}")
     return response

@@ -317,6 +317,9 @@ class PaperExport(APIView):
                 description="a named paper layout (docs/report.md §4c)",
             ),
             OpenApiParameter("file", str, enum=list(paper.FORMATS), description="default latex"),
+            OpenApiParameter(
+                "bom", str, enum=["0", "1"], description="CSV: UTF-8 byte order mark (default 1)"
+            ),
             *SETTING_PARAMETERS,
         ],
     )
@@ -335,7 +338,7 @@ class PaperExport(APIView):
         if isinstance(found, Response):
             return found
         try:
-            return paper_download(found, named, fmt)
+            return paper_download(found, named, fmt, bom=request.GET.get("bom") != "0")
         except paper.PivotError as exc:
             raise exceptions.ValidationError({"layout": f"{named.table}: {exc}"}) from exc
 

@@ -192,10 +192,15 @@ def published_spec(study: Study) -> Heatmap | None:
     ]  # e.g. FuxiBench's structural accuracy per cipai, "CiG:浣溪沙"
     if len(rows) < 2:
         return None
-    models = list(dict.fromkeys(_published_model(a) for a in rows))
-    forms = sorted({a.task.split(":", 1)[1] for a in rows})
-    values = {(a.task.split(":", 1)[1], _published_model(a)): a.value for a in rows}
     metrics = sorted({a.metric for a in rows})
+
+    def column(a: Any) -> str:  # several metrics: one column per model and metric
+        model = _published_model(a)
+        return f"{model} · {a.metric}" if len(metrics) > 1 else model
+
+    models = list(dict.fromkeys(column(a) for a in rows))
+    forms = sorted({a.task.split(":", 1)[1] for a in rows})
+    values = {(a.task.split(":", 1)[1], column(a)): a.value for a in rows}
     title = _("Published results per form (%(metric)s), not computed here") % {
         "metric": ", ".join(metrics)
     }

@@ -234,6 +234,8 @@ VALUES = {
         "paired item × person bootstrap (percentile)"
     ),
     "t over answers": gettext_lazy("t over answers"),
+    # crossed.clustered_mean's method when no interval could be had and nothing clustered
+    "independent answers": gettext_lazy("independent answers"),
     "t over paired differences": gettext_lazy("t over paired differences"),
     "Welch's t": gettext_lazy("Welch's t"),
     "Welch's t, skewness-corrected (Hall 1992)": gettext_lazy(

@@ -244,7 +244,7 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         "fuxi-table4",
         "published_vs_computed",
         rows=("model",),
-        cols=("task", "metric"),
+        cols=("run", "task", "metric"),  # Fùxì's figures come zero-shot and 5-shot
         value="computed",
         caption="Fùxì Table 4: the models' figures computed from the study",
     ),
@@ -367,9 +367,12 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     if not twice.empty:
         first = twice.iloc[0]
         where = ", ".join(f"{k}={first[k]}" for k in keys)
-        varying = [c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in rows}) > 1]
+        in_cell = [r for r in rows if all(label(r.get(k)) == first[k] for k in keys)]
+        varying = [
+            c for c in rows[0] if c not in keys and len({label(r.get(c)) for r in in_cell}) > 1
+        ]
         raise PivotError(
-            f"{len(twice)} rows share the cell {where}: add one of "
+            f"{len(in_cell)} rows share the cell {where}: add one of "
             f"{', '.join(varying[:6]) or 'the other columns'} to --rows/--cols or a --where filter",
             "twice",
         )
@@ -405,14 +408,15 @@ def _cells(grid: pd.DataFrame) -> list[list[float | None]]:
 
 
 def mark_best(values: list[list[float | None]], digits: int, best: str) -> list[list[bool]]:
-    """Per column, the cells whose rounded value is the highest (``max``) or lowest."""
+    """Per column, the cells whose rounded value is the highest (``max``) or lowest; a
+    column with fewer than two distinct rounded values has no best and marks nothing."""
     marks = [[False] * len(line) for line in values]
     if best == "none" or not values:
         return marks
     for j in range(len(values[0])):
         column = [(i, line[j]) for i, line in enumerate(values)]
         shown = [(i, round(v, digits)) for i, v in column if v is not None]
-        if len(shown) < 2:
+        if len({v for _, v in shown}) < 2:
             continue
         target = (max if best == "max" else min)(v for _, v in shown)
         for i, v in shown:
@@ -425,7 +429,7 @@ def footnote(
 ) -> str:
     """n per cell, the intervals' level and method (from the rows), how the best is marked.
     ``bold``: whether any cell is bold (``mark_best`` skips columns with fewer than two
-    values, so one row marks nothing): the footnote says only what the table shows."""
+    distinct values, so one row marks nothing): the footnote says only what the table shows."""
     parts = []
     n_col = next((c for c in N_COLUMNS if any(c in r for r in rows)), None)
     counts = (

@@ -269,3 +269,42 @@ def test_a_workbook_for_reading_names_sheets_headers_and_cells_in_chinese(
     # without names=1: the report's ids, as the API gives them
     plain = load_workbook(io.BytesIO(client.get(base).content), read_only=True)
     assert plain.sheetnames == ["report", *TABLES]
+
+
+def test_every_interval_method_the_clustered_mean_names_is_translated(db) -> None:
+    # audit (issue 24): a ratings row whose answers all agree and have no cluster to
+    # condition on is written with the method "independent answers"; the zh-Hans page
+    # showed it in English (Tang --by source: 人类诗人 · gpt-4o · 韵律格律)
+    from scoring.agreement.crossed import clustered_mean
+
+    study = Study.objects.create(slug="methods", title="methods")
+    methods = {
+        clustered_mean(values, clusters, proportion=proportion).method
+        for values in ([4.0, 4.0, 4.0], [3.0, 4.0, 5.0])
+        for clusters in ({}, {"person": ["a", "a", "a"], "item": ["x", "y", "z"]})
+        for proportion in (False, True)
+        if not (proportion and values[0] > 1)
+    }
+    assert "independent answers" in methods
+    with translation.override("zh-hans"):
+        labels = Labels(study)
+        left = {m for m in methods if english_sentences([str(labels.value("ci_method", m, {}))], 2)}
+    assert not left, left
+
+
+@pytest.mark.slow
+def test_a_paper_layout_downloaded_as_csv_starts_with_a_bom_unless_asked_not_to(
+    request: pytest.FixtureRequest,
+) -> None:
+    # audit (issue 24): the API's and the dashboard's paper CSV (Chinese row names such as
+    # 人类诗人) came without the mark, unlike every other CSV download
+    study = _study(request, "tang")
+    client = _client(study)
+    client.get(f"/research/studies/{study.pk}/")  # the stored report (eager in tests)
+    api = f"/api/v1/studies/{study.pk}/exports/paper/tang-ratings/"
+    marked = client.get(api, {"file": "csv"}).content.decode("utf-8")
+    bare = client.get(api, {"file": "csv", "bom": "0"}).content.decode("utf-8")
+    assert marked == BOM + bare and bare.startswith("source,") and "人类诗人" in bare
+    got = client.get(f"/research/studies/{study.pk}/paper/tang-ratings.csv")
+    assert got.status_code == 200  # the dashboard's link
+    assert got.content.decode("utf-8").startswith(BOM + "source,")

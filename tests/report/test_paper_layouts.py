@@ -219,7 +219,7 @@ def check_layout(slug: str, name: str, expected: pd.DataFrame, digits: int) -> N
         for i, shown in enumerate(table):
             cell = shown.split(" | ")[n_keys + j].strip(" |")
             value = rounded[column].iloc[i]
-            marked = best_of != "none" and rounded[column].notna().sum() > 1 and value == best
+            marked = best_of != "none" and rounded[column].nunique() > 1 and value == best
             assert cell.startswith("**") == bool(marked), (column, i, cell)
     check_latex(command(slug, name, "latex"), len(expected), n_keys + len(expected.columns))
 
@@ -326,7 +326,7 @@ def test_fuxi_table_4_from_the_published_figures(cciv) -> None:
     b, _, _ = cciv
     report = build_report(b.study, ReportSettings(n_boot=0))
     rows = pd.DataFrame(report.tables["published_vs_computed"])
-    expected = ordered(rows, ["model"], ["task", "metric"], "computed")
+    expected = ordered(rows, ["model"], ["run", "task", "metric"], "computed")
     assert expected.loc["gen-a"].notna().sum() == 1 and expected.loc["gen-z"].isna().all()
     check_layout("cciv-worked", "fuxi-table4", expected, 2)
 
@@ -418,3 +418,61 @@ def test_generic_pivot_from_the_command(fuxi) -> None:
     with pytest.raises(CommandError, match="share the cell"):
         call_command("report", b.study.slug, "--table", "validation", "--rows", "task",
                      "--cols", "metric", "--n-boot", "0", stdout=io.StringIO())  # fmt: skip
+
+
+# --- audit (issue 24): Fùxì's published figures come in two runs ------------------------
+
+FUXI_PUBLISHED: list[dict[str, Any]] = [
+    {"model": "glm-4", "task": "CiG", "metric": "accuracy", "run": "zero-shot",
+     "published": 0.55, "computed": 0.5, "n": 40, "ci_method": "wilson"},
+    {"model": "glm-4", "task": "CiG", "metric": "accuracy", "run": "5-shot",
+     "published": 0.61, "computed": 0.625, "n": 40, "ci_method": "wilson"},
+    {"model": "glm-4", "task": "CG", "metric": "accuracy", "run": "5-shot",
+     "published": 0.6, "computed": None, "n": None, "ci_method": ""},
+    {"model": "qwen", "task": "CiG", "metric": "accuracy", "run": "zero-shot",
+     "published": 0.3, "computed": 0.25, "n": 20, "ci_method": "wilson"},
+    {"model": "qwen", "task": "CiG", "metric": "accuracy", "run": "5-shot",
+     "published": 0.35, "computed": 0.4, "n": 20, "ci_method": "wilson"},
+]  # fmt: skip
+
+
+def test_fuxi_table_4_keeps_the_runs_apart() -> None:
+    # docs/report.md's Fùxì recipe loads zero-shot and 5-shot figures of the same model,
+    # task and metric: the layout must set them apart, not stop on a shared cell
+    wide = pivot(
+        FUXI_PUBLISHED, LAYOUT_BY_NAME["fuxi-table4"].pivot(), table="published_vs_computed"
+    )
+    expected = ordered(
+        pd.DataFrame(FUXI_PUBLISHED), ["model"], ["run", "task", "metric"], "computed"
+    )
+    assert [" / ".join(c) for c in wide.col_labels] == list(expected.columns)
+    assert [r[0] for r in wide.row_labels] == list(expected.index)
+    got = [v if v is not None else float("nan") for line in wide.values for v in line]
+    assert got == pytest.approx(expected.to_numpy().ravel().tolist(), nan_ok=True)
+
+
+def test_the_shared_cell_message_counts_the_rows_of_that_cell() -> None:
+    # two cells given twice each: the message names one cell and its own 2 rows, not 4
+    with pytest.raises(PivotError, match=r"^2 rows share the cell model=glm-4, task=CiG"):
+        pivot(FUXI_PUBLISHED, Pivot(rows=("model",), cols=("task",), value="computed"))
+
+
+def test_a_column_whose_cells_all_tie_marks_none_best() -> None:
+    # audit (issue 24): cciv-heatmap's column of a model scoring 0.00 on every cipai had
+    # every cell bold, "the highest per column"; a column with one distinct value has no best
+    rows = [
+        {"form": f, "source": s, "value": v, "n": 3}
+        for f, a, c in (("浣溪沙", 0.6, 0.0), ("菩萨蛮", 0.85, 0.0), ("如梦令", 0.77, 0.001))
+        for s, v in (("gen-a", a), ("gen-c", c))
+    ]
+    wide = pivot(rows, Pivot(rows=("form",), cols=("source",)), table="rule_rates")
+    assert [line[0] for line in wide.best] == [False, True, False]  # gen-a: 0.85
+    assert [line[1] for line in wide.best] == [False, False, False]  # gen-c: 0.00 ×3
+    md = render(wide, "markdown")
+    assert "Bold: the highest per column" in md
+    one = pivot(
+        [r for r in rows if r["source"] == "gen-c"],
+        Pivot(rows=("form",), cols=("source",)),
+        table="rule_rates",
+    )
+    assert not any(map(any, one.best)) and "Bold" not in render(one, "markdown")
