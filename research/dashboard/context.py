@@ -125,7 +125,7 @@ def paper_context(
     measure = _pick(query.get("length_measure"), measures)
     out["length_measures"], out["length_measure"] = measures, measure
     out["length_measure_options"] = [(m, paper.measure_name(m)) for m in measures]
-    out["form_length_svg"] = chart_svg(paper.form_length_chart(t["form_length"], measure))
+    out["form_length_svg"] = chart_svg(paper.form_length_chart(t["form_length"], measure, labels))
     return out
 
 

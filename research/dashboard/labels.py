@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from research.dashboard.reasons import translate_reason
+from scoring.report.paper import SUBSET, subset_name
 from scoring.report.sets import HUMANS, KEY, MODELS, SetName, show_model, show_set_name
 from studies.kinds import ALL_PARTS
 from studies.models import Study
@@ -351,6 +352,10 @@ class Labels:
             return None
         if column == "task" or column == "left_out":
             return self.task(value)
+        if column == SUBSET:  # a derived key of the paper layouts (fuxi-table6)
+            return subset_name(
+                str(value), _("with all categories"), _("without %(task)s"), self.task
+            )
         if column == "field":
             return self.field(row.get("task"), value)
         if column in ("rater_set", "judge", "reference", "set_a", "set_b", "judges", "people"):

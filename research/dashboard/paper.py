@@ -279,27 +279,62 @@ def form_length_measures(rows: Rows) -> list[str]:
     return list(dict.fromkeys(str(r["measure"]) for r in rows))
 
 
-def form_length_chart(rows: Rows, measure: str) -> str | None:
-    return _draw(form_length_spec(rows, measure))
+def form_length_chart(rows: Rows, measure: str, labels: Labels | None = None) -> str | None:
+    return _draw(form_length_spec(rows, measure, labels))
 
 
-def form_length_spec(rows: Rows, measure: str) -> Scatter | None:
-    """Each form's rate (or accuracy) against its length, with Spearman's ρ in the title."""
+#: The columns that tell a form's points of one measure apart (a rule metric's source ×
+#: condition groups, an accuracy's rater sets): a label names the ones that vary.
+LENGTH_GROUP_KEYS = ("rater_set", "source", "condition")
+
+
+def _group_name(column: str, value: Any, row: dict[str, Any], labels: Labels | None) -> str:
+    if labels is not None:
+        return str(labels.value(column, value, row))
+    if value == "*":
+        return _("all (*)")
+    return Labels.source(value) if column == "source" else str(value)
+
+
+def _group_label(row: dict[str, Any], keys: tuple[str, ...], labels: Labels | None) -> str:
+    return " · ".join(
+        _group_name(k, row.get(k), row, labels) for k in keys if row.get(k) not in (None, "")
+    )
+
+
+def form_length_spec(rows: Rows, measure: str, labels: Labels | None = None) -> Scatter | None:
+    """Each form's rate (or accuracy) against its length, with Spearman's ρ in the title.
+    A measure's rows come per source × condition (and over all of them) or per rater set:
+    when the points span several such groups, each label leads with its group (the
+    source, the condition, the rater set), so no two points share a label, and the title
+    says which group ρ is for."""
     part = [r for r in rows if r["measure"] == measure]
-    points = [
-        Point(str(r["form"]), float(r["length"]), r.get("value"), r.get("n"))
+    kept = [
+        r
         for r in part
         if r.get("form") not in (None, "*")
         and r.get("length") is not None
         and r.get("statistic") != "spearman"
     ]
-    if not points:
+    if not kept:
         return None
+    keys = tuple(k for k in LENGTH_GROUP_KEYS if len({str(r.get(k)) for r in kept}) > 1)
+    names = [
+        f"{group} · {r['form']}" if (group := _group_label(r, keys, labels)) else str(r["form"])
+        for r in kept
+    ]
+    names = distinct(names, kept)
+    points = [
+        Point(name, float(r["length"]), r.get("value"), r.get("n"))
+        for name, r in zip(names, kept, strict=True)
+    ]
     rho = next((r for r in part if r.get("statistic") == "spearman"), None)
     title = measure_name(measure)
     if rho and rho.get("value") is not None and math.isfinite(rho["value"]):
         p = rho.get("p_value")
-        title += f" · ρ = {rho['value']:.2f}" + (f", p = {p:.3g}" if p is not None else "")
+        group = _group_label(rho, keys, labels)
+        title += f" · ρ{f' ({group})' if group else ''} = {rho['value']:.2f}"
+        title += f", p = {p:.3g}" if p is not None else ""
         title += f" (n={rho.get('n')})"
     return Scatter(
         title,

@@ -113,7 +113,7 @@ def _validation(c: Source) -> Spec | None:
 def _length(c: Source) -> Spec | None:
     rows = c.report.tables["form_length"]
     measure = pick(c.query.get("length_measure"), paper.form_length_measures(rows))
-    return paper.form_length_spec(rows, measure)
+    return paper.form_length_spec(rows, measure, c.labels)
 
 
 CHARTS: dict[str, Chart] = {

@@ -37,6 +37,14 @@ MISSING = "—"
 DELTA = "Δ"
 #: The columns counted for the footnote's n, first found wins.
 N_COLUMNS = ("n", "n_responses", "n_ratings", "n_items")
+#: A derived key of ``validation``'s rows: which categories a figure pools, as Fùxì's
+#: Table 6 heads its columns (with every category / without one): ``SUBSET_ALL`` for
+#: ``scope = pooled``, ``without:<left_out>`` for ``scope = without``, else the task.
+SUBSET = "subset"
+SUBSET_ALL = "all"
+SUBSET_WITHOUT = "without:"
+#: The marks of cells by interval method when a table's methods vary cell by cell.
+METHOD_MARKS = ("†", "‡", "§", "¶")
 #: The interval method of tables whose rows have no ``ci_method`` (docs/report.md §4).
 CI_METHOD_OF = {"accuracy": "wilson"}
 TEX_PREAMBLE = "% needs \\usepackage{booktabs,xeCJK} (compile with xelatex or lualatex)"
@@ -51,7 +59,16 @@ _TEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "−": "$-$",  # a number's minus (``MINUS``), never a hyphen
+    "†": r"\textsuperscript{\dag}",
+    "‡": r"\textsuperscript{\ddag}",
+    "§": r"\textsuperscript{\S}",
+    "¶": r"\textsuperscript{\P}",
 }
+#: The minus of a negative number in LaTeX and Markdown (CSV and XLSX keep ``-``).
+MINUS = "−"
+#: The interval method's column in the pivot's frame (``ci_method`` may be a key).
+_METHOD = "__ci_method"
 
 
 class PivotError(ValueError):
@@ -81,6 +98,9 @@ class Names:
 
     tasks: Mapping[str, str] = field(default_factory=dict)
     groups: Mapping[str, str] = field(default_factory=dict)
+    #: ``subset``'s words (the command passes them through gettext).
+    every: str = "with all categories"
+    without: str = "without %(task)s"
 
     def rater_set(self, text: str) -> str:
         return show_set_name(text, self._set_part, lambda shown, suffix: f"{shown} {suffix}")
@@ -97,9 +117,39 @@ class Names:
             return value
         if column in ("task", "left_out"):
             return self.tasks.get(value) or value
+        if column == SUBSET:
+            return subset_name(value, self.every, self.without, lambda t: self.tasks.get(t) or t)
         if column in ("rater_set", "judge", "reference", "model"):
             return self.rater_set(value)
         return value
+
+
+def subset_of(row: Mapping[str, Any]) -> Any:
+    """A ``validation`` row's ``subset`` (``SUBSET``): all, without one, or its task."""
+    scope = row.get("scope")
+    if scope == "pooled":
+        return SUBSET_ALL
+    if scope == "without":
+        return f"{SUBSET_WITHOUT}{row.get('left_out')}"
+    return row.get("task")
+
+
+def subset_name(value: str, every: str, without: str, task: Callable[[str], str]) -> str:
+    """``subset``'s value in words: ``every`` for all, ``without % {"task": name}``."""
+    if value == SUBSET_ALL:
+        return every
+    if value.startswith(SUBSET_WITHOUT):
+        return without % {"task": task(value.removeprefix(SUBSET_WITHOUT))}
+    return task(value)
+
+
+def derive(rows: Rows, keys: Sequence[str]) -> Rows:
+    """``rows`` with the derived key ``subset`` when ``keys`` use it and the rows lack it."""
+    if SUBSET not in keys or not rows or any(SUBSET in r for r in rows):
+        return rows
+    if all("scope" not in r for r in rows):
+        return rows
+    return [{**r, SUBSET: subset_of(r)} for r in rows]
 
 
 @dataclass(frozen=True)
@@ -184,6 +234,9 @@ class Wide:
     digits: int = 2
     best: list[list[bool]] = field(default_factory=list)
     footnote: str = ""
+    #: Per cell, the mark of its interval method (``METHOD_MARKS``) when the table's
+    #: methods vary cell by cell (neither by row nor by column), else ``""``.
+    marks: list[list[str]] = field(default_factory=list)
 
 
 #: The seed papers' tables (docs/report.md §4c); ``--paper list`` shows them.
@@ -252,7 +305,7 @@ LAYOUTS: tuple[PaperLayout, ...] = (
         "fuxi-table6",
         "validation",
         rows=("metric",),
-        cols=("task",),
+        cols=(SUBSET,),  # as the paper heads them: with every category / without one
         value="value",
         filters=(("judge", "model:*"), ("reference", "key"), ("scope", "pooled|without")),
         best="none",  # rows are different metrics: no best across them
@@ -363,6 +416,8 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
             **{c: [number(r.get(c)) for r in rows] for c in wanted[len(keys) :]},
         }
     )
+    if any(r.get("ci_method") for r in rows):
+        frame[_METHOD] = [label(r.get("ci_method")) for r in rows]
     twice = frame[frame.duplicated(keys, keep=False)]
     if not twice.empty:
         first = twice.iloc[0]
@@ -424,12 +479,86 @@ def mark_best(values: list[list[float | None]], digits: int, best: str) -> list[
     return marks
 
 
+def cell_methods(
+    frame: pd.DataFrame, p: Pivot, values: Cells, table: str
+) -> list[list[str | None]]:
+    """Each cell's interval method: its row's ``ci_method`` (the table's own,
+    ``CI_METHOD_OF``, when the rows carry none); ``""`` for a cell without an interval
+    method, None for an empty cell."""
+    default = CI_METHOD_OF.get(table, "")
+    if _METHOD in frame:
+        grid = _grid(frame, p, _METHOD).to_numpy().tolist()
+    else:
+        grid = [[None] * len(line) for line in values]
+
+    def method(m: Any, v: float | None) -> str | None:
+        if v is None:
+            return None
+        return m if isinstance(m, str) and m != MISSING else default
+
+    return [
+        [method(m, v) for m, v in zip(ms, vs, strict=True)]
+        for ms, vs in zip(grid, values, strict=True)
+    ]
+
+
+def _mark(k: int) -> str:
+    return METHOD_MARKS[k % len(METHOD_MARKS)] * (k // len(METHOD_MARKS) + 1)
+
+
+def _one_each(lines: Sequence[Sequence[str | None]]) -> list[str | None] | None:
+    """Each line's one method ("" none) over its filled cells, or None when a line has two."""
+    out: list[str | None] = []
+    for line in lines:
+        kinds = {m for m in line if m is not None}
+        if len(kinds) > 1:
+            return None
+        out.append(next(iter(kinds), None))
+    return out
+
+
+def _where(methods: list[str | None], labels: list[tuple[str, ...]], m: str) -> str:
+    return ", ".join(" / ".join(lab) for lab, x in zip(labels, methods, strict=True) if x == m)
+
+
+def attribute_methods(
+    methods: list[list[str | None]],
+    row_labels: list[tuple[str, ...]],
+    col_labels: list[tuple[str, ...]],
+) -> tuple[str, list[list[str]]]:
+    """(the intervals' methods as the footnote gives them, each cell's mark). One method
+    for every filled cell: its name. Several (or cells without any): which rows use which
+    when each row has one, else which columns when each column has one, else each cell
+    marked (``METHOD_MARKS``) per method."""
+    marks = [[""] * len(line) for line in methods]
+    kinds = list(dict.fromkeys(m for line in methods for m in line if m is not None))
+    found = [m for m in kinds if m]
+    if len(kinds) < 2:
+        return "; ".join(found), marks
+    per_row = _one_each(methods)
+    if per_row is not None:
+        return "; ".join(f"{m} (rows {_where(per_row, row_labels, m)})" for m in found), marks
+    per_col = _one_each([list(c) for c in zip(*methods, strict=True)])
+    if per_col is not None:
+        return "; ".join(f"{m} (columns {_where(per_col, col_labels, m)})" for m in found), marks
+    symbol = {m: _mark(k) for k, m in enumerate(found)}
+    marks = [[symbol[m] if m else "" for m in line] for line in methods]
+    return "; ".join(f"{symbol[m]} {m}" for m in found), marks
+
+
 def footnote(
-    rows: Rows, table: str, settings: dict[str, Any], p: Pivot, *, bold: bool | None = None
+    rows: Rows,
+    table: str,
+    settings: dict[str, Any],
+    p: Pivot,
+    *,
+    bold: bool | None = None,
+    intervals: str | None = None,
 ) -> str:
     """n per cell, the intervals' level and method (from the rows), how the best is marked.
     ``bold``: whether any cell is bold (``mark_best`` skips columns with fewer than two
-    distinct values, so one row marks nothing): the footnote says only what the table shows."""
+    distinct values, so one row marks nothing): the footnote says only what the table shows.
+    ``intervals``: the methods as said (``attribute_methods``), else the rows' own listed."""
     parts = []
     n_col = next((c for c in N_COLUMNS if any(c in r for r in rows)), None)
     counts = (
@@ -438,16 +567,18 @@ def footnote(
     if counts:
         span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
         parts.append(f"n = {span} per cell ({n_col})")
-    methods = sorted({str(r["ci_method"]) for r in rows if r.get("ci_method")})
-    methods = methods or ([CI_METHOD_OF[table]] if table in CI_METHOD_OF else [])
-    if p.ci and methods:
+    if intervals is None:
+        methods = sorted({str(r["ci_method"]) for r in rows if r.get("ci_method")})
+        methods = methods or ([CI_METHOD_OF[table]] if table in CI_METHOD_OF else [])
+        intervals = "; ".join(methods)
+    if p.ci and intervals:
         level = float(settings.get("confidence", 0.95))
-        text = f"{level:.0%} intervals: {'; '.join(methods)}"
-        if any("bootstrap" in m for m in methods):
+        text = f"{level:.0%} intervals: {intervals}"
+        if "bootstrap" in intervals:
             text += f" ({settings.get('n_boot')} resamples, seed {settings.get('seed')})"
         parts.append(text)
-    elif methods:
-        parts.append(f"Intervals in the report: {'; '.join(methods)}")
+    elif intervals:
+        parts.append(f"Intervals in the report: {intervals}")
     if p.best != "none" and bold is not False:
         parts.append(f"Bold: the {'highest' if p.best == 'max' else 'lowest'} per column")
     parts.append(f"Source: report table {table}")
@@ -485,6 +616,7 @@ def pivot(
     still use the raw values): e.g. ``Names(tasks, groups).value``."""
     if p.best not in BEST:
         raise PivotError(f"--best must be one of {', '.join(BEST)}")
+    rows = derive(rows, (*p.rows, *p.cols, *(c for c, _ in p.filters)))
     kept = select(rows, p.filters)
     frame = _frame(kept, p)
     grid = _grid(frame, p, p.value)
@@ -494,23 +626,30 @@ def pivot(
     labels = [_tuple(c) for c in grid.columns]
     lows = _cells(_grid(frame, p, "ci_low")) if p.ci else []
     highs = _cells(_grid(frame, p, "ci_high")) if p.ci else []
+    methods = cell_methods(frame, p, values, table)
     if p.delta is not None:
-        labels, values, lows, highs = add_delta(labels, p.cols, p.delta, values, lows, highs)
+        labels, values, lows, highs, methods = add_delta(
+            labels, p.cols, p.delta, values, lows, highs, methods
+        )
     best = mark_best(values, digits, p.best)
-    note = footnote(kept, table, settings or {}, p, bold=any(map(any, best)))
+    row_labels = _named(p.rows, [_tuple(i) for i in grid.index], names)
+    col_labels = _named(p.cols, labels, names)
+    intervals, marks = attribute_methods(methods, row_labels, col_labels)
+    note = footnote(kept, table, settings or {}, p, bold=any(map(any, best)), intervals=intervals)
     if p.delta is not None:
         note = f"{p.delta.text()}. {note}"
     return Wide(
         row_keys=p.rows,
         col_keys=p.cols,
-        row_labels=_named(p.rows, [_tuple(i) for i in grid.index], names),
-        col_labels=_named(p.cols, labels, names),
+        row_labels=row_labels,
+        col_labels=col_labels,
         values=values,
         lows=lows,
         highs=highs,
         digits=digits,
         best=best,
         footnote=note,
+        marks=marks,
     )
 
 
@@ -544,8 +683,10 @@ def add_delta(
     values: Cells,
     lows: Cells,
     highs: Cells,
-) -> tuple[list[tuple[str, ...]], Cells, Cells, Cells]:
-    """The columns with a ``Δ`` column (a − b) after each pair (no interval in it)."""
+    methods: list[list[str | None]] | None = None,
+) -> tuple[list[tuple[str, ...]], Cells, Cells, Cells, list[list[str | None]]]:
+    """The columns with a ``Δ`` column (a − b) after each pair (no interval in it, so no
+    interval method: ``methods``, per cell, gets None there)."""
     if delta.key not in keys:
         raise PivotError(f"the difference's key {delta.key} is not one of the columns")
     columns = _delta_columns(labels, keys.index(delta.key), delta)
@@ -568,7 +709,7 @@ def add_delta(
         x, y = line[a], line[b]
         return None if x is None or y is None else x - y
 
-    def widen(cells: Cells, compute: bool) -> Cells:
+    def widen(cells: list[list[Any]], compute: bool) -> list[list[Any]]:
         return [
             [
                 line[j] if isinstance(j, int) else (diff(line, *j) if compute else None)
@@ -577,17 +718,33 @@ def add_delta(
             for line in cells
         ]
 
-    return new_labels, widen(values, True), widen(lows, False), widen(highs, False)
+    return (
+        new_labels,
+        widen(values, True),
+        widen(lows, False),
+        widen(highs, False),
+        widen(methods or [], False),
+    )
 
 
-def cell_text(w: Wide, i: int, j: int) -> str:
-    """A cell as printed: the rounded value, ``value [lo, hi]`` with an interval."""
+def cell_text(w: Wide, i: int, j: int, minus: str = "-", marks: bool = True) -> str:
+    """A cell as printed: the rounded value, ``value [lo, hi]`` with an interval, then
+    its interval method's mark (``marks``); negative numbers with ``minus`` (``MINUS``
+    in LaTeX and Markdown, ``-`` in CSV and XLSX)."""
     v = w.values[i][j]
     if v is None:
         return MISSING
-    text = f"{v:.{w.digits}f}"
-    if w.lows and w.lows[i][j] is not None and w.highs[i][j] is not None:
-        text += f" [{w.lows[i][j]:.{w.digits}f}, {w.highs[i][j]:.{w.digits}f}]"
+
+    def num(x: float) -> str:
+        text = f"{x:.{w.digits}f}"
+        return minus + text[1:] if text.startswith("-") else text
+
+    text = num(v)
+    low, high = (w.lows[i][j], w.highs[i][j]) if w.lows else (None, None)
+    if low is not None and high is not None:
+        text += f" [{num(low)}, {num(high)}]"
+    if marks and w.marks:
+        text += w.marks[i][j]
     return text
 
 
@@ -631,7 +788,7 @@ def latex(w: Wide, caption: str = "", name: str = "") -> str:
     for i, key in enumerate(w.row_labels):
         cells = [tex_escape(k) for k in key]
         for j in range(len(w.col_labels)):
-            text = tex_escape(cell_text(w, i, j))
+            text = tex_escape(cell_text(w, i, j, MINUS))
             cells.append(rf"\textbf{{{text}}}" if w.best[i][j] else text)
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
@@ -654,7 +811,7 @@ def markdown(w: Wide, caption: str = "") -> str:
     for i, key in enumerate(w.row_labels):
         cells = [_md(k) for k in key]
         for j in range(len(w.col_labels)):
-            text = _md(cell_text(w, i, j))
+            text = _md(cell_text(w, i, j, MINUS))
             cells.append(f"**{text}**" if w.best[i][j] else text)
         lines.append("| " + " | ".join(cells) + " |")
     if w.footnote:
@@ -668,7 +825,9 @@ def csv_text(w: Wide) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*w.row_keys, *(" / ".join(c) for c in w.col_labels)])
     for i, key in enumerate(w.row_labels):
-        writer.writerow([*key, *(cell_text(w, i, j) for j in range(len(w.col_labels)))])
+        writer.writerow(
+            [*key, *(cell_text(w, i, j, marks=False) for j in range(len(w.col_labels)))]
+        )
     return out.getvalue()
 
 
@@ -686,8 +845,9 @@ def render(w: Wide, fmt: str, caption: str = "", name: str = "") -> str:
 def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
     """The wide table as one sheet: the caption, the header (column keys joined with
     `` / ``), the rows (numbers rounded to the table's digits, shown with them; with an
-    interval the cell is its text, ``value [lo, hi]``), the best in bold, the footnote.
-    Text is always a string cell, never a formula."""
+    interval the cell is its text, ``value [lo, hi]``), the best in bold, the footnote;
+    an interval method's mark (``Wide.marks``) is in the number's format, so the cell stays
+    a plain number. Text is always a string cell, never a formula."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
@@ -695,12 +855,14 @@ def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
     book = Workbook(write_only=True)
     sheet = book.create_sheet("table")
 
-    def cell(value: Any, bold: bool = False) -> Any:
+    def cell(value: Any, bold: bool = False, mark: str = "") -> Any:
         c = WriteOnlyCell(sheet, value=value)
         if isinstance(value, str):
             c.data_type = "s"
-        elif value is not None:
-            c.number_format = "0." + "0" * w.digits if w.digits else "0"
+        elif value is not None:  # a number, its method's mark shown beside it (a format)
+            c.number_format = ("0." + "0" * w.digits if w.digits else "0") + (
+                f'"{mark}"' if mark else ""
+            )
         if bold:
             c.font = Font(bold=True)
         return c
@@ -715,7 +877,8 @@ def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
             shown: Any = (
                 cell_text(w, i, j) if w.lows else (round(v, w.digits) if v is not None else MISSING)
             )
-            line.append(cell(shown, bold=w.best[i][j]))
+            mark = w.marks[i][j] if w.marks else ""
+            line.append(cell(shown, bold=w.best[i][j], mark=mark))
         sheet.append(line)
     if w.footnote:
         sheet.append([])

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import translation
 from openpyxl import load_workbook
 
 from scoring.report import ReportSettings, build_report
@@ -27,10 +28,12 @@ from scoring.report.paper import (
     LAYOUT_BY_NAME,
     LAYOUTS,
     Delta,
+    Names,
     Pivot,
     PivotError,
     pivot,
     render,
+    xlsx_bytes,
 )
 from tests.report.cpdue import cpdue_study
 
@@ -137,7 +140,9 @@ def check_latex(tex: str, n_rows: int, n_cols: int) -> None:
     for line in rows:
         assert line.endswith(r"\\")
         assert len(re.split(r"(?<!\\)&", line)) == n_cols
-        assert not re.search(r"(?<!\\)[_%#$]", line), line  # TeX specials escaped
+        bare = line.replace("$-$", "")  # a number's minus is math, the one $ allowed
+        assert not re.search(r"(?<!\\)[_%#$]", bare), line  # TeX specials escaped
+        assert not re.search(r"(?<![\w\\])-\d", line), line  # no hyphen for a minus
     compile_if_possible(tex)
 
 
@@ -340,7 +345,27 @@ def test_fuxi_table_6_with_and_without_each_category(fuxi) -> None:
     expected = ordered(rows, ["metric"], ["task"], "value")
     assert list(expected.columns) == ["pg+cg+ap", "cg+ap", "pg+ap", "pg+cg"]
     assert expected.shape[0] == 6
-    check_layout("fuxi-worked", "fuxi-table6", expected, 2)
+    # headed as the paper heads them (with every category / without one), in zh-Hans
+    # or English: the pooled column, then one per category left out
+    titles = {t.slug: t.title or t.slug for t in b.study.tasks.all()}
+    for language, every, without in (
+        ("zh-hans", "含全部类别", "去掉 {}"),
+        ("en", "with all categories", "without {}"),
+    ):
+        named = expected.copy()
+        named.columns = [every] + [without.format(titles[t]) for t in ("pg", "cg", "ap")]
+        with translation.override(language):
+            check_layout("fuxi-worked", "fuxi-table6", named, 2)
+    # accuracy, precision and recall have Wilson intervals, the others a bootstrap: the
+    # footnote says which rows use which
+    # (at --n-boot 0 the bootstrap's rows have none: the footnote names Wilson's rows)
+    methods = rows.groupby("metric")["ci_method"].first()
+    md = command("fuxi-worked", "fuxi-table6", "markdown")
+    said = [m for m in methods.unique() if m]
+    assert said == ["wilson"]
+    for method in said:
+        metrics = [m for m in expected.index if methods[m] == method]
+        assert f"{method} (rows {', '.join(metrics)})" in md
 
 
 @pytest.mark.slow
@@ -476,3 +501,104 @@ def test_a_column_whose_cells_all_tie_marks_none_best() -> None:
         table="rule_rates",
     )
     assert not any(map(any, one.best)) and "Bold" not in render(one, "markdown")
+
+
+# --- audit 2 (issue 24): Table 6's headers, mixed interval methods, the minus sign -------
+
+#: Fùxì-like validation rows: two metrics (Wilson / bootstrap) over all and without each.
+TABLE6: list[dict[str, Any]] = [
+    {"scope": scope, "task": task, "left_out": left, "judge": "model:eval", "reference": "key",
+     "metric": metric, "value": value, "ci_low": value - 0.1, "ci_high": value + 0.1,
+     "ci_method": method, "n": 120}
+    for scope, task, left in (("pooled", "pg+cg+ap", None), ("without", "cg+ap", "pg"),
+                              ("without", "pg+ap", "cg"), ("without", "pg+cg", "ap"))
+    for metric, method, value in (("accuracy", "wilson", 0.8), ("cohen_kappa", "item bootstrap", -0.25))
+]  # fmt: skip
+
+
+def test_fuxi_table_6_is_headed_with_and_without_each_category() -> None:
+    # audit 2: the columns read "cg+ap" (the pooled tasks' slugs); Fùxì heads them "with /
+    # without PG"
+    names = Names(tasks={"pg": "诗歌生成", "cg": "对联生成", "ap": "赏析"})
+    wide = pivot(TABLE6, LAYOUT_BY_NAME["fuxi-table6"].pivot(), names=names.value)
+    assert wide.col_labels == [
+        ("with all categories",), ("without 诗歌生成",), ("without 对联生成",), ("without 赏析",)
+    ]  # fmt: skip
+    assert wide.row_labels == [("accuracy",), ("cohen_kappa",)]
+    assert wide.values == [[0.8] * 4, [-0.25] * 4]
+    zh = Names(tasks={"pg": "PG"}, every="含全部类别", without="去掉 %(task)s")
+    labels = pivot(TABLE6, LAYOUT_BY_NAME["fuxi-table6"].pivot(), names=zh.value).col_labels
+    assert labels == [("含全部类别",), ("去掉 PG",), ("去掉 cg",), ("去掉 ap",)]
+
+
+def test_the_footnote_says_which_rows_or_columns_use_which_interval_method() -> None:
+    # audit 2: "95% intervals: item bootstrap; wilson" did not say which cell used which
+    p = LAYOUT_BY_NAME["fuxi-table6"].pivot(ci=True)
+    wide = pivot(TABLE6, p, table="validation", settings={"n_boot": 200, "seed": 1})
+    assert "95% intervals: wilson (rows accuracy); item bootstrap (rows cohen_kappa)" in (
+        wide.footnote
+    )
+    assert "200 resamples, seed 1" in wide.footnote
+    flipped = pivot(TABLE6, Pivot(rows=("task",), cols=("metric",), ci=True), table="validation")
+    assert "wilson (columns accuracy); item bootstrap (columns cohen_kappa)" in flipped.footnote
+    # one method on some rows, none on the others: which rows have it
+    no_boot = [{**r, "ci_method": r["ci_method"] if r["metric"] == "accuracy" else ""}
+               for r in TABLE6]  # fmt: skip
+    half = pivot(no_boot, p, table="validation")
+    assert "95% intervals: wilson (rows accuracy)." in half.footnote
+    # one method: said once, as before
+    wilson = [r for r in TABLE6 if r["metric"] == "accuracy"]
+    one = pivot(wilson, Pivot(rows=("metric",), cols=("task",), ci=True), table="validation")
+    assert "95% intervals: wilson." in one.footnote and "rows" not in one.footnote
+
+
+def test_cells_are_marked_when_methods_vary_within_rows_and_columns() -> None:
+    # neither the rows nor the columns have one method each: a mark per method on each cell
+    first = TABLE6[0]  # pooled accuracy, Wilson, 0.8
+    rows = [
+        first,
+        {**first, "task": "other", "ci_method": "item bootstrap"},
+        {**first, "task": "other", "metric": "cohen_kappa"},
+    ]
+    # cells: (accuracy, pg+cg+ap) wilson; (accuracy, other) bootstrap; (kappa, other) wilson
+    wide = pivot(rows, Pivot(rows=("metric",), cols=("task",), ci=True), table="validation")
+    assert wide.marks == [["†", "‡"], ["", "†"]]
+    assert "† wilson; ‡ item bootstrap" in wide.footnote
+    md = render(wide, "markdown")
+    assert "| accuracy | 0.80 [0.70, 0.90]† | 0.80 [0.70, 0.90]‡ |" in md
+    tex = render(wide, "latex")
+    assert (
+        r"0.80 [0.70, 0.90]\textsuperscript{\dag} & 0.80 [0.70, 0.90]\textsuperscript{\ddag}" in tex
+    )
+    assert r"\textsuperscript{\dag} wilson; \textsuperscript{\ddag} item bootstrap" in tex
+    check_latex(tex, n_rows=2, n_cols=3)
+    assert "†" not in render(wide, "csv")  # CSV: the cells only, as before
+    plain = pivot(rows, Pivot(rows=("metric",), cols=("task",)), table="validation")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "t.xlsx"
+        out.write_bytes(xlsx_bytes(plain))
+        sheet = load_workbook(out).active
+        cell = sheet.cell(row=2, column=2)  # a number still, its mark in its format
+        assert cell.value == pytest.approx(0.8) and cell.number_format == '0.00"†"'
+        assert sheet.cell(row=2, column=3).number_format == '0.00"‡"'
+        assert sheet.cell(row=3, column=2).value == "—"
+
+
+def test_negative_numbers_print_with_a_minus_sign() -> None:
+    # audit 2: LaTeX printed -0.25 with a hyphen; LaTeX uses $-$, Markdown U+2212 (−),
+    # CSV and XLSX keep plain numbers
+    p = LAYOUT_BY_NAME["fuxi-table6"].pivot(ci=True, digits=2)
+    wide = pivot(TABLE6, p, table="validation")
+    tex = render(wide, "latex")
+    assert r"cohen\_kappa & $-$0.25 [$-$0.35, $-$0.15] & " in tex
+    assert "-0.25" not in tex and "-0.15" not in tex
+    check_latex(tex, n_rows=2, n_cols=5)
+    md = render(wide, "markdown")
+    assert "| cohen_kappa | −0.25 [−0.35, −0.15] |" in md and "-0.25" not in md
+    lines = list(csv.reader(io.StringIO(render(wide, "csv"))))
+    assert lines[2][1] == "-0.25 [-0.35, -0.15]" and float(lines[2][1].split()[0]) == -0.25
+    plain = pivot(TABLE6, LAYOUT_BY_NAME["fuxi-table6"].pivot(), table="validation")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "t.xlsx"
+        out.write_bytes(xlsx_bytes(plain))
+        assert load_workbook(out).active.cell(row=3, column=2).value == pytest.approx(-0.25)

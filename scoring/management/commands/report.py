@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext
 
 from scoring.management.lookup import study_named
 from scoring.report import (
@@ -128,6 +129,8 @@ class Command(BaseCommand):
             names = paper.Names(
                 tasks=dict(study.tasks.values_list("slug", "title")),
                 groups=dict(study.groups.values_list("slug", "name")),
+                every=gettext("with all categories"),
+                without=gettext("without %(task)s"),
             )
             self.write_paper(report.tables[layout.table], layout, settings.as_json(), opts, names)
             return
