@@ -33,7 +33,7 @@ from annotation.exports import BOM, export_rows, export_write
 from annotation.models import Rater
 from scoring.report import prereg
 from scoring.report.build import TABLES, Report
-from scoring.report.data import TaskInfo, _tasks, rater_exclusions
+from scoring.report.data import TaskInfo, _items, _tasks, rater_exclusions
 from scoring.report.longtable import write_long_csv
 from scoring.report.writers import json_text, table_csv, write_json, write_xlsx
 from studies.models import Item, Study
@@ -85,6 +85,7 @@ def design(study: Study, report: Report) -> dict[str, Any]:
     flagged = Rater.objects.filter(pk__in=out.flagged).order_by("pk")
     basis = {pk: b for pk, b in out.basis().items() if b != "flagged"}
     whole = Rater.objects.filter(pk__in=list(basis)).order_by("pk")
+    storage = {pk: n for n, pk in enumerate(sorted(tasks))}  # the report reads tasks by id
     return {
         "study": study.slug,
         "exclude_flagged": study.exclude_flagged,
@@ -105,12 +106,50 @@ def design(study: Study, report: Report) -> dict[str, Any]:
                 "rating": t.is_rating,
                 "dimensions": [str(d["key"]) for d in t.dimensions],
                 "all_parts": t.has_all_parts,
+                "storage": storage[pk],
+                "positive": _positive(t),
                 **({"n_keyed": keyed[pk]} if pk in keyed else {}),
             }
             for pk, t in tasks.items()
         ],
+        "items": design_items(study, tasks),
         "settings": report.settings.as_json(),
     }
+
+
+def _positive(task: TaskInfo) -> int:
+    """The positive option of a two-option field (``validation``: option 0 unless the
+    task's ``meta.positive_option`` names another)."""
+    raw = task.meta.get("positive_option", 0) if task.meta else 0
+    return int(raw) if isinstance(raw, int) and not isinstance(raw, bool) else 0
+
+
+def design_items(study: Study, tasks: dict[int, TaskInfo]) -> list[dict[str, Any]]:
+    """The report's tasks' items in storage order (the order the report's bootstraps
+    draw them in): task, item, the report's ``source`` and ``condition`` (null when
+    unknown), the answer key, the option texts per field, and the clusters of the
+    intervals (``unit``: the repeated samples of one prompt by one model together;
+    ``prompt``: the generation prompt across models; an item's own id otherwise)."""
+    frame = _items(study).sort_index()
+    frame = frame.loc[frame["task"].isin(list(tasks))]
+    rank = {pk: n for n, pk in enumerate(frame.index)}
+
+    def own(label: str) -> str:  # "i:<pk>" -> "i:<rank>": no database id in the bundle
+        return f"i:{rank[int(label[2:])]}" if label.startswith("i:") else label
+
+    return [
+        {
+            "task": tasks[int(row.task)].slug,
+            "item": row.external_id,
+            "source": row.source,
+            "condition": row.condition,
+            "answer": row.answer,
+            "choices": {k: list(v) for k, v in row.choices.items()},
+            "unit": own(row.unit),
+            "prompt": own(row.prompt),
+        }
+        for row in frame.itertuples()
+    ]
 
 
 def codebook() -> str:
