@@ -8,10 +8,12 @@
 * ``report.json``, ``report.xlsx`` and ``report/<table>.csv`` (one file per table);
 * ``settings.json`` (the report's settings), ``provenance.json`` (data fingerprint,
   commit, ``RULES_VERSION``, package versions, loaded files with their SHA-256);
-* ``design.json``: what the export does not say and the report's exclusions need (the
-  tasks' kinds, dimensions and keyed parts, attention-check items, flagged participants);
-* ``recompute.py`` (pandas only) recomputing ``accuracy`` and ``ratings`` from
-  ``responses.csv`` and ``design.json``; ``mixed_models.R`` (lme4) on ``long.csv``;
+* ``design.json``: what the export does not say and the report needs (the tasks'
+  kinds, dimensions, keyed parts and positive options, the items' answer keys, options
+  and interval clusters, attention-check items, excluded participants);
+* ``recompute.py`` (numpy, pandas, scipy; nothing of the platform) recomputing
+  ``accuracy``, ``ratings``, ``rule_rates`` and ``validation`` with their intervals
+  from ``responses.csv`` and ``design.json``; ``mixed_models.R`` (lme4) on ``long.csv``;
 * ``MANIFEST.json``: every other file's SHA-256 and size.
 """
 
@@ -65,7 +67,15 @@ researcher excluded, and those the frozen plan's exclusion rules leave out);
 `attention_check_items` (`task`, `item`); `groups` (the groups'
 slugs in the study's order); `tasks` (in report order: `slug`, `kind`, `rating` (rated on
 dimensions), `dimensions` (their keys), `all_parts` (the accuracy table's field `*`),
-`n_keyed` (item → number of keyed parts, for those tasks)); `settings` (the report's).
+`storage` (the order the report reads the tasks' responses in), `positive` (the positive
+option of a two-option field in `validation`), `n_keyed` (item → number of keyed parts,
+for those tasks)); `items` (the report's tasks' items in storage order, the order its
+bootstraps draw them in: `task`, `item`, `source` and `condition` as the report splits
+them (null: unknown), `answer` (the answer key, field → option index; null for none),
+`choices` (field → option texts), `unit` and `prompt` (the clusters of the intervals,
+docs/statistics.md §22: the repeated samples of one generation prompt by one model are
+one `unit`; `prompt` is the generation prompt across models; else the item's own id));
+`settings` (the report's).
 """
 
 

@@ -340,6 +340,22 @@ def test_recompute_on_the_worked_studies(
     assert _check(report.as_json(), _recompute(tmp_path)) > 0
 
 
+@pytest.mark.slow
+def test_recompute_says_it_does_not_split(known: Builder, tmp_path: Path) -> None:
+    """Not reproduced, by design: a report split with ``--by`` (its split rows carry the
+    split keys; the script gives the unsplit tables and says so)."""
+    report = build_report(known.study, ReportSettings(n_boot=0, by=("source",)), only=("ratings",))
+    _bundle_on_disk(known.study, report, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-I", str(tmp_path / "recompute.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0 and "does not split" in done.stderr
+
+
 def test_recompute_imports_nothing_of_the_platform() -> None:
     import ast
 

@@ -779,6 +779,12 @@ def main(folder: Path) -> None:
     design = json.loads((folder / "design.json").read_text(encoding="utf-8"))
     frame = apply_exclusions(read_export(folder / "responses.csv"), design)
     sets = rater_sets(frame, design["groups"])
+    if design["settings"].get("by"):
+        print(
+            f"note: the report was split by {', '.join(design['settings']['by'])}; "
+            "these tables are the unsplit ones (recompute.py does not split)",
+            file=sys.stderr,
+        )
     out = folder / "recomputed"
     out.mkdir(exist_ok=True)
     for name, compute in TABLES.items():
