@@ -356,6 +356,52 @@ def test_recompute_says_it_does_not_split(known: Builder, tmp_path: Path) -> Non
     assert done.returncode == 0 and "does not split" in done.stderr
 
 
+def _script() -> Any:
+    """recompute.py loaded as a module (it imports nothing of the platform)."""
+    import importlib.util
+
+    from scoring.report.bundle import FILES
+
+    spec = importlib.util.spec_from_file_location("bundle_recompute", FILES / "recompute.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_scripts_clustered_interval_is_statsmodels_two_way_cluster_robust_ols() -> None:
+    """The script's CGM variance against statsmodels' cluster-robust OLS of an intercept
+    (two-way and one-way), independently of the report: a mean's interval is
+    θ ± t(min(G) − 1)·SE, a share's Wilson's at n / deff with that t (statsmodels')."""
+    import statsmodels.api as sm
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    script = _script()
+    rng = np.random.default_rng(7)
+    people, items = np.repeat(np.arange(5), 6), np.tile(np.arange(6), 5)
+    skill = rng.normal(0, 1, 5)[people] + rng.normal(0, 1, 6)[items]
+    for y in ((skill + rng.normal(0, 1, 30) > 0).astype(float), skill + rng.normal(0, 1, 30)):
+        for groups in ({"person": people, "item": items}, {"person": people}):
+            arr = np.column_stack(list(groups.values())) if len(groups) > 1 else people
+            fit = sm.OLS(y, np.ones((30, 1))).fit(cov_type="cluster", cov_kwds={"groups": arr})
+            se, crit = float(fit.bse[0]), float(stats.t.ppf(0.975, 4))
+            mean = script.clustered_mean(y, groups, 0.95, proportion=False)
+            assert (mean["ci_low"], mean["ci_high"]) == pytest.approx(
+                (y.mean() - crit * se, y.mean() + crit * se), rel=1e-9
+            )
+            if set(np.unique(y)) <= {0.0, 1.0}:
+                share = script.clustered_mean(y, groups, 0.95, proportion=True)
+                deff = se**2 / (30 / 29 * np.sum(((y - y.mean()) / 30) ** 2))
+                assert share["design_effect"] == pytest.approx(deff, rel=1e-9)
+                n_eff, alpha = 30 / deff, 2 * stats.norm.sf(crit)
+                low, high = proportion_confint(y.mean() * n_eff, n_eff, alpha, method="wilson")
+                assert (share["ci_low"], share["ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert script.wilson(7, 20, 0.95) == pytest.approx(
+        proportion_confint(7, 20, 0.05, method="wilson"), rel=1e-12
+    )
+
+
 def test_recompute_imports_nothing_of_the_platform() -> None:
     import ast
 
