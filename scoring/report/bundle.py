@@ -8,10 +8,12 @@
 * ``report.json``, ``report.xlsx`` and ``report/<table>.csv`` (one file per table);
 * ``settings.json`` (the report's settings), ``provenance.json`` (data fingerprint,
   commit, ``RULES_VERSION``, package versions, loaded files with their SHA-256);
-* ``design.json``: what the export does not say and the report's exclusions need (the
-  tasks' kinds, dimensions and keyed parts, attention-check items, flagged participants);
-* ``recompute.py`` (pandas only) recomputing ``accuracy`` and ``ratings`` from
-  ``responses.csv`` and ``design.json``; ``mixed_models.R`` (lme4) on ``long.csv``;
+* ``design.json``: what the export does not say and the report needs (the tasks'
+  kinds, dimensions, keyed parts and positive options, the items' answer keys, options
+  and interval clusters, attention-check items, excluded participants);
+* ``recompute.py`` (numpy, pandas, scipy; nothing of the platform) recomputing
+  ``accuracy``, ``ratings``, ``rule_rates`` and ``validation`` with their intervals
+  from ``responses.csv`` and ``design.json``; ``mixed_models.R`` (lme4) on ``long.csv``;
 * ``MANIFEST.json``: every other file's SHA-256 and size.
 """
 
@@ -33,7 +35,7 @@ from annotation.exports import BOM, export_rows, export_write
 from annotation.models import Rater
 from scoring.report import prereg
 from scoring.report.build import TABLES, Report
-from scoring.report.data import TaskInfo, _tasks, rater_exclusions
+from scoring.report.data import TaskInfo, _items, _tasks, rater_exclusions
 from scoring.report.longtable import write_long_csv
 from scoring.report.writers import json_text, table_csv, write_json, write_xlsx
 from studies.models import Item, Study
@@ -65,7 +67,15 @@ researcher excluded, and those the frozen plan's exclusion rules leave out);
 `attention_check_items` (`task`, `item`); `groups` (the groups'
 slugs in the study's order); `tasks` (in report order: `slug`, `kind`, `rating` (rated on
 dimensions), `dimensions` (their keys), `all_parts` (the accuracy table's field `*`),
-`n_keyed` (item → number of keyed parts, for those tasks)); `settings` (the report's).
+`storage` (the order the report reads the tasks' responses in), `positive` (the positive
+option of a two-option field in `validation`), `n_keyed` (item → number of keyed parts,
+for those tasks)); `items` (the report's tasks' items in storage order, the order its
+bootstraps draw them in: `task`, `item`, `source` and `condition` as the report splits
+them (null: unknown), `answer` (the answer key, field → option index; null for none),
+`choices` (field → option texts), `unit` and `prompt` (the clusters of the intervals,
+docs/statistics.md §22: the repeated samples of one generation prompt by one model are
+one `unit`; `prompt` is the generation prompt across models; else the item's own id));
+`settings` (the report's).
 """
 
 
@@ -85,6 +95,7 @@ def design(study: Study, report: Report) -> dict[str, Any]:
     flagged = Rater.objects.filter(pk__in=out.flagged).order_by("pk")
     basis = {pk: b for pk, b in out.basis().items() if b != "flagged"}
     whole = Rater.objects.filter(pk__in=list(basis)).order_by("pk")
+    storage = {pk: n for n, pk in enumerate(sorted(tasks))}  # the report reads tasks by id
     return {
         "study": study.slug,
         "exclude_flagged": study.exclude_flagged,
@@ -105,12 +116,50 @@ def design(study: Study, report: Report) -> dict[str, Any]:
                 "rating": t.is_rating,
                 "dimensions": [str(d["key"]) for d in t.dimensions],
                 "all_parts": t.has_all_parts,
+                "storage": storage[pk],
+                "positive": _positive(t),
                 **({"n_keyed": keyed[pk]} if pk in keyed else {}),
             }
             for pk, t in tasks.items()
         ],
+        "items": design_items(study, tasks),
         "settings": report.settings.as_json(),
     }
+
+
+def _positive(task: TaskInfo) -> int:
+    """The positive option of a two-option field (``validation``: option 0 unless the
+    task's ``meta.positive_option`` names another)."""
+    raw = task.meta.get("positive_option", 0) if task.meta else 0
+    return int(raw) if isinstance(raw, int) and not isinstance(raw, bool) else 0
+
+
+def design_items(study: Study, tasks: dict[int, TaskInfo]) -> list[dict[str, Any]]:
+    """The report's tasks' items in storage order (the order the report's bootstraps
+    draw them in): task, item, the report's ``source`` and ``condition`` (null when
+    unknown), the answer key, the option texts per field, and the clusters of the
+    intervals (``unit``: the repeated samples of one prompt by one model together;
+    ``prompt``: the generation prompt across models; an item's own id otherwise)."""
+    frame = _items(study).sort_index()
+    frame = frame.loc[frame["task"].isin(list(tasks))]
+    rank = {pk: n for n, pk in enumerate(frame.index)}
+
+    def own(label: str) -> str:  # "i:<pk>" -> "i:<rank>": no database id in the bundle
+        return f"i:{rank[int(label[2:])]}" if label.startswith("i:") else label
+
+    return [
+        {
+            "task": tasks[int(row.task)].slug,
+            "item": row.external_id,
+            "source": row.source,
+            "condition": row.condition,
+            "answer": row.answer,
+            "choices": {k: list(v) for k, v in row.choices.items()},
+            "unit": own(row.unit),
+            "prompt": own(row.prompt),
+        }
+        for row in frame.itertuples()
+    ]
 
 
 def codebook() -> str:

@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 from openpyxl import load_workbook
@@ -27,18 +28,62 @@ from scoring.report.bundle import bundle_files
 from scoring.report.longtable import rule_column, write_long_csv
 from scoring.report.service import fingerprint, report_for
 from studies.models import ImportLog
+from tests.report.cpdue import cpdue_study
 from tests.report.factory import Builder
+from tests.report.test_report_clusters import _generation_study
 
 pytestmark = pytest.mark.django_db
 
-ACCURACY = ("n_raters", "n_responses", "value", "ci_low", "ci_high", "successes")
-RATINGS = ("n_items", "n_raters", "n_ratings", "mean", "sd")
+#: Per table: the columns naming a row, the point columns (counts and estimates:
+#: compared exactly), the interval columns (to 1e-9) and the text columns (equal).
+TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "accuracy": (
+        ("task", "field", "rater_set"),
+        ("n_raters", "n_responses", "value", "successes"),
+        ("ci_low", "ci_high", "design_effect", "icc_person", "icc_item"),
+        ("ci_method",),
+    ),
+    "ratings": (
+        ("task", "field", "rater_set"),
+        ("n_items", "n_raters", "n_ratings", "mean", "sd"),
+        ("ci_low", "ci_high", "design_effect", "icc_person", "icc_item"),
+        ("ci_method",),
+    ),
+    "rule_rates": (
+        ("rule", "version", "field", "source", "condition"),
+        ("n", "value", "successes"),
+        ("ci_low", "ci_high", "design_effect", "icc_person", "icc_item"),
+        ("kind", "ci_method"),
+    ),
+    "validation": (
+        ("scope", "task", "left_out", "field", "judge", "reference", "generator", "metric"),
+        ("value", "n", "n_items"),
+        ("ci_low", "ci_high"),
+        ("positive", "average", "ci_method"),
+    ),
+}
+#: Point estimates recomputed by another summation order than the report's may differ
+#: in the last bits: (table, column) -> the tolerance allowed, with why. Empty: exact.
+NOT_EXACT: dict[tuple[str, str], float] = {}
 
 
-def _same(a: Any, b: Any) -> bool:
+def _text(a: Any) -> str:
     if a is None or (isinstance(a, float) and math.isnan(a)):
-        return b in ("", None) or (isinstance(b, float) and math.isnan(b))
-    return math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-9)
+        return ""
+    return str(a)
+
+
+def _close(a: Any, b: str, tol: float) -> bool:
+    """The report's cell ``a`` against the script's CSV text ``b``: both missing, or
+    equal numbers (``tol`` 0: exactly, as the CSV keeps every float's digits)."""
+    if _text(a) == "" or b == "":
+        return _text(a) == "" and b == ""
+    x, y = float(a), float(b)
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    if math.isinf(x) or math.isinf(y):
+        return x == y
+    return x == y if tol == 0 else math.isclose(x, y, rel_tol=0, abs_tol=tol)
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -52,25 +97,46 @@ def _recompute(folder: Path) -> dict[str, list[dict[str, str]]]:
         cwd=folder,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return {n: _read(folder / "recomputed" / f"{n}.csv") for n in ("accuracy", "ratings")}
+    return {n: _read(folder / "recomputed" / f"{n}.csv") for n in TABLES}
 
 
-def _check(report: dict[str, Any], got: dict[str, list[dict[str, str]]]) -> None:
-    for table, cols in (("accuracy", ACCURACY), ("ratings", RATINGS)):
-        mine = {(r["task"], r["field"], r["rater_set"]): r for r in got[table]}
-        theirs = {(r["task"], r["field"], r["rater_set"]): r for r in report[table]}
-        assert mine.keys() == theirs.keys(), table
-        for key, row in theirs.items():
-            for col in cols:
-                # recompute.py gives Wilson's interval over independent answers: the
-                # report's when a row is not clustered (cluster=none, or one answer each)
-                if col.startswith("ci_") and row.get("ci_method", "Wilson") != "Wilson":
-                    continue
-                assert _same(row[col], mine[key][col]), (table, key, col, row[col], mine[key][col])
+def _check(
+    report: dict[str, Any],
+    got: dict[str, list[dict[str, str]]],
+    tables: tuple[str, ...] = tuple(TABLES),
+) -> int:
+    """Every cell of every row of ``tables`` in the report against the script's; the
+    report's columns must all be recomputed (none left out unnoticed). Returns the
+    number of cells compared."""
+    compared = 0
+    for table in tables:
+        key, points, bounds, texts = TABLES[table]
+        theirs = {tuple(_text(r[k]) for k in key): r for r in report[table]}
+        mine = {tuple(r[k] for k in key): r for r in got[table]}
+        assert len(theirs) == len(report[table]) and len(mine) == len(got[table]), table
+        assert mine.keys() == theirs.keys(), (table, set(mine) ^ set(theirs))
+        for row in report[table]:
+            assert set(row) == {*key, *points, *bounds, *texts}, (table, set(row))
+        for k, row in theirs.items():
+            for col in points:
+                tol = NOT_EXACT.get((table, col), 0.0)
+                assert _close(row[col], mine[k][col], tol), (table, k, col, row[col], mine[k][col])
+            for col in bounds:
+                assert _close(row[col], mine[k][col], 1e-9), (table, k, col, row[col], mine[k][col])
+            for col in texts:
+                assert _text(row[col]) == mine[k][col], (table, k, col, row[col], mine[k][col])
+            compared += len(points) + len(bounds) + len(texts)
+    return compared
+
+
+def _bundle_on_disk(study: Any, report: Any, folder: Path) -> None:
+    for name, data in bundle_files(study, report).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
 
 
 def test_provenance_in_the_report(known: Builder) -> None:
@@ -130,24 +196,42 @@ def test_long_table_joins_rule_metrics_and_marks_exclusions(known: Builder) -> N
 
 @pytest.mark.slow
 def test_recompute_gives_the_reports_numbers(known: Builder, tmp_path: Path) -> None:
-    """The bundle's files built in memory (two tables only), the script run on them."""
-    report = build_report(known.study, ReportSettings(n_boot=0), only=("accuracy", "ratings"))
+    """The bundle's files built in memory, the script run on them: every cell of the
+    four tables, under the default settings (people × items clustered intervals, the
+    seeded bootstrap of graded rule means and of kappa, F1 and phi)."""
+    report = build_report(known.study, ReportSettings(), only=tuple(TABLES))
     files = bundle_files(known.study, report)
-    for name, data in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes(data)
+    _bundle_on_disk(known.study, report, tmp_path)
     got = _recompute(tmp_path)
-    assert (len(got["accuracy"]), len(got["ratings"])) == (
-        len(report.tables["accuracy"]),
-        len(report.tables["ratings"]),
-    )
+    assert {t: len(got[t]) for t in TABLES} == {t: len(report.tables[t]) for t in TABLES}
     assert len(got["accuracy"]) > 20 and len(got["ratings"]) > 8
-    _check(report.as_json(), got)
+    assert len(got["rule_rates"]) == 4 and len(got["validation"]) > 500
+    assert _check(report.as_json(), got) > 4000
     # the hand-computed figure of tests/report/test_known_table.py, through the script
     row = next(r for r in got["accuracy"] if (r["task"], r["rater_set"]) == ("ck", "group:A"))
     assert float(row["value"]) == 0.625
     manifest = json.loads(files["MANIFEST.json"])
     assert {f["name"] for f in manifest["files"]} == set(files) - {"MANIFEST.json"}
+
+
+def test_the_check_fails_on_a_changed_cell(known: Builder, tmp_path: Path) -> None:
+    """The comparison can fail: one bound moved by 1e-8, one text changed, one row lost."""
+    report = build_report(known.study, ReportSettings(n_boot=20), only=tuple(TABLES))
+    _bundle_on_disk(known.study, report, tmp_path)
+    got = _recompute(tmp_path)
+    _check(report.as_json(), got)
+    for table, col, change in (
+        ("accuracy", "ci_low", lambda v: str(float(v) + 1e-8)),
+        ("ratings", "ci_method", lambda v: v + "x"),
+        ("rule_rates", "value", lambda v: str(float(v) + 1e-15)),
+        ("validation", "n", lambda v: str(int(v) + 1)),
+    ):
+        broken = {t: [dict(r) for r in rows] for t, rows in got.items()}
+        broken[table][0][col] = change(broken[table][0][col])
+        with pytest.raises(AssertionError):
+            _check(report.as_json(), broken)
+    with pytest.raises(AssertionError):
+        _check(report.as_json(), {**got, "validation": got["validation"][1:]})
 
 
 @pytest.mark.slow
@@ -199,23 +283,123 @@ def test_no_bom_and_the_raw_exports_bom(known: Builder, tmp_path: Path) -> None:
     assert (tmp_path / "b.csv").read_bytes() == (tmp_path / "a.csv").read_bytes()[3:]
 
 
+#: (worked study, settings): each study under the defaults, and the other interval
+#: settings on the studies they matter for.
+WORKED = [
+    ("known", {}),
+    ("cciv", {}),
+    ("cciv", {"cluster": "prompt", "ratings_ci": "normal"}),
+    ("fuxi", {}),
+    ("fuxi", {"cluster": "none", "ratings_ci": "bootstrap"}),
+    ("tang", {}),
+    ("tang", {"ratings_ci": "t", "cluster": "person+prompt"}),
+    ("cpdue", {}),
+    ("cpdue", {"cluster": "person", "confidence": 0.9}),
+    ("generation", {}),
+    ("generation", {"cluster": "prompt"}),
+]
+
+
+def _generation() -> Builder:
+    """Three samples per generation prompt (test_report_clusters' study: the prompt
+    clusters of ``rule_rates``), with a graded rule metric and people rating the poems,
+    so the item-clustered Wilson and t intervals of rules and the prompt-clustered
+    ratings are recomputed too."""
+    rng = np.random.default_rng(11)
+    b, frame = _generation_study()
+    b.group("g")
+    for r in range(4):
+        b.human(f"h{r}", "g")
+    for item in frame["item"]:
+        b.answer("ccv", item, "tonal", float(rng.integers(0, 9)) / 8)
+        for r in range(4):
+            if rng.random() < 0.7:
+                b.answer(f"h{r}", item, "q", int(rng.integers(1, 6)))
+    return b
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("worked", "ratings_ci"), [("cciv", "normal"), ("tang", "t"), ("fuxi", "t")]
-)
+@pytest.mark.parametrize(("worked", "settings"), WORKED)
 def test_recompute_on_the_worked_studies(
-    worked: str, ratings_ci: str, request: pytest.FixtureRequest, tmp_path: Path
+    worked: str, settings: dict[str, Any], request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    """CCiV's repeated samples (dropped after the first), Tang's generators and rule
-    scores, Fùxì's keyed tasks: the script gives the report's numbers on each."""
-    builder = request.getfixturevalue(worked)[0]
-    opts = ReportSettings(n_boot=0, ratings_ci=ratings_ci)
-    report = build_report(builder.study, opts, only=("accuracy", "ratings"))
-    assert report.tables["accuracy"] or report.tables["ratings"]
-    for name, data in bundle_files(builder.study, report).items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes(data)
-    _check(report.as_json(), _recompute(tmp_path))
+    """CCiV's repeated samples (prompt clusters; model samples after the first
+    dropped), Tang's generators and rule scores, Fùxì's keyed yes/no tasks (pooled and
+    "without" scopes), CP-DUE's people × items design: the script gives every cell of
+    the report's four tables."""
+    if worked == "cpdue":
+        builder = cpdue_study().builder
+    elif worked == "generation":
+        builder = _generation()
+    else:
+        fixture = request.getfixturevalue(worked)
+        builder = fixture if isinstance(fixture, Builder) else fixture[0]
+    report = build_report(builder.study, ReportSettings(**settings), only=tuple(TABLES))
+    assert sum(len(report.tables[t]) for t in TABLES) > 0
+    _bundle_on_disk(builder.study, report, tmp_path)
+    assert _check(report.as_json(), _recompute(tmp_path)) > 0
+
+
+@pytest.mark.slow
+def test_recompute_says_it_does_not_split(known: Builder, tmp_path: Path) -> None:
+    """Not reproduced, by design: a report split with ``--by`` (its split rows carry the
+    split keys; the script gives the unsplit tables and says so)."""
+    report = build_report(known.study, ReportSettings(n_boot=0, by=("source",)), only=("ratings",))
+    _bundle_on_disk(known.study, report, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-I", str(tmp_path / "recompute.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0 and "does not split" in done.stderr
+
+
+def _script() -> Any:
+    """recompute.py loaded as a module (it imports nothing of the platform)."""
+    import importlib.util
+
+    from scoring.report.bundle import FILES
+
+    spec = importlib.util.spec_from_file_location("bundle_recompute", FILES / "recompute.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_scripts_clustered_interval_is_statsmodels_two_way_cluster_robust_ols() -> None:
+    """The script's CGM variance against statsmodels' cluster-robust OLS of an intercept
+    (two-way and one-way), independently of the report: a mean's interval is
+    θ ± t(min(G) − 1)·SE, a share's Wilson's at n / deff with that t (statsmodels')."""
+    import statsmodels.api as sm
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    script = _script()
+    rng = np.random.default_rng(7)
+    people, items = np.repeat(np.arange(5), 6), np.tile(np.arange(6), 5)
+    skill = rng.normal(0, 1, 5)[people] + rng.normal(0, 1, 6)[items]
+    for y in ((skill + rng.normal(0, 1, 30) > 0).astype(float), skill + rng.normal(0, 1, 30)):
+        for groups in ({"person": people, "item": items}, {"person": people}):
+            arr = np.column_stack(list(groups.values())) if len(groups) > 1 else people
+            fit = sm.OLS(y, np.ones((30, 1))).fit(cov_type="cluster", cov_kwds={"groups": arr})
+            se, crit = float(fit.bse[0]), float(stats.t.ppf(0.975, 4))
+            mean = script.clustered_mean(y, groups, 0.95, proportion=False)
+            assert (mean["ci_low"], mean["ci_high"]) == pytest.approx(
+                (y.mean() - crit * se, y.mean() + crit * se), rel=1e-9
+            )
+            if set(np.unique(y)) <= {0.0, 1.0}:
+                share = script.clustered_mean(y, groups, 0.95, proportion=True)
+                deff = se**2 / (30 / 29 * np.sum(((y - y.mean()) / 30) ** 2))
+                assert share["design_effect"] == pytest.approx(deff, rel=1e-9)
+                n_eff, alpha = 30 / deff, 2 * stats.norm.sf(crit)
+                low, high = proportion_confint(y.mean() * n_eff, n_eff, alpha, method="wilson")
+                assert (share["ci_low"], share["ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert script.wilson(7, 20, 0.95) == pytest.approx(
+        proportion_confint(7, 20, 0.05, method="wilson"), rel=1e-12
+    )
 
 
 def test_recompute_imports_nothing_of_the_platform() -> None:
@@ -234,7 +418,10 @@ def test_recompute_imports_nothing_of_the_platform() -> None:
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.level == 0
     }
-    assert roots <= {"__future__", "json", "re", "sys", "pathlib", "statistics", "pandas"}
+    assert roots <= {
+        "__future__", "json", "math", "re", "sys", "warnings", "pathlib", "typing",
+        "numpy", "pandas", "scipy",
+    }  # fmt: skip
 
 
 def test_unwritable_bundle_path_is_a_clear_error(known: Builder, tmp_path: Path) -> None:

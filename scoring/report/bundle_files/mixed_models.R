@@ -1,4 +1,7 @@
 # Mixed models on the analysis bundle's long table (long.csv), the R twin of recompute.py.
+# It models the data; it does not redo the report's tables (recompute.py does, with the
+# report's intervals: its seeded bootstraps draw numpy's PCG64 stream, which R does not
+# reproduce).
 #
 # One row per judgment (docs/report.md, "Analysis bundle"); rows the report leaves out
 # (flagged participants, attention checks, model samples after the first) have a
