@@ -227,3 +227,30 @@ def test_a_format_1_plan_loads_unchanged_and_is_compared_with_the_record() -> No
     old.refresh_from_db()
     assert old.content == content and old.sha256 == digest(canonical(content))
     assert "not recorded: a plan of format 1" in preregistration(old)
+
+
+@pytest.mark.slow  # renders the whole dashboard of the known study
+def test_the_chinese_dashboard_lists_both_in_chinese(known: Builder) -> None:
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from tests.report.visible_text import english_sentences, visible_text
+
+    study = known.study
+    plan_freeze(study, ReportSettings(), Commitments())
+    known.model("qwen-judge")
+    known.answer("qwen-judge", "ck-1", "answer", 0)
+    exclude(known, "b2")
+    user = get_user_model().objects.create_user("reader")
+    study.researchers.add(user)
+    client = Client(HTTP_ACCEPT_LANGUAGE="zh-Hans")
+    client.force_login(user)
+    page = client.get(f"/research/studies/{study.pk}/", {"n_boot": 50})
+    assert page.status_code == 200
+    text = visible_text(page.content.decode())
+    assert "冻结后新增的模型评分者：qwen-judge" in text
+    assert "参与者 known-b2 在冻结后由研究者排除（其他）" in text
+    assert "冻结后由研究者排除的参与者 1 人：known-b2" in text
+    assert {"设置", "计划值", "实际值", "首次发现时的答案数"} <= set(text)
+    assert '<td translate="no">（无）</td>' in page.content.decode()  # "(absent)"
+    assert not english_sentences(text)
