@@ -39,7 +39,8 @@ from annotation.models import QualityDecision, Rater, Response
 from annotation.quality import PLAN_RULES
 from scoring.prosody import RULES_VERSION
 from scoring.report.settings import ReportSettings
-from studies.models import AnalysisPlan, PlanDeviation, Study
+from scoring.rules import rule_run, run_label, scorable_poems, study_rule_raters
+from studies.models import AnalysisPlan, Item, PlanDeviation, Study, default_rule_raters
 
 #: 2: with ``raters`` and ``exclusions`` (format 1 plans have neither: ``baseline``)
 FORMAT = 2
@@ -127,21 +128,35 @@ def analysis(settings: ReportSettings) -> dict[str, Any]:
     return out
 
 
-def _rater_listing(rows: Iterable[tuple[str, str, str]]) -> dict[str, Any]:
-    out: dict[str, dict[str, list[str]]] = {}
+RaterRow = tuple[str, str, str]  # kind, name, run
+
+
+def _rater_listing(rows: Iterable[RaterRow]) -> dict[str, Any]:
+    out: dict[str, dict[str, set[str]]] = {}
     for kind, name, run in rows:
-        out.setdefault(kind, {}).setdefault(name, []).append(run)
+        out.setdefault(kind, {}).setdefault(name, set()).add(run)
     return {k: {n: sorted(r) for n, r in sorted(v.items())} for k, v in sorted(out.items())}
+
+
+def _implied_rules(study: Study, families: Iterable[str], run: str) -> list[RaterRow]:
+    """The rule raters a study's settings call for (``scoring.rules.rule_rater``) when it
+    has poems to score: stored when the poems are scored, which may come after the plan
+    is frozen (a large load leaves scoring to ``score_poems``): planned all the same."""
+    if not scorable_poems(Item.objects.filter(study=study)).exists():
+        return []
+    return [(Rater.Kind.RULE.value, f"prosody:{name}", run) for name in families]
 
 
 def raters(study: Study) -> dict[str, Any]:
     """The study's model and rule raters: kind -> name -> its runs (a model's prompt
     conditions; a rule rater's rules version, ``RULES_VERSION`` with the 词谱 source and
-    reading overrides when not the default: ``scoring.rules.rule_run``)."""
+    reading overrides when not the default: ``scoring.rules.rule_run``), those stored and
+    the rule raters its settings call for."""
     rows = Rater.objects.filter(study=study, kind__in=PLANNED_KINDS).values_list(
         "kind", "name", "run"
     )
-    return _rater_listing(rows)
+    implied = _implied_rules(study, study_rule_raters(study), rule_run(study))
+    return _rater_listing([*rows, *implied])
 
 
 def _excluded(decisions: QuerySet[QualityDecision]) -> dict[str, Any]:
@@ -160,8 +175,10 @@ def exclusions(study: Study) -> dict[str, Any]:
 
 def baseline(plan: AnalysisPlan) -> dict[str, Any]:
     """The plan's content with every compared section: a format 1 plan's raters are
-    those with an answer stored by ``frozen_at``, its researcher's exclusions those
-    decided by then (a decision changed since counts as made after freezing)."""
+    those with an answer stored by ``frozen_at`` and the rule raters its own settings
+    call for (its ``rule_raters``, ``rules_version``, 词谱 source and reading overrides),
+    its researcher's exclusions those decided by then (a decision changed since counts
+    as made after freezing)."""
     content = dict(plan.content)
     study, at = plan.study, plan.frozen_at
     if "raters" not in content:
@@ -171,7 +188,14 @@ def baseline(plan: AnalysisPlan) -> dict[str, Any]:
             .filter(Exists(early))
             .values_list("kind", "name", "run")
         )
-        content["raters"] = _rater_listing(rows)
+        planned = content.get("design", {})
+        run = run_label(
+            content.get("analysis", {}).get("rules_version", RULES_VERSION),
+            planned.get("cipu_source") or "best",
+            planned.get("reading_overrides") or {},
+        )
+        families = planned.get("rule_raters") or default_rule_raters()
+        content["raters"] = _rater_listing([*rows, *_implied_rules(study, families, run)])
     if "exclusions" not in content:
         content["exclusions"] = _excluded(
             QualityDecision.objects.filter(participant__study=study, decided_at__lte=at)

@@ -19,6 +19,7 @@ from django.utils import timezone, translation
 from annotation import services
 from annotation.models import Participant, QualityDecision, Rater, Response
 from research.dashboard.labels import Labels, column_label
+from scoring.prosody import RULES_VERSION
 from scoring.report import ReportSettings
 from scoring.report.prereg import (
     Commitments,
@@ -30,8 +31,9 @@ from scoring.report.prereg import (
     preregistration,
 )
 from scoring.report.service import report_for
+from scoring.rules import rule_scores_compute
 from studies.models import AnalysisPlan, PlanDeviation, Study
-from tests.report.factory import Builder
+from tests.report.factory import DIMENSIONS, Builder
 
 pytestmark = pytest.mark.django_db
 
@@ -126,6 +128,33 @@ def test_a_new_rules_version_a_new_run_and_a_removed_rater_are_listed() -> None:
     assert (gone["planned"], gone["actual"]) == (["direct"], "(absent)")
     assert gone["reason"] == "model rater removed after freezing: gpt"
     assert in_chinese(b.study, gone) == "冻结后删除的模型评分者：gpt"
+
+
+def test_rule_raters_the_settings_call_for_are_planned_before_the_poems_are_scored() -> None:
+    """A large load leaves scoring to ``score_poems``: scored after freezing, as the plan
+    said, no departure; scored again against another 词谱 (a new rule run), one."""
+    b = Builder("poems")
+    b.group("A")
+    b.task("q", "rating", dimensions=DIMENSIONS)
+    b.item("p-1", "q", poem_text="春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。")
+    plan = plan_freeze(b.study, PLANNED, Commitments())
+    families = list(b.study.rule_raters)
+    assert families and plan.content["raters"] == {
+        "rule": {f"prosody:{f}": [RULES_VERSION] for f in families}
+    }
+    rule_scores_compute(study=b.study)
+    assert Rater.objects.filter(study=b.study, kind="rule").count() == len(families)
+    assert rows(b.study) == {}
+    Study.objects.filter(pk=b.study.pk).update(cipu_source="qinding")
+    b.study.refresh_from_db()
+    rule_scores_compute(study=b.study)
+    found = rows(b.study)
+    first = found[f"raters.rule.prosody:{families[0]}"]
+    assert (first["planned"], first["actual"]) == (
+        [RULES_VERSION],
+        sorted([RULES_VERSION, f"{RULES_VERSION}+qinding"]),
+    )
+    assert "design.cipu_source" in found
 
 
 def test_each_exclusion_decision_after_freezing_is_listed_with_its_count_and_ids() -> None:
