@@ -527,6 +527,7 @@ def preregistration(plan: AnalysisPlan) -> str:
             "researcher decides to keep them"
             for r in commit.get("exclude_flags", [])
         ],
+        "",
         *_excluded_lines(c),
         "",
         "## Analysis settings",
