@@ -41,7 +41,13 @@ def rule_run(study: Study | None = None) -> str:
     some (so changing either scores the poems again)."""
     overrides = (study.reading_overrides if study is not None else None) or {}
     source = (study.cipu_source if study is not None else None) or "best"
-    run = RULES_VERSION if source == "best" else f"{RULES_VERSION}+{source}"
+    return run_label(RULES_VERSION, source, overrides)
+
+
+def run_label(version: str, source: str = "best", overrides: dict[str, str] | None = None) -> str:
+    """The run of rule raters of rules ``version`` judging against the 词谱 ``source``
+    with ``overrides`` (``rule_run``; a frozen plan's rule raters from its own settings)."""
+    run = version if source == "best" else f"{version}+{source}"
     if not overrides:
         return run
     digest = hashlib.sha1(

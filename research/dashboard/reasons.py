@@ -26,6 +26,20 @@ from django.utils.translation import gettext as _
 TEMPLATES: tuple[str, ...] = (
     # exclusions (scoring/report/data.py)
     gettext_noop("excluded by a researcher: %(why)s"),
+    # departures from the frozen plan (scoring/report/prereg.py, ``note``)
+    gettext_noop("added after freezing"),
+    gettext_noop("removed after freezing"),
+    gettext_noop("changed after freezing"),
+    gettext_noop("model rater added after freezing: %(name)s"),
+    gettext_noop("model rater removed after freezing: %(name)s"),
+    gettext_noop("model rater's runs changed after freezing: %(name)s"),
+    gettext_noop("rule rater added after freezing: %(name)s"),
+    gettext_noop("rule rater removed after freezing: %(name)s"),
+    gettext_noop("rule rater's version changed after freezing: %(name)s"),
+    gettext_noop("%(n)s participant(s) excluded by a researcher after freezing: %(ids)s"),
+    gettext_noop("participant %(who)s excluded by a researcher after freezing (%(why)s)"),
+    gettext_noop("exclusion of participant %(who)s withdrawn after freezing"),
+    gettext_noop("reason for excluding participant %(who)s changed after freezing (%(why)s)"),
     # pass/fail gaps and echo chamber (scoring/agreement/gaps.py, scoring/report/echo.py)
     gettext_noop("not estimable: %(why)s"),
     gettext_noop("fewer than %(min)s poems on a side (%(short)s)"),

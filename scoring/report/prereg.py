@@ -3,34 +3,47 @@
 A researcher freezes the plan before opening a study: the design the volunteers will see
 (tasks, their items, groups, exclusion settings, rule raters and their version), the
 analysis settings the report will use (confidence, pass threshold, minimum side size,
-intervals, clustering, resamples) and the commitments the platform cannot read from the
-study (primary comparisons, planned sample sizes, exclusion rules in words, a note). The
-plan is stored as canonical JSON with its SHA-256 (``studies.AnalysisPlan``).
+intervals, clustering, resamples), the model and rule raters the study holds (with their
+runs: a rule rater's run is its rules' version), the participants a researcher has
+excluded so far, and the commitments the platform cannot read from the study (primary
+comparisons, planned sample sizes, exclusion rules in words, a note). The plan is stored
+as canonical JSON with its SHA-256 (``studies.AnalysisPlan``).
 
 Every later report compares the study and its own settings with the newest plan: each
 setting that differs is a deviation, recorded the first time a report sees it with the
 number of answers the study held then (``studies.PlanDeviation``), and listed in the
 report's ``plan_deviations`` table ("pass_threshold: 0.8 → 0.9, first seen after 412
-answers"). The plan exports as a preregistration document (Markdown or JSON).
+answers"), with a note in words (English; the dashboard translates it): a model or rule
+rater added or removed after freezing, a participant excluded by a researcher's decision
+after freezing (and how many, with their public ids). The plan exports as a
+preregistration document (Markdown or JSON).
+
+Plans of format 1 (frozen before the raters and the researcher's exclusions were part of
+a plan) are never rewritten (their hash is their identity): for them both sections are
+reconstructed from the record, as of the plan's ``frozen_at`` (``baseline``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, QuerySet
+from django.utils import translation
 
-from annotation.models import Response
+from annotation.models import QualityDecision, Rater, Response
 from annotation.quality import PLAN_RULES
 from scoring.prosody import RULES_VERSION
 from scoring.report.settings import ReportSettings
-from studies.models import AnalysisPlan, PlanDeviation, Study
+from scoring.rules import rule_run, run_label, scorable_poems, study_rule_raters
+from studies.models import AnalysisPlan, Item, PlanDeviation, Study, default_rule_raters
 
-FORMAT = 1
+#: 2: with ``raters`` and ``exclusions`` (format 1 plans have neither: ``baseline``)
+FORMAT = 2
 #: The study's own settings that belong to the plan (what volunteers see and who counts).
 STUDY_FIELDS = (
     "shuffle_options",
@@ -45,7 +58,11 @@ STUDY_FIELDS = (
 #: The report settings that are analysis choices (``by`` and ``tasks`` only choose a view;
 #: ``seed`` only which resamples).
 ANALYSIS_FIELDS = ("confidence", "pass_threshold", "min_side", "ratings_ci", "cluster", "n_boot")
-COMPARED = ("design", "analysis")
+COMPARED = ("design", "analysis", "raters", "exclusions")
+#: Sections that list names (raters, participants): an empty list is no setting of its own.
+LISTING = ("raters", "exclusions")
+#: The rater kinds a plan lists (people are participants, counted by the design's groups).
+PLANNED_KINDS = (Rater.Kind.MODEL.value, Rater.Kind.RULE.value)
 
 
 class PlanError(ValueError):
@@ -111,6 +128,81 @@ def analysis(settings: ReportSettings) -> dict[str, Any]:
     return out
 
 
+RaterRow = tuple[str, str, str]  # kind, name, run
+
+
+def _rater_listing(rows: Iterable[RaterRow]) -> dict[str, Any]:
+    out: dict[str, dict[str, set[str]]] = {}
+    for kind, name, run in rows:
+        out.setdefault(kind, {}).setdefault(name, set()).add(run)
+    return {k: {n: sorted(r) for n, r in sorted(v.items())} for k, v in sorted(out.items())}
+
+
+def _implied_rules(study: Study, families: Iterable[str], run: str) -> list[RaterRow]:
+    """The rule raters a study's settings call for (``scoring.rules.rule_rater``) when it
+    has poems to score: stored when the poems are scored, which may come after the plan
+    is frozen (a large load leaves scoring to ``score_poems``): planned all the same."""
+    if not scorable_poems(Item.objects.filter(study=study)).exists():
+        return []
+    return [(Rater.Kind.RULE.value, f"prosody:{name}", run) for name in families]
+
+
+def raters(study: Study) -> dict[str, Any]:
+    """The study's model and rule raters: kind -> name -> its runs (a model's prompt
+    conditions; a rule rater's rules version, ``RULES_VERSION`` with the 词谱 source and
+    reading overrides when not the default: ``scoring.rules.rule_run``), those stored and
+    the rule raters its settings call for."""
+    rows = Rater.objects.filter(study=study, kind__in=PLANNED_KINDS).values_list(
+        "kind", "name", "run"
+    )
+    implied = _implied_rules(study, study_rule_raters(study), rule_run(study))
+    return _rater_listing([*rows, *implied])
+
+
+def _excluded(decisions: QuerySet[QualityDecision]) -> dict[str, Any]:
+    rows = decisions.filter(decision=QualityDecision.Decision.EXCLUDE, participant__is_test=False)
+    decided = dict(
+        rows.order_by("participant__public_id").values_list("participant__public_id", "reason")
+    )
+    return {"decided": decided, "n_decided": len(decided)}
+
+
+def exclusions(study: Study) -> dict[str, Any]:
+    """The participants a researcher's decision excludes (``annotation.quality``): public
+    id -> the decision's reason, and how many."""
+    return _excluded(QualityDecision.objects.filter(participant__study=study))
+
+
+def baseline(plan: AnalysisPlan) -> dict[str, Any]:
+    """The plan's content with every compared section: a format 1 plan's raters are
+    those with an answer stored by ``frozen_at`` and the rule raters its own settings
+    call for (its ``rule_raters``, ``rules_version``, 词谱 source and reading overrides),
+    its researcher's exclusions those decided by then (a decision changed since counts
+    as made after freezing)."""
+    content = dict(plan.content)
+    study, at = plan.study, plan.frozen_at
+    if "raters" not in content:
+        early = Response.objects.filter(rater=OuterRef("pk"), created_at__lte=at)
+        rows = (
+            Rater.objects.filter(study=study, kind__in=PLANNED_KINDS)
+            .filter(Exists(early))
+            .values_list("kind", "name", "run")
+        )
+        planned = content.get("design", {})
+        run = run_label(
+            content.get("analysis", {}).get("rules_version", RULES_VERSION),
+            planned.get("cipu_source") or "best",
+            planned.get("reading_overrides") or {},
+        )
+        families = planned.get("rule_raters") or default_rule_raters()
+        content["raters"] = _rater_listing([*rows, *_implied_rules(study, families, run)])
+    if "exclusions" not in content:
+        content["exclusions"] = _excluded(
+            QualityDecision.objects.filter(participant__study=study, decided_at__lte=at)
+        )
+    return content
+
+
 @dataclass(frozen=True)
 class Commitments:
     """What the researcher commits to that the study itself does not say."""
@@ -151,6 +243,8 @@ def plan_content(
         "study": study.slug,
         "design": design(study),
         "analysis": analysis(settings),
+        "raters": raters(study),
+        "exclusions": exclusions(study),
         "commitments": commitments.as_json(),
     }
 
@@ -196,14 +290,16 @@ def plan_freeze(
         )
 
 
+MISSING = "(absent)"
+
+
 @dataclass(frozen=True)
 class Deviation:
     path: str
     planned: Any
     actual: Any
-
-
-MISSING = "(absent)"
+    #: what departed, in words (English, a template of research/dashboard/reasons.py)
+    note: str = ""
 
 
 def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -215,23 +311,85 @@ def _flat(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def _section(content: Mapping[str, Any], section: str) -> dict[str, Any]:
+    flat = _flat(content.get(section, {}), section)
+    if section in LISTING:  # no model rater at all is no setting "raters.model: {}"
+        flat = {path: value for path, value in flat.items() if value != {}}
+    return flat
+
+
+def _change(was: Any, now: Any) -> str:
+    if was == MISSING:
+        return "added"
+    return "removed" if now == MISSING else "changed"
+
+
+def _reason_words(reason: Any) -> str:
+    """A decision's reason as its English label (a msgid: the dashboard translates it)."""
+    try:
+        label = QualityDecision.Reason(reason).label
+    except ValueError:
+        return str(reason)
+    with translation.override("en"):
+        return str(label)
+
+
+def note(path: str, was: Any, now: Any, newly_excluded: Sequence[str] = ()) -> str:
+    """The departure at ``path`` in words (English; templates of the dashboard's
+    ``research/dashboard/reasons.py``)."""
+    parts = path.split(".", 2)
+    change = _change(was, now)
+    if parts[0] == "raters" and len(parts) == 3:
+        kind = "model rater" if parts[1] == Rater.Kind.MODEL else "rule rater"
+        if change == "changed":
+            what = "runs" if parts[1] == Rater.Kind.MODEL else "version"
+            return f"{kind}'s {what} changed after freezing: {parts[2]}"
+        return f"{kind} {change} after freezing: {parts[2]}"
+    if path == "exclusions.n_decided":
+        ids = ", ".join(newly_excluded)
+        return (
+            f"{len(newly_excluded)} participant(s) excluded by a researcher after "
+            f"freezing: {ids or '-'}"
+        )
+    if parts[0] == "exclusions" and len(parts) == 3:
+        who = parts[2]
+        if change == "added":
+            return (
+                f"participant {who} excluded by a researcher after freezing ({_reason_words(now)})"
+            )
+        if change == "removed":
+            return f"exclusion of participant {who} withdrawn after freezing"
+        return (
+            f"reason for excluding participant {who} changed after freezing ({_reason_words(now)})"
+        )
+    return f"{change} after freezing"
+
+
 def compare(planned: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Deviation]:
     """Every setting of the compared sections whose value differs (a task or group added
-    or removed shows as its settings going from or to ``(absent)``)."""
+    or removed shows as its settings going from or to ``(absent)``; a rater or an
+    excluded participant added or removed likewise)."""
     out: list[Deviation] = []
+    was_out = planned.get("exclusions", {}).get("decided", {})
+    newly = sorted(set(actual.get("exclusions", {}).get("decided", {})) - set(was_out))
     for section in COMPARED:
-        left = _flat(planned.get(section, {}), section)
-        right = _flat(actual.get(section, {}), section)
+        left = _section(planned, section)
+        right = _section(actual, section)
         for path in sorted(set(left) | set(right)):
             was, now = left.get(path, MISSING), right.get(path, MISSING)
             if was != now:
-                out.append(Deviation(path, was, now))
+                out.append(Deviation(path, was, now, note(path, was, now, newly)))
     return out
 
 
 def deviations(study: Study, settings: ReportSettings, plan: AnalysisPlan) -> list[Deviation]:
-    now = {"design": design(study), "analysis": analysis(settings)}
-    return compare(plan.content, now)
+    now = {
+        "design": design(study),
+        "analysis": analysis(settings),
+        "raters": raters(study),
+        "exclusions": exclusions(study),
+    }
+    return compare(baseline(plan), now)
 
 
 def deviations_record(study: Study, settings: ReportSettings) -> int:
@@ -279,6 +437,7 @@ def deviation_rows(study: Study, settings: ReportSettings) -> list[dict[str, Any
                 "setting": d.path,
                 "planned": d.planned,
                 "actual": d.actual,
+                "reason": d.note,
                 "first_seen_after": record.n_responses if record else None,
                 "first_seen_at": record.first_seen_at.isoformat() if record else None,
                 "plan_sha256": plan.sha256,
@@ -308,6 +467,33 @@ def shown(value: Any) -> str:
 
 def _lines(rows: Iterable[tuple[str, Any]]) -> list[str]:
     return [f"| `{key}` | {shown(value)} |" for key, value in rows]
+
+
+NOT_RECORDED = "(not recorded: a plan of format 1; reports compare the record as of freezing)"
+
+
+def _excluded_lines(c: Mapping[str, Any]) -> list[str]:
+    if "exclusions" not in c:
+        return [f"- Excluded by a researcher's decision when frozen: {NOT_RECORDED}"]
+    decided = c["exclusions"].get("decided", {})
+    head = (
+        f"- Excluded by a researcher's decision when frozen: {len(decided)}; any later "
+        "decision is listed as a deviation"
+    )
+    return [head, *[f"  - `{who}` ({_reason_words(why)})" for who, why in decided.items()]]
+
+
+def _rater_lines(c: Mapping[str, Any]) -> list[str]:
+    if "raters" not in c:
+        return [NOT_RECORDED]
+    rows = [
+        f"| {kind} | `{name}` | {', '.join(runs) or '(none)'} |"
+        for kind, names in c["raters"].items()
+        for name, runs in names.items()
+    ]
+    if not rows:
+        return ["(none when frozen; any added later is listed as a deviation)"]
+    return ["| kind | rater | runs (a rule rater's: its rules version) |", "|---|---|---|", *rows]
 
 
 def preregistration(plan: AnalysisPlan) -> str:
@@ -342,11 +528,17 @@ def preregistration(plan: AnalysisPlan) -> str:
             for r in commit.get("exclude_flags", [])
         ],
         "",
+        *_excluded_lines(c),
+        "",
         "## Analysis settings",
         "",
         "| setting | value |",
         "|---|---|",
         *_lines(sorted(c["analysis"].items())),
+        "",
+        "## Model and rule raters",
+        "",
+        *_rater_lines(c),
         "",
         "## Design",
         "",

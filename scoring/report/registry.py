@@ -128,9 +128,10 @@ SPECS: tuple[TableSpec, ...] = (
         _plan_deviations,
         title=gettext_lazy("Departures from the frozen plan"),
         columns=_names(
-            "setting planned actual first_seen_after first_seen_at plan_sha256 frozen_at frozen_after"
+            "setting planned actual reason first_seen_after first_seen_at plan_sha256 frozen_at "
+            "frozen_after"
         ),
-        shown=_names("setting planned actual first_seen_after first_seen_at"),
+        shown=_names("setting planned actual reason first_seen_after first_seen_at"),
         accepts=(),
     ),
     TableSpec(

@@ -103,7 +103,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['setting']}: {prereg.shown(row['planned'])} → "
                 f"{prereg.shown(row['actual'])} (first seen after "
-                f"{row['first_seen_after']} answers)"
+                f"{row['first_seen_after']} answers) — {row['reason']}"
             )
 
     def export(self, study: Study, fmt: str, out: str | None) -> None:
