@@ -450,14 +450,7 @@ def _report_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     path = _store(job, stored)
     on_progress("computing", 3, 3)
     return Outcome(
-        summary={
-            "settings": settings.as_json(),
-            "fingerprint": fp,
-            "answers": answers,
-            "tables": {k: len(v) for k, v in report.tables.items()},
-            "pending": list(report.pending),
-            "computed_at": stored.computed_at.isoformat(),
-        },
+        summary={**_summary(settings, stored, report.tables), "pending": list(report.pending)},
         message=_("report computed on %(n)d answers") % {"n": answers},
         result_file=stored_name(path),
     )
@@ -484,17 +477,24 @@ def _heavy_run(job: Job, on_progress: ProgressCallback) -> Outcome:
     path = _store(job, heavy)
     on_progress("computing", 1, 1)
     return Outcome(
-        summary={
-            "settings": settings.as_json(),
-            "fingerprint": fp,
-            "answers": answers,
-            "tables": {k: len(v) for k, v in heavy.tables.items()},
-            "computed_at": heavy.computed_at.isoformat(),
-        },
+        summary=_summary(settings, heavy, heavy.tables),
         message=_("%(tables)s computed on %(n)d answers")
         % {"tables": ", ".join(HEAVY_TABLES), "n": answers},
         result_file=stored_name(path),
     )
+
+
+def _summary(
+    settings: ReportSettings, result: StoredReport | HeavyTables, tables: dict[str, Any]
+) -> dict[str, Any]:
+    """A done job's summary: what its result is of (``_summary_of`` reads it back)."""
+    return {
+        "settings": settings.as_json(),
+        "fingerprint": result.fingerprint,
+        "answers": result.answers,
+        "tables": {k: len(v) for k, v in tables.items()},
+        "computed_at": result.computed_at.isoformat(),
+    }
 
 
 def _store(job: Job, result: StoredReport | HeavyTables) -> Path:
