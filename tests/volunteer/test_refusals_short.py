@@ -54,3 +54,20 @@ def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -
     records = [r for r in caplog.records if r.name == "django.request"]
     assert records and all(r.exc_info is None for r in records)
     assert "Forbidden" in records[0].getMessage()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"screening": {HUGE: 1}},
+        {"screening": {HUGE: "x"}},
+        {"recruitment": {HUGE: "x" * 300}},
+    ],
+)
+def test_a_refused_enrolment_names_a_key_by_a_short_excerpt(body: dict) -> None:
+    build_study(kinds=("choice",), n_items=1, per_participant=1)
+    reply = APIClient().post(
+        "/api/v1/volunteer/studies/s/enrol/", {"consent": True, **body}, format="json"
+    )
+    assert reply.status_code == 400
+    assert len(reply.content) < 2000, reply.content[:300]
