@@ -71,3 +71,26 @@ def test_a_refused_enrolment_names_a_key_by_a_short_excerpt(body: dict) -> None:
     )
     assert reply.status_code == 400
     assert len(reply.content) < 2000, reply.content[:300]
+
+
+def test_a_request_refused_for_its_host_is_logged_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Django logs a DisallowedHost (any SuspiciousOperation, a 400) on its own logger,
+    ``django.security.<name>``, with the traceback: 14 lines for each scanner's request
+    with a foreign Host header. The console handler drops it like a 403's."""
+    from config.logs import RefusalsWithoutTraceback
+
+    with caplog.at_level(logging.ERROR, logger="django.security"):
+        assert Client(HTTP_HOST="evil.example").get("/").status_code == 400
+    records = [r for r in caplog.records if r.name.startswith("django.security")]
+    assert records
+    console = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, RefusalsWithoutTraceback) for f in h.filters)
+    ]
+    assert console
+    for record in records:
+        assert console[0].filter(record)
+        assert "Traceback" not in console[0].format(record)
