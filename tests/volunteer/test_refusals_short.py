@@ -94,3 +94,11 @@ def test_a_request_refused_for_its_host_is_logged_without_a_traceback(
     for record in records:
         assert console[0].filter(record)
         assert "Traceback" not in console[0].format(record)
+
+
+def test_a_refused_resume_code_is_not_echoed_whole() -> None:
+    """The resume page re-rendered its form with the code sent: 2 MB in, 2 MB out."""
+    build_study(kinds=("choice",), n_items=1, per_participant=1)
+    reply = Client().post("/s/s/resume/", {"code": HUGE})
+    assert reply.status_code == 400
+    assert len(reply.content) < 20_000
