@@ -32,6 +32,7 @@ from annotation.models import Participant
 from annotation.ratelimit import AnswerThrottle, address_digest, wait_seconds
 from annotation.services import warmup
 from studies.models import Study
+from studies.values import EXCERPT
 
 KEYWORD = "Participant"
 RENEWED_HEADER = "X-Participant-Token"
@@ -95,14 +96,33 @@ class IsParticipant(permissions.BasePermission):
         return isinstance(request.auth, Participant)
 
 
+class ShortKeysDictField(serializers.DictField):
+    """A ``DictField`` whose refusals name each key by a short excerpt: DRF names the
+    key whole, so a 2 MB key sent in came back as a 2 MB reply."""
+
+    def run_child_validation(self, data: dict[Any, Any]) -> dict[str, Any]:
+        try:
+            return super().run_child_validation(data)
+        except serializers.ValidationError as exc:
+            detail = exc.detail
+            if isinstance(detail, dict):
+                detail = {_short_key(k): v for k, v in detail.items()}
+            raise serializers.ValidationError(detail) from exc
+
+
+def _short_key(key: Any) -> str:
+    text = str(key)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
 class EnrolIn(serializers.Serializer):
     consent = serializers.BooleanField(help_text="Must be true: the study's consent accepted.")
     invite = serializers.CharField(required=False, help_text="A group invitation token.")
-    screening = serializers.DictField(
+    screening = ShortKeysDictField(
         child=serializers.IntegerField(), required=False, help_text="question key -> option index"
     )
     language = serializers.CharField(required=False, max_length=10)
-    recruitment = serializers.DictField(
+    recruitment = ShortKeysDictField(
         child=serializers.CharField(max_length=200, allow_blank=True),
         required=False,
         help_text="A recruitment platform's parameters from the entry link (PROLIFIC_PID, "

@@ -17,7 +17,12 @@ carriage return, which some strip before looking) as a formula: a model named
   quoted (the module alone leaves a lone ``\r`` bare when lines end ``\n``, and a
   spreadsheet or pandas then starts a new row inside the field).
 * XLSX: text cells are written as inline strings (``data_type "s"``), never formulas;
-  the value stays exactly the text.
+  the value stays exactly the text, except that a C0 control character XML 1.0 cannot
+  hold (all but tab and ``\n``; an imported id ``c\x0bd``; a ``\r``, which an XML reader
+  would read as ``\n``) is written as OOXML's
+  escape ``_x000B_`` (:func:`xlsx_text`), which Excel and LibreOffice show as the
+  character and :func:`xlsx_restore` (the workbook reader) reads back as it. A literal
+  text of that escape's shape (``_x000B_``) would read back as the character too.
 """
 
 from __future__ import annotations
@@ -117,6 +122,28 @@ class CsvWriter:
         self._out.write(line[:-2] + "\n")
 
 
+#: What an XLSX cell cannot hold as it is: XML 1.0's forbidden C0 characters (openpyxl's
+#: rule), and ``\r``, which XML readers turn into ``\n`` (its line-end normalisation).
+XLSX_ILLEGAL = re.compile(r"[\x00-\x08\x0b-\x1f]")
+#: OOXML's escape of one of them, as ``xlsx_text`` writes it.
+_XLSX_ESCAPED = re.compile(r"_x(000[0-8b-fB-F]|001[0-9a-fA-F])_")
+
+
+def xlsx_text(value: str) -> str:
+    """``value`` as an XLSX cell can hold it: each forbidden control character as
+    ``_xHHHH_`` (which spreadsheets show as the character); other text as it is."""
+    if not XLSX_ILLEGAL.search(value):
+        return value
+    return XLSX_ILLEGAL.sub(lambda m: f"_x{ord(m.group()):04X}_", value)
+
+
+def xlsx_restore(value: str) -> str:
+    """A workbook cell's text with ``xlsx_text``'s escapes back as the characters."""
+    if "_x" not in value:
+        return value
+    return _XLSX_ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), value)
+
+
 def xlsx_row(sheet: Any, values: Iterable[Any]) -> list[Any]:
     """A write-only sheet's row: each text a string cell (never a formula), the rest as is."""
     from openpyxl.cell import WriteOnlyCell
@@ -124,7 +151,7 @@ def xlsx_row(sheet: Any, values: Iterable[Any]) -> list[Any]:
     row: list[Any] = []
     for value in values:
         if isinstance(value, str):
-            cell = WriteOnlyCell(sheet, value=value)
+            cell = WriteOnlyCell(sheet, value=xlsx_text(value))
             cell.data_type = "s"
             row.append(cell)
         else:

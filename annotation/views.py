@@ -45,6 +45,7 @@ from studies.access import visible_studies
 from studies.kinds import kind_of
 from studies.models import Study
 from studies.recruitment import completion_link, completion_problem
+from studies.values import EXCERPT
 
 log = logging.getLogger(__name__)
 # The language switch (base.html) names each language in itself: "English" stays
@@ -484,7 +485,10 @@ def finish_share(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def resume(request: HttpRequest, slug: str) -> HttpResponse:
     study = selectors.study_for_volunteers(slug)
-    form = ResumeForm(request.POST if request.method == "POST" else None)
+    data = request.POST.copy() if request.method == "POST" else None
+    if data is not None:  # a refused code is shown again: a short one, never 2 MB of it
+        data["code"] = data.get("code", "")[:EXCERPT]
+    form = ResumeForm(data)
     if request.method == "POST" and (wait := wait_seconds(request, "resume", study)):
         return _too_many(request, study, wait)
     if request.method == "POST" and form.is_valid():

@@ -352,9 +352,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"refusals": {"()": "config.logs.RefusalsWithoutTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # a 4xx is one line, without the traceback of what refused it: on the console for
+    # every logger (a DisallowedHost's 400 is logged on django.security.DisallowedHost),
+    # and on django.request itself, before any handler sees a 403
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["refusals"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
-    # a 403 (or any 4xx) is one line, without the traceback of what refused it
     "loggers": {"django.request": {"filters": ["refusals"]}},
 }
 

@@ -1,7 +1,8 @@
 """A job's state as JSON for the dashboard to poll, and its result file.
 
 Visible to whoever may see the job's study (``research.access``: superusers all, a
-researcher the studies shared with them) and to the job's creator; 404 to anyone else.
+researcher the studies shared with them), a job of no study to its creator; 404 to anyone
+else (a job's creator too, once its study is no longer shared with them).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ def job_for(user: Any, job_id: int) -> Job:
     job = Job.objects.select_related("study").filter(pk=job_id).first()
     if job is None or not user.is_authenticated:
         raise Http404("No such job")
-    mine = job.created_by_id is not None and job.created_by_id == user.pk
+    # a job of a study follows the study's sharing (its creator included: a researcher
+    # removed from a study no longer reads its reports or exports); one of no study
+    # (a study file's load) is its creator's
+    mine = job.study_id is None and job.created_by_id is not None and job.created_by_id == user.pk
     shared = job.study_id is not None and visible_studies(user).filter(pk=job.study_id).exists()
     if not (mine or shared or user.is_superuser):
         raise Http404("No such job")

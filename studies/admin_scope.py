@@ -119,7 +119,9 @@ class SecretFields(_Base):
 
 class StudyScoped(SecretFields):
     """Rows of the studies the user may see (``study_path`` leads from a row to its
-    study, "" for ``Study`` itself), plus, with ``own_path``, the rows they created."""
+    study, "" for ``Study`` itself), plus, with ``own_path``, the rows they created that
+    belong to no study (once a study is no longer shared with them, its rows are hidden
+    from them, the ones they created included)."""
 
     study_path = "study"
     own_path = ""
@@ -130,7 +132,10 @@ class StudyScoped(SecretFields):
             return rows
         studies = visible_studies(request.user)
         where = Q(**{f"{self.study_path}__in" if self.study_path else "pk__in": studies})
-        if self.own_path:
+        if self.own_path and self.study_path:  # theirs of no study: a study's rows
+            # follow its sharing, also for whoever created them
+            where |= Q(**{self.own_path: request.user.pk, f"{self.study_path}__isnull": True})
+        elif self.own_path:
             where |= Q(**{self.own_path: request.user.pk})
         return rows.filter(where)
 

@@ -25,6 +25,11 @@ PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
 PLACEHOLDERS = ("code", *PARAMETERS)
 
 
+#: A host as browsers and Python read it alike: letters, digits, dots and hyphens only
+#: (``evil.example\\.x.qualtrics.com`` is ``evil.example`` to a browser).
+PLAIN_HOST = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?\.?")
+
+
 def recruitment_params(query: Mapping[str, str]) -> dict[str, str]:
     """The known recruitment parameters of an entry link's query string (trimmed, cut to
     ``MAX_VALUE`` characters, printable only)."""
@@ -76,6 +81,8 @@ def completion_problem(url: str) -> Text | None:
         return _("is not a valid address")
     if "@" in parts.netloc:
         return _("must not name a user or password before the host")
+    if not PLAIN_HOST.fullmatch(host):  # a browser reads ``\\`` as ``/``: another host
+        return _("is not a valid address")
     if not host_allowed(host):
         return with_params(
             _(

@@ -21,7 +21,7 @@ from annotation.loading.writing import RaterKey, ResponseRow, raters_ensure, res
 from annotation.models import Participant, Response
 from annotation.services.answers import participants_recount_attention
 from annotation.services.participants import participants_place
-from annotation.spreadsheet import csv_restore
+from annotation.spreadsheet import csv_restore, xlsx_restore
 from studies.kinds import kind_of, parse_answer
 from studies.loading.fields import count_problem, parse_id
 from studies.loading.finish import load_finish
@@ -56,6 +56,8 @@ def _records(source: Source, collector: Collector) -> Iterator[tuple[int, dict[s
         row: dict[str, Any] = {k: v for k, v in record.data.items() if v != "" and v is not None}
         if source.format == "csv":  # cells made safe for spreadsheets ('=x) read as written (=x)
             row = {k: csv_restore(v) if isinstance(v, str) else v for k, v in row.items()}
+        elif source.format == "xlsx":  # control characters an XLSX cell holds escaped
+            row = {k: xlsx_restore(v) if isinstance(v, str) else v for k, v in row.items()}
         if row.get("rater_kind", "human") != "human":
             continue
         row.setdefault("participant", row.get("rater"))

@@ -18,6 +18,7 @@ from scoring.report.sets import RaterSet, rater_sets
 from scoring.report.settings import N_BOOT, SEED, ReportSettings
 from scoring.report.splits import split_data
 from studies.models import Study
+from studies.values import EXCERPT
 
 if TYPE_CHECKING:
     from scoring.report.abilities import FitStarts
@@ -91,8 +92,11 @@ def _clean(v: Any) -> Any:
 
 
 def unknown_tasks(study: Study, slugs: tuple[str, ...]) -> list[str]:
+    """The slugs that name no task of ``study``, for a message: each cut to ``EXCERPT``
+    characters, at most five then "…" (a 300 KB ``tasks=`` is not echoed back whole)."""
     known = set(study.tasks.values_list("slug", flat=True))
-    return [s for s in slugs if s not in known]
+    missing = [s if len(s) <= EXCERPT else s[: EXCERPT - 1] + "…" for s in slugs if s not in known]
+    return missing if len(missing) <= 5 else [*missing[:5], "…"]
 
 
 class TableStore(Protocol):

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from annotation.spreadsheet import xlsx_text
 from scoring.report.sets import SetName, show_model, show_set_name
 
 Rows = list[dict[str, Any]]
@@ -856,7 +857,7 @@ def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
     sheet = book.create_sheet("table")
 
     def cell(value: Any, bold: bool = False, mark: str = "") -> Any:
-        c = WriteOnlyCell(sheet, value=value)
+        c = WriteOnlyCell(sheet, value=xlsx_text(value) if isinstance(value, str) else value)
         if isinstance(value, str):
             c.data_type = "s"
         elif value is not None:  # a number, its method's mark shown beside it (a format)

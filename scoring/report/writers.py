@@ -48,6 +48,8 @@ def columns(name: str, rows: Iterable[dict[str, Any]], by: Iterable[str] = ()) -
 def _cell(v: Any) -> Any:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return ""
+    if isinstance(v, list | tuple | dict | set):  # e.g. a plan departure's runs: as the
+        return str(v)  # CSV writes it (an XLSX cell takes no list)
     return v
 
 

@@ -222,6 +222,10 @@ def _check_mapping(
                 ),
             )
     chosen = _chosen(pk, kind)
+    values = getattr(spec, "values", {})
+    now = KINDS[kind].option_contents(
+        options=values.get("options") or [], parts=values.get("parts") or []
+    )
     for key, old in lists.items():
         new_size = spec.shape.get(key)
         if new_size is None:
@@ -259,6 +263,20 @@ def _check_mapping(
                 ),
             )
             continue
+        for old_index, found in _moved_from_its_text(old, now.get(key, []), positions, chosen, key):
+            problem(
+                key,
+                with_params(
+                    _(
+                        "moves old option %(option)s, which %(n)s stored answer(s) chose, to "
+                        "position %(new)s, but its text is at position %(found)s in the file"
+                    ),
+                    option=old_index,
+                    n=chosen[(key, old_index)],
+                    new=positions[old_index],
+                    found=found,
+                ),
+            )
         for old_index, p in enumerate(positions):
             if p is None and chosen[(key, old_index)]:
                 n = chosen[(key, old_index)]
@@ -272,6 +290,26 @@ def _check_mapping(
                 )
         mapping[key] = positions
     return mapping if ok else None
+
+
+def _moved_from_its_text(
+    old: Sequence[Any],
+    new: Sequence[Any],
+    positions: Sequence[int | None],
+    chosen: Counter[tuple[str, int]],
+    key: str,
+) -> list[tuple[int, int]]:
+    """(old option, where its text is now) for each chosen old option whose text is once
+    in both lists, at another position than the remap sends it to: the remap would give
+    its stored answers another option's meaning."""
+    wrong: list[tuple[int, int]] = []
+    for old_index, p in enumerate(positions):
+        text = old[old_index]
+        if p is None or not chosen[(key, old_index)]:
+            continue
+        if old.count(text) == 1 and new.count(text) == 1 and new[p] != text:
+            wrong.append((old_index, list(new).index(text)))
+    return wrong
 
 
 def _chosen(pk: int, kind: str) -> Counter[tuple[str, int]]:

@@ -68,3 +68,19 @@ def test_the_dashboard_names_the_bad_seed_with_a_400(world: World) -> None:
 def test_the_command_refuses_an_n_boot_over_the_cap(world: World) -> None:
     with pytest.raises(CommandError, match=r"n.boot: a whole number from 0 to 2000"):
         call_command("report", world.own.study.slug, "--n-boot", "5000")
+
+
+def test_an_unknown_task_is_named_by_a_short_excerpt(world: World) -> None:
+    """``tasks=<300 KB>`` came back whole in the 400 of the downloads and the API (and
+    several times over on the dashboard)."""
+    study = world.own.study.pk
+    client = world.clients["researcher"]
+    huge = "y" * 300_000
+    for path in (
+        f"/research/studies/{study}/report.csv",
+        f"/api/v1/studies/{study}/report/",
+        f"/api/v1/studies/{study}/exports/report/",
+    ):
+        reply = client.get(path, {"tasks": f"{huge},{huge}2"})
+        assert reply.status_code == 400, path
+        assert "tasks" in reply.content.decode() and len(reply.content) < 2000, path

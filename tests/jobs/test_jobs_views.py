@@ -4,6 +4,7 @@ the admin's list with progress bars and filters, and live progress from the load
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.db import transaction
 from django.urls import reverse
 
@@ -41,8 +42,50 @@ def test_job_json_is_a_404_for_anyone_else(client, running_job, django_user_mode
     client.force_login(stranger)
     assert client.get(url).status_code == 404
     assert client.get(reverse("jobs:job-download", args=[running_job.pk])).status_code == 404
+    # its creator sees it while the study is shared with them (below), not otherwise
     client.force_login(running_job.created_by)
-    assert client.get(url).status_code == 200
+    assert client.get(url).status_code == 404
+
+
+def test_a_researcher_removed_from_a_study_no_longer_sees_the_jobs_they_started(
+    client, example_study, django_user_model, settings, tmp_path
+) -> None:
+    """Before, the job's creator kept its state, summary and result file (a report's
+    tables, an export's responses) through /research/jobs/ and the admin after the study
+    was no longer shared with them."""
+    settings.DATA_DIR = tmp_path
+    (tmp_path / "exports").mkdir()
+    (tmp_path / "exports" / "responses.csv").write_text("participant\np-1\n")
+    researcher = django_user_model.objects.create_user("r", password="pw", is_staff=True)
+    researcher.user_permissions.add(Permission.objects.get(codename="view_job"))
+    example_study.researchers.add(researcher)
+    job = Job.objects.create(
+        kind="export",
+        study=example_study,
+        status="done",
+        created_by=researcher,
+        result_file="exports/responses.csv",
+    )
+    client.force_login(researcher)
+    status = reverse("jobs:job", args=[job.pk])
+    download = reverse("jobs:job-download", args=[job.pk])
+    admin_page = reverse("admin:jobs_job_change", args=[job.pk])
+    assert client.get(status).status_code == 200
+    assert client.get(download).status_code == 200
+    assert client.get(admin_page).status_code == 200
+    example_study.researchers.remove(researcher)
+    assert client.get(status).status_code == 404
+    assert client.get(download).status_code == 404
+    assert client.get(admin_page).status_code == 302  # "no such job" (Django's admin)
+    listed = client.get(reverse("admin:jobs_job_changelist")).context["cl"].result_list
+    assert job not in list(listed)
+
+
+def test_the_creator_of_a_job_without_a_study_sees_it(client, django_user_model) -> None:
+    owner = django_user_model.objects.create_user("o", password="pw", is_staff=True)
+    job = Job.objects.create(kind="study", status="running", created_by=owner)
+    client.force_login(owner)
+    assert client.get(reverse("jobs:job", args=[job.pk])).status_code == 200
 
 
 def test_admin_lists_jobs_with_progress_bars_and_filters_by_status_and_kind(

@@ -172,3 +172,24 @@ def test_the_command_says_what_is_wrong_with_the_remap_argument(tmp_path: Path) 
         call_command("load_pool", str(pool), "--study", study.slug, "--remap", "{oops")
     with pytest.raises(CommandError, match="cannot read the file"):
         call_command("load_pool", str(pool), "--study", study.slug, "--remap", "missing.json")
+
+
+@pytest.mark.parametrize("positions", [[0, 1, 2, 3, 4], [1, 0, 2, 3, 4]])
+def test_a_remap_that_moves_a_chosen_option_away_from_its_text_is_refused(
+    positions: list[int],
+) -> None:
+    """Before, ``{"t0-choice-0000": [0, 1, 2, 3, 4]}`` with the options reversed was taken
+    ("0 answers remapped"): the stored 甲 then read 戊, as a reload without a remap did."""
+    study, response = _answered()
+    before = snapshot()
+    with pytest.raises(LoadError) as err:
+        pool_load(
+            Source("pool.jsonl", _line(REVERSED, 2).encode(), "jsonl"),
+            study=study,
+            remap={ITEM: {"answer": positions}},
+        )
+    [problem] = err.value.problems
+    assert problem.field == f"remap.{ITEM}.answer"
+    assert "old option 0" in problem.message and "position 4" in problem.message
+    assert snapshot() == before
+    assert _chosen_text(response) == "甲"

@@ -32,6 +32,10 @@ GOOD = "https://app.prolific.com/submissions/complete?cc={code}&p={PROLIFIC_PID}
         ("https://evil.example/done?cc={code}", "'evil.example', which is not a recruiting host"),
         ("https://app.prolific.com.evil.example/", "not a recruiting host"),
         ("https://app.prolific.com/done#{code}", "never in the host"),
+        # a browser reads a backslash as a slash: the host would be evil.example
+        ("https://evil.example\\.x.qualtrics.com/done?c={code}", "not a valid address"),
+        ("https://evil.example%2F.x.qualtrics.com/done", "not a valid address"),
+        ("https://evil.example;.x.qualtrics.com/done", "not a valid address"),
     ],
 )
 def test_a_placeholder_outside_path_and_query_or_a_foreign_host_is_refused(

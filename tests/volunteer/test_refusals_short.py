@@ -54,3 +54,51 @@ def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -
     records = [r for r in caplog.records if r.name == "django.request"]
     assert records and all(r.exc_info is None for r in records)
     assert "Forbidden" in records[0].getMessage()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"screening": {HUGE: 1}},
+        {"screening": {HUGE: "x"}},
+        {"recruitment": {HUGE: "x" * 300}},
+    ],
+)
+def test_a_refused_enrolment_names_a_key_by_a_short_excerpt(body: dict) -> None:
+    build_study(kinds=("choice",), n_items=1, per_participant=1)
+    reply = APIClient().post(
+        "/api/v1/volunteer/studies/s/enrol/", {"consent": True, **body}, format="json"
+    )
+    assert reply.status_code == 400
+    assert len(reply.content) < 2000, reply.content[:300]
+
+
+def test_a_request_refused_for_its_host_is_logged_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Django logs a DisallowedHost (any SuspiciousOperation, a 400) on its own logger,
+    ``django.security.<name>``, with the traceback: 14 lines for each scanner's request
+    with a foreign Host header. The console handler drops it like a 403's."""
+    from config.logs import RefusalsWithoutTraceback
+
+    with caplog.at_level(logging.ERROR, logger="django.security"):
+        assert Client(HTTP_HOST="evil.example").get("/").status_code == 400
+    records = [r for r in caplog.records if r.name.startswith("django.security")]
+    assert records
+    console = [
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, RefusalsWithoutTraceback) for f in h.filters)
+    ]
+    assert console
+    for record in records:
+        assert console[0].filter(record)
+        assert "Traceback" not in console[0].format(record)
+
+
+def test_a_refused_resume_code_is_not_echoed_whole() -> None:
+    """The resume page re-rendered its form with the code sent: 2 MB in, 2 MB out."""
+    build_study(kinds=("choice",), n_items=1, per_participant=1)
+    reply = Client().post("/s/s/resume/", {"code": HUGE})
+    assert reply.status_code == 400
+    assert len(reply.content) < 20_000
