@@ -2,7 +2,9 @@
 
 Visible to whoever may see the job's study (``research.access``: superusers all, a
 researcher the studies shared with them), a job of no study to its creator; 404 to anyone
-else (a job's creator too, once its study is no longer shared with them).
+else (a job's creator too, once its study is no longer shared with them). The researcher
+is the session's user, or the API token's (``Authorization: Token …``, DRF's own
+authentication): the API's 202 replies name these URLs as their ``status_url``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 
 from jobs.models import Job
 from jobs.progress import live_progress
@@ -66,16 +70,28 @@ def result_file(job: Job) -> Path | None:
     return path
 
 
+def requester(request: HttpRequest) -> Any:
+    """The session's user, else the user of a valid API token in the request's
+    ``Authorization`` header (an invalid or missing one: the anonymous user, so 404)."""
+    if request.user.is_authenticated:
+        return request.user
+    try:
+        found = TokenAuthentication().authenticate(request)  # type: ignore[arg-type]
+    except AuthenticationFailed:
+        found = None
+    return found[0] if found is not None else request.user
+
+
 @require_GET
 def job_status(request: HttpRequest, job_id: int) -> JsonResponse:
-    job = job_for(request.user, job_id)
+    job = job_for(requester(request), job_id)
     job_fail_if_runner_gone(job)
     return JsonResponse(job_json(job))
 
 
 @require_GET
 def job_download(request: HttpRequest, job_id: int) -> FileResponse:
-    job = job_for(request.user, job_id)
+    job = job_for(requester(request), job_id)
     path = result_file(job)
     if job.status != Job.Status.DONE or path is None:
         raise Http404("No result file")

@@ -316,3 +316,27 @@ def test_a_report_job_computes_on_one_blas_thread(
     done = job_run(job.pk)
     assert done is not None and done.status == Job.Status.FAILED and "recorded" in done.message
     assert seen and set(seen) == {1}
+
+
+def test_an_api_token_client_polls_the_status_url_it_was_given(world: World, broker: Any) -> None:
+    """The API's 202 names the job's status URL: a client with an API token (no session)
+    reads it with the same ``Authorization`` header; another researcher's token, a bad
+    token or none gets 404 (research.access decides, as for sessions)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    pk = world.own.study.pk
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {world.researcher_token}")
+    accepted = client.get(f"/api/v1/studies/{pk}/report/?n_boot=0&seed=11")
+    assert accepted.status_code == 202
+    url = accepted.json()["status_url"]
+    status = client.get(url)
+    assert status.status_code == 200 and status.json()["id"] == accepted.json()["job"]
+    outsider = get_user_model().objects.get(username="outsider")
+    for header in (f"Token {Token.objects.create(user=outsider).key}", "Token nope", None):
+        other = APIClient()
+        if header is not None:
+            other.credentials(HTTP_AUTHORIZATION=header)
+        assert other.get(url).status_code == 404
