@@ -90,6 +90,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "annotation.context.preview",  # the preview banner (base.html)
+                "config.context.here",  # this page, query bounded (base.html)
             ],
         },
     },

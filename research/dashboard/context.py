@@ -59,9 +59,32 @@ def read_settings(study: Study, query: QueryDict) -> SettingsForm:
         settings = replace(settings, tasks=())
     shown = {k: str(v) for k, v in settings.as_json().items() if not isinstance(v, list)}
     for name, value in values.items():
-        if name in errors and value is not None:
-            shown[name] = str(value)
+        if name in errors and value is not None:  # shown back to be corrected, cut short
+            shown[name] = str(value)[:SHOWN_LIMIT]
     return SettingsForm(settings, shown, errors)
+
+
+#: How much of a refused setting the form shows back (a 300 KB ``tasks=`` is not echoed),
+#: and the longest value of another parameter the page's own links carry.
+SHOWN_LIMIT = 200
+
+
+def kept_query(query: QueryDict, settings: ReportSettings) -> QueryDict:
+    """The query the page's own links carry (a table's pages, the chart choices): each
+    report setting the query gave, as read (a refused one as its default, a list each
+    name once), and the other parameters' values of at most ``SHOWN_LIMIT`` characters
+    (a page number, a chart choice): a long or refused value is not copied into every
+    link of the page."""
+    given = settings.as_json()
+    kept = QueryDict(mutable=True)
+    for name, values in query.lists():
+        if name in SETTING_NAMES:
+            value = given.get(name)
+            if value not in ([], None):
+                kept[name] = ",".join(value) if isinstance(value, list) else str(value)
+        elif short := [v for v in values if len(v) <= SHOWN_LIMIT]:
+            kept.setlist(name, short)
+    return kept
 
 
 def _pick(value: str | None, choices: list[str]) -> str:

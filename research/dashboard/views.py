@@ -246,7 +246,7 @@ def report_context(request: HttpRequest, study: Study, stored: StoredReport) -> 
     rule = figures.pick(request.GET.get("rule"), rules, *figures.preferred(study))
     metric = figures.pick(request.GET.get("metric"), metrics, *figures.preferred(study))
     tables = report.as_json()
-    query = request.GET
+    query = context.kept_query(request.GET, report.settings)
     return {
         "report": report,
         "tables": tables,

@@ -99,7 +99,9 @@ def _names(value: Any) -> tuple[str, ...]:
         parts = [p for v in value for p in str(v).split(",")]
     else:
         raise TypeError
-    return tuple(p.strip() for p in parts if p.strip())
+    # each name once, in its first place: a repeat means nothing (and a query of 30 KB of
+    # one repeated task is not carried into every link of the dashboard)
+    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
 
 
 def _convert(name: str, value: Any, kind: type) -> Any:

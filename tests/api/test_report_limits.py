@@ -84,3 +84,20 @@ def test_an_unknown_task_is_named_by_a_short_excerpt(world: World) -> None:
         reply = client.get(path, {"tasks": f"{huge},{huge}2"})
         assert reply.status_code == 400, path
         assert "tasks" in reply.content.decode() and len(reply.content) < 2000, path
+
+
+def test_the_dashboard_does_not_carry_a_huge_tasks_query_into_its_page(world: World) -> None:
+    """A 300 KB unknown ``tasks=`` and 30 KB of one task repeated gave a 2 MB and an 8 MB
+    dashboard (the form showed the value back whole; every link carried the repeats)."""
+    study = world.own.study
+    client = world.clients["researcher"]
+    url = f"/research/studies/{study.pk}/"
+    plain = len(client.get(url, {"n_boot": "0"}).content)
+    task = study.tasks.order_by("pk").first()
+    assert task is not None
+    repeated = client.get(url, {"n_boot": "0", "tasks": ",".join([task.slug] * 6000)})
+    assert repeated.status_code == 200 and repeated.context["form"].settings.tasks == (task.slug,)
+    assert len(repeated.content) < 2 * plain
+    unknown = client.get(url, {"n_boot": "0", "tasks": "y" * 300_000})
+    assert unknown.status_code == 400 and "tasks" in unknown.context["form"].errors
+    assert len(unknown.content) < plain + 10_000
