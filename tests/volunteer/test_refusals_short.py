@@ -102,3 +102,16 @@ def test_a_refused_resume_code_is_not_echoed_whole() -> None:
     reply = Client().post("/s/s/resume/", {"code": HUGE})
     assert reply.status_code == 400
     assert len(reply.content) < 20_000
+
+
+def test_an_entry_link_with_a_huge_query_is_not_echoed_back() -> None:
+    """The welcome page's language switch returned to the page with its whole query: an
+    entry link with 100 KB of parameters gave 200 KB back. A legitimate link (recruitment
+    parameters are cut to 100 characters each) keeps its query."""
+    build_study(kinds=("choice",), n_items=1, per_participant=1)
+    client = Client()
+    plain = client.get("/s/s/", {"PROLIFIC_PID": "abc"})
+    assert plain.status_code == 200 and "PROLIFIC_PID=abc" in plain.content.decode()
+    huge = client.get("/s/s/", {"PROLIFIC_PID": "p" * 100_000, "x": "y" * 100_000})
+    assert huge.status_code == 200
+    assert len(huge.content) < len(plain.content) + 2_000
