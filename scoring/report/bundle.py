@@ -2,7 +2,9 @@
 
 ``manage.py report STUDY --bundle out.zip`` writes:
 
-* ``responses.csv``: the raw export (``annotation.exports``, UTF-8 with a BOM) and
+* ``responses.csv``: the raw export (``annotation.exports``, UTF-8 with a BOM; its
+  ``recruitment`` column left blank unless asked for: a bundle is made to be shared,
+  and recruitment platform ids such as a Prolific PID identify a person there) and
   ``codebook.md``: docs/codebook.md with the long table's and ``design.json``'s columns;
 * ``long.csv``: the model-ready long table (``scoring.report.longtable``);
 * ``report.json``, ``report.xlsx`` and ``report/<table>.csv`` (one file per table);
@@ -25,13 +27,13 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings as django_settings
 
-from annotation.exports import BOM, export_rows, export_write
+from annotation.exports import BOM, COLUMNS, export_rows, export_write
 from annotation.models import Rater
 from scoring.report import prereg
 from scoring.report.build import TABLES, Report
@@ -200,17 +202,36 @@ def _table(report: Report, name: str, out: IO[str]) -> None:
     table_csv(name, report.tables[name], out, report.settings.by)
 
 
-def entries(study: Study, report: Report, *, bom: bool = True) -> list[tuple[str, Producer]]:
+def shared_rows(study: Study, *, recruitment: bool = False) -> Iterator[tuple[Any, ...]]:
+    """The raw export's rows for the bundle: the ``recruitment`` column blank unless
+    ``recruitment`` (the column stays, so ``load_responses`` reads the file back)."""
+    rows = export_rows(study)
+    if recruitment:
+        return rows
+    at = COLUMNS.index("recruitment")
+    return ((*row[:at], "", *row[at + 1 :]) for row in rows)
+
+
+def entries(
+    study: Study, report: Report, *, bom: bool = True, recruitment: bool = False
+) -> list[tuple[str, Producer]]:
     """The bundle's files (but ``MANIFEST.json``) as (name, producer writing its bytes);
     ``bom``: CSV files start with the UTF-8 byte order mark (for spreadsheets; every
-    reader here accepts it). The export and the long table are streamed from the
-    database as they are written."""
+    reader here accepts it); ``recruitment``: keep the volunteers' recruitment ids in
+    ``responses.csv`` (``shared_rows``). The export and the long table are streamed from
+    the database as they are written."""
 
     def xlsx(raw: IO[bytes]) -> None:
         write_xlsx(report, raw)
 
     return [
-        ("responses.csv", _text(lambda o: export_write(export_rows(study), "csv", o), bom=bom)),
+        (
+            "responses.csv",
+            _text(
+                lambda o: export_write(shared_rows(study, recruitment=recruitment), "csv", o),
+                bom=bom,
+            ),
+        ),
         ("codebook.md", _bytes(codebook().encode("utf-8"))),
         ("long.csv", _text(lambda o: write_long_csv(study, o, bom=bom))),
         ("report.json", _text(lambda o: write_json(report, o))),
@@ -247,11 +268,13 @@ def _manifest(study: Study, report: Report, files: list[dict[str, Any]]) -> byte
     return json_text(about).encode("utf-8")
 
 
-def bundle_files(study: Study, report: Report, *, bom: bool = True) -> dict[str, bytes]:
+def bundle_files(
+    study: Study, report: Report, *, bom: bool = True, recruitment: bool = False
+) -> dict[str, bytes]:
     """The bundle's files by name, in memory (``MANIFEST.json`` last): for tests and
     small studies; ``write_bundle`` streams them into the zip."""
     files: dict[str, bytes] = {}
-    for name, produce in entries(study, report, bom=bom):
+    for name, produce in entries(study, report, bom=bom, recruitment=recruitment):
         buffer = io.BytesIO()
         produce(buffer)
         files[name] = buffer.getvalue()
@@ -280,7 +303,9 @@ class _Hashing(io.RawIOBase):
         return len(view)
 
 
-def write_bundle(study: Study, report: Report, path: Path, *, bom: bool = True) -> list[str]:
+def write_bundle(
+    study: Study, report: Report, path: Path, *, bom: bool = True, recruitment: bool = False
+) -> list[str]:
     """Write the bundle of ``report`` (built for ``study``) as a zip at ``path``, its
     files in a folder named after the study, each streamed into the zip (memory stays
     that of a chunk of rows); returns their names. The zip is written beside ``path``
@@ -290,7 +315,7 @@ def write_bundle(study: Study, report: Report, path: Path, *, bom: bool = True) 
     listed: list[dict[str, Any]] = []
     try:
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for name, produce in entries(study, report, bom=bom):
+            for name, produce in entries(study, report, bom=bom, recruitment=recruitment):
                 with zf.open(f"{study.slug}/{name}", "w", force_zip64=True) as raw:
                     sink = _Hashing(raw)
                     produce(sink)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 from openpyxl import load_workbook
@@ -431,3 +432,25 @@ def test_unwritable_bundle_path_is_a_clear_error(known: Builder, tmp_path: Path)
             "report", "known", "--bundle", str(tmp_path / "file" / "b.zip"), "--n-boot", "0",
             "--tasks", "ck", stderr=io.StringIO(),
         )  # fmt: skip
+
+
+def test_recruitment_ids_stay_out_of_a_bundle_unless_asked_for(known: Builder) -> None:
+    """A bundle is made to be shared: the volunteers' recruitment platform ids (a Prolific
+    PID identifies a person there) are blank in its responses.csv, the column kept;
+    ``recruitment=True`` (``--bundle-recruitment``) keeps them, as the raw export does."""
+    from annotation.models import Participant
+
+    marked = Participant.objects.filter(study=known.study)
+    assert marked.exists()
+    marked.update(recruitment={"PROLIFIC_PID": "pp-5f1e0c"})
+    report = build_report(known.study, ReportSettings(n_boot=0))
+    shared = bundle_files(known.study, report)["responses.csv"].decode("utf-8-sig")
+    kept = bundle_files(known.study, report, recruitment=True)["responses.csv"].decode("utf-8-sig")
+    assert "pp-5f1e0c" not in shared and "pp-5f1e0c" in kept
+    frame = pd.read_csv(io.StringIO(shared), keep_default_na=False)
+    whole = pd.read_csv(io.StringIO(kept), keep_default_na=False)
+    assert list(frame.columns) == list(whole.columns) and "recruitment" in frame.columns
+    assert (frame["recruitment"] == "").all() and (whole["recruitment"] != "").any()
+    pd.testing.assert_frame_equal(
+        frame.drop(columns="recruitment"), whole.drop(columns="recruitment")
+    )

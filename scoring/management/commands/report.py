@@ -267,6 +267,12 @@ def add_bundle_arguments(parser: CommandParser) -> None:
         "recompute.py, mixed_models.R) as this zip file",
     )
     parser.add_argument(
+        "--bundle-recruitment",
+        action="store_true",
+        help="keep the volunteers' recruitment platform ids (Prolific PID …) in the bundle's "
+        "responses.csv (left blank by default: a bundle is made to be shared)",
+    )
+    parser.add_argument(
         "--long-table",
         help="write the model-ready long table (one row per judgment) as this CSV file",
     )
@@ -287,7 +293,8 @@ def write_bundle_outputs(command: BaseCommand, study: Study, report: Any, opts: 
     bom = not opts.get("no_bom")
     if bundle := opts.get("bundle"):
         try:
-            names = write_bundle(study, report, Path(bundle), bom=bom)
+            keep = bool(opts.get("bundle_recruitment"))
+            names = write_bundle(study, report, Path(bundle), bom=bom, recruitment=keep)
         except OSError as exc:
             raise CommandError(f"--bundle {bundle}: {exc.strerror or exc}") from exc
         command.stderr.write(f"Wrote {bundle} ({len(names)} files)")
