@@ -50,6 +50,9 @@ METHOD_MARKS = ("†", "‡", "§", "¶")
 CI_METHOD_OF = {"accuracy": "wilson"}
 TEX_PREAMBLE = "% needs \\usepackage{booktabs,xeCJK} (compile with xelatex or lualatex)"
 _TEX_SPECIALS = {
+    # an en dash (ranges, "n–m") as TeX's ligature, set in the text font: xeCJK sends
+    # U+2013 to the CJK font, and a CJK font may have no glyph for it (AR PL KaitiM GB)
+    "\u2013": "--",
     "\\": r"\textbackslash{}",
     "&": r"\&",
     "%": r"\%",
