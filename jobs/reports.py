@@ -181,9 +181,9 @@ def stored_head(key: str) -> tuple[Job, ReportHead] | None:
     return (job, ReportHead.of(stored)) if isinstance(stored, StoredReport) else None
 
 
-def _load(report: Job, heavy: Job | None) -> StoredReport | None:
+def _load(report: Job | None, heavy: Job | None) -> StoredReport | None:
     """The report ``report`` stored, with the heavy tables ``heavy`` stored filled in."""
-    stored = _stored_of(report)
+    stored = _stored_of(report) if report is not None else None
     if not isinstance(stored, StoredReport):
         return None
     more = _stored_of(heavy) if heavy is not None else None
@@ -329,12 +329,8 @@ class JobReportBackend:
             heavy_job_id=heavy.job.pk if heavy.job is not None else None,
             heavy_status_url=reverse("jobs:job", args=[heavy.job.pk]) if heavy.job else None,
             heavy_failed=heavy.failed,
-            load=partial(_load, found[0], heavy.done) if found is not None else _no_report,
+            load=partial(_load, found[0] if found is not None else None, heavy.done),
         )
-
-
-def _no_report() -> StoredReport | None:
-    return None
 
 
 @dataclass(frozen=True)
