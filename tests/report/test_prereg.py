@@ -25,13 +25,15 @@ ONLY = ("plan_deviations",)
 PLANNED = ReportSettings(pass_threshold=0.8)
 
 
-def small() -> Builder:
+def small(humans: tuple[str, ...] = ("a1",)) -> Builder:
+    """A study of one choice task with three keyed items and the humans named, all in A."""
     b = Builder("prereg")
     b.group("A")
     b.task("ck", "choice")
     for n in range(3):
         b.item(f"ck-{n}", "ck", {"answer": n % 2})
-    b.human("a1", "A")
+    for name in humans:
+        b.human(name, "A")
     return b
 
 

@@ -33,6 +33,7 @@ from scoring.report.prereg import (
 from scoring.report.service import report_for
 from scoring.rules import rule_scores_compute
 from studies.models import AnalysisPlan, PlanDeviation, Study
+from tests.report import test_prereg as prereg
 from tests.report.factory import DIMENSIONS, Builder
 
 pytestmark = pytest.mark.django_db
@@ -42,13 +43,7 @@ PLANNED = ReportSettings(pass_threshold=0.8)
 
 
 def small() -> Builder:
-    b = Builder("prereg")
-    b.group("A")
-    b.task("ck", "choice")
-    for n in range(3):
-        b.item(f"ck-{n}", "ck", {"answer": n % 2})
-    for name in ("a1", "a2", "a3"):
-        b.human(name, "A")
+    b = prereg.small(("a1", "a2", "a3"))
     b.model("gpt", "direct")
     b.rule("prosody:classical")
     return b
