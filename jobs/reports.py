@@ -344,14 +344,9 @@ class _Heavy:
 def merge_head(head: ReportHead, heavy: Job | None) -> ReportHead:
     """``head`` with the pending tables the heavy-table job ``heavy`` computed filled in,
     as ``with_heavy`` fills in the report: computed on the same data they are no longer
-    pending; on other data they stay pending, shown with that job's rows (``stale``)."""
+    pending; on other data they stay pending, shown with that job's rows (``stale``). A
+    job whose summary does not name its tables fills in nothing (a new one is queued)."""
     found = _summary_of(heavy) if heavy is not None else None
-    if found is None and heavy is not None:
-        more = _stored_of(heavy)  # a job stored before its summary named its time
-        if isinstance(more, HeavyTables):
-            found = _Summary(
-                more.fingerprint, more.answers, more.computed_at, tuple(more.tables), ()
-            )
     names = [n for n in head.pending if found is not None and n in found.tables]
     if found is None or not names:
         return head
