@@ -286,7 +286,7 @@ class Compared:
     annotation: str
     ours: str
     decided: dict[str, Any] | None  # the reading decision reported for it, if any
-    gu: bool  # no metre to read a 两读 position by (古体 or not regulated)
+    no_metre: bool  # no metre to read a 两读 position by (古体 or not regulated)
 
 
 def compared(corpus: Corpus | None = None) -> list[Compared]:
@@ -349,7 +349,9 @@ def disagreements(corpus: Corpus | None = None) -> tuple[list[dict[str, str]], i
             "annotation": c.annotation,
             "ours": c.ours,
             "regulated": "yes" if c.poem.regulated else "no",
-            "reason": _why(c.char, to_simplified(c.char), c.annotation, c.ours, c.decided, c.gu),
+            "reason": _why(
+                c.char, to_simplified(c.char), c.annotation, c.ours, c.decided, c.no_metre
+            ),
         }
         for c in cs
         if c.annotation != c.ours
