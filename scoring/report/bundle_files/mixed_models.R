@@ -96,15 +96,16 @@ fit_cell <- function(cell, logistic) {
                  p_value = NA, sd_rater = NA, sd_item = NA, sd_residual = NA, singular = NA,
                  random = "", note = "not fitted: no random intercept left to estimate"))
   }
-  frame <- data.frame(y = cell$y, rater_id = factor(cell$rater_id),
-                      item_key = factor(cell$item_key))
+  frame <- data.frame(y = cell$y, rater_id = factor(cell$rater_id, levels_of(cell$rater_id)),
+                      item_key = factor(cell$item_key, levels_of(cell$item_key)))
   frame$X <- d$X
   f <- as.formula(paste("y ~ 0 + X +", paste(d$random, collapse = " + ")))
   fit <- withCallingHandlers(
     tryCatch(
       if (logistic) {
         glmer(f, data = frame, family = binomial, nAGQ = 1,
-              control = glmerControl(optimizer = "bobyqa", optCtrl = list(maxfun = 1e5)))
+              control = glmerControl(optimizer = "bobyqa", optCtrl = list(maxfun = 1e5),
+                                     tolPwrss = 1e-12))
       } else {
         lmer(f, data = frame, REML = TRUE)
       },
