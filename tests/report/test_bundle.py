@@ -181,6 +181,12 @@ def test_long_table_joins_rule_metrics_and_marks_exclusions(known: Builder) -> N
         ("poem-4", "aesthetic", "0.3", "0"),
     }
     assert all(r[tonal] == "" for r in rows if r["task"] == "ck")
+    assert {(r["task"], r["rating"]) for r in rows} == {
+        ("ck", "false"),
+        ("au", "false"),
+        ("oq", "false"),
+        ("quality", "true"),
+    }
     kimi = next(r for r in rows if r["rater"] == "kimi-k2")
     assert (kimi["rater_id"], kimi["model"], kimi["group"]) == (
         "model:kimi-k2@direct",

@@ -102,7 +102,7 @@ def _cells(long: pd.DataFrame, keyed: bool) -> dict[tuple[str, str], pd.DataFram
     if keyed:
         rows = long[long["correct"] != ""].assign(y=lambda d: (d["correct"] == "true") * 1.0)
     else:
-        rows = long[(long["correct"] == "") & (long["value"] != "")]
+        rows = long[(long["rating"] == "true") & (long["value"] != "")]
         rows = rows.assign(y=lambda d: d["value"].astype(float))
     return {(str(t), str(f)): cell for (t, f), cell in rows.groupby(["task", "field"])}
 
@@ -338,6 +338,21 @@ def _rows(long: pd.DataFrame, name: str) -> list[tuple[str, str, str]]:
     for key, cell in _cells(long, name == "accuracy").items():
         out += [(*key, level) for _, level in _design(cell)[0].columns]
     return out
+
+
+def test_an_unkeyed_choice_is_not_a_rating(
+    rscript: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A choice task without an answer key (formats.md: the key is optional) leaves
+    `correct` empty and its value is an option's number, not a point on a scale: it is
+    neither an accuracy cell nor a rating one (the script took such rows for ratings)."""
+    _bundle("known", request, tmp_path)
+    d = pd.read_csv(tmp_path / "long.csv", encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    d.loc[d["task"] == "ck", "correct"] = ""
+    d.to_csv(tmp_path / "long.csv", index=False, encoding="utf-8-sig")
+    _run_r(tmp_path)
+    assert set(_fitted(tmp_path, "ratings")["task"]) == {"quality"}
+    assert "ck" not in set(_fitted(tmp_path, "accuracy")["task"])
 
 
 BROKEN: dict[str, Callable[[str], str]] = {

@@ -11,7 +11,7 @@
 #     correct ~ 0 + rater_type + (1 | rater_id) + (1 | item_key)
 #   (Laplace, nAGQ = 1) with crossed random intercepts for people (raters) and items;
 #   rater_type is the human's group (group:<slug>) or the model (model:<name>[@<run>]).
-# * ratings: for each rating task and dimension, a linear mixed model (REML)
+# * ratings: for each rating task and dimension (`rating` true), a linear mixed model (REML)
 #     value ~ 0 + rater_type + item_source + (1 | rater_id) + (1 | item_key)
 #   (item_source only when the items come from more than one source).
 #
@@ -35,6 +35,7 @@ read_long <- function(path) {
   long <- read.csv(path, encoding = "UTF-8", colClasses = "character", na.strings = "",
                    check.names = FALSE)
   names(long)[1] <- sub("^\ufeff", "", enc2utf8(names(long)[1]))
+  if (!"rating" %in% names(long)) stop("long.csv has no `rating` column: not a bundle's long table")
   long <- long[is.na(long$excluded), ]
   long$rater_type <- ifelse(long$rater_kind == "human", paste0("group:", long$group), long$model)
   long$item_key <- paste(long$task, long$item, sep = "/")
@@ -178,7 +179,7 @@ keyed <- long[!is.na(long$correct), ]
 keyed$y <- as.integer(keyed$correct == "true")
 fit_all(keyed, TRUE, file.path(out, "accuracy_fixed.csv"))
 
-rated <- long[is.na(long$correct) & !is.na(long$value) & long$rater_kind != "rule", ]
+rated <- long[long$rating == "true" & !is.na(long$value), ]
 rated$y <- as.numeric(rated$value)
 fit_all(rated, FALSE, file.path(out, "ratings_fixed.csv"))
 cat("mixed models written to", out, "\n")
