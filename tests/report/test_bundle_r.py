@@ -355,6 +355,48 @@ def test_an_unkeyed_choice_is_not_a_rating(
     assert "ck" not in set(_fitted(tmp_path, "accuracy")["task"])
 
 
+def _row(task: str, rater: str, item: str, value: int, correct: str = "") -> dict[str, str]:
+    kind = rater.split(":")[0]
+    return {
+        "task": task, "item": item, "field": "answer" if correct else "q", "value": str(value),
+        "correct": correct, "rater_kind": kind, "rater_id": rater,
+        "group": "A" if kind == "human" else "", "model": rater if kind == "model" else "",
+        "item_source": "", "excluded": "", "rating": "false" if correct else "true",
+    }  # fmt: skip
+
+
+def test_a_cell_that_cannot_be_fitted_says_why(rscript: str, tmp_path: Path) -> None:
+    """The script runs to the end: a cell lme4 refuses or that holds nothing to estimate
+    gets one row saying why, and the others are fitted."""
+    rows = [  # every answer right: lme4 refuses a constant response
+        _row("same", f"human:h{h}", f"i{i}", 0, "true") for h in range(3) for i in range(4)
+    ]
+    rows += [  # one item answered by models only: no random intercept left
+        _row("one", f"model:m{m}", "only", 1, "true" if m else "false") for m in range(3)
+    ]
+    rows += [_row("solo", "human:s", f"i{i}", i % 5 + 1) for i in range(5)]  # one rating per item
+    rng = np.random.default_rng(3)
+    rows += [
+        _row("fine", f"human:h{h}", f"i{i}", int(rng.integers(1, 6)))
+        for h in range(4)
+        for i in range(6)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "long.csv", index=False, encoding="utf-8-sig")
+    _run_r(tmp_path, script=FILES / "mixed_models.R")
+    notes = {
+        t: n
+        for name in ("accuracy", "ratings")
+        for t, n in _fitted(tmp_path, name)[["task", "note"]].values
+    }
+    assert "Response is constant" in notes["same"] and "all right" in notes["same"]
+    assert notes["one"] == "not fitted: no random intercept left to estimate"
+    assert "grouping factor" in notes["solo"]  # one rating per item: the item is the residual
+    assert notes["fine"] == ""
+    fine = _rows_of(_fitted(tmp_path, "ratings"), ("fine", "q"))
+    balanced = [float(r["value"]) for r in rows[-24:]]  # every rater rated every item
+    assert float(fine["estimate"].iloc[0]) == pytest.approx(np.mean(balanced), rel=1e-9)
+
+
 BROKEN: dict[str, Callable[[str], str]] = {
     "ML instead of REML": lambda s: s.replace("REML = TRUE", "REML = FALSE"),
     "no item intercept": lambda s: s.replace('"(1 | item_key)")', "NULL)"),

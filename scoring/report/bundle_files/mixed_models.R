@@ -86,17 +86,20 @@ separated <- function(cell) {
                           " (estimate unbounded)") else character(0)
 }
 
+unfitted <- function(base, random, note) {
+  # The row of a cell not fitted (or whose fit failed), saying why.
+  cbind(base, effect = NA, level = NA, estimate = NA, se = NA, statistic = NA, p_value = NA,
+        sd_rater = NA, sd_item = NA, sd_residual = NA, singular = NA, random = random,
+        note = note)
+}
+
 fit_cell <- function(cell, logistic) {
   d <- design(cell)
   base <- data.frame(task = cell$task[1], field = cell$field[1], n_obs = nrow(cell),
                      n_raters = length(unique(cell$rater_id)),
                      n_items = length(unique(cell$item_key)))
   notes <- if (logistic) separated(cell) else character(0)
-  if (!length(d$random)) {
-    return(cbind(base, effect = NA, level = NA, estimate = NA, se = NA, statistic = NA,
-                 p_value = NA, sd_rater = NA, sd_item = NA, sd_residual = NA, singular = NA,
-                 random = "", note = "not fitted: no random intercept left to estimate"))
-  }
+  if (!length(d$random)) return(unfitted(base, "", "not fitted: no random intercept left to estimate"))
   frame <- data.frame(y = cell$y, rater_id = factor(cell$rater_id, levels_of(cell$rater_id)),
                       item_key = factor(cell$item_key, levels_of(cell$item_key)))
   frame$X <- d$X
@@ -115,11 +118,7 @@ fit_cell <- function(cell, logistic) {
     warning = function(w) { notes <<- c(notes, conditionMessage(w)); invokeRestart("muffleWarning") },
     message = function(m) invokeRestart("muffleMessage")
   )
-  if (is.null(fit)) {
-    return(cbind(base, effect = NA, level = NA, estimate = NA, se = NA, statistic = NA,
-                 p_value = NA, sd_rater = NA, sd_item = NA, sd_residual = NA, singular = NA,
-                 random = paste(d$random, collapse = " + "), note = paste(notes, collapse = "; ")))
-  }
+  if (is.null(fit)) return(unfitted(base, paste(d$random, collapse = " + "), paste(notes, collapse = "; ")))
   est <- withCallingHandlers(
     summary(fit)$coefficients,
     warning = function(w) { notes <<- c(notes, conditionMessage(w)); invokeRestart("muffleWarning") }
