@@ -58,6 +58,7 @@ models (`mixed_models.R`, statsmodels). The export's columns keep their meaning;
 | `item_attention_check` | `true` for an attention-check item |
 | `rater_flagged` | `true` for a flagged participant |
 | `excluded` | why the report leaves the row out: `flagged` (when the study excludes flagged participants; not one a researcher kept), `decision` (a researcher excluded the participant), `plan` (the frozen plan's exclusion rules), `attention_check`, `sample` (a model's sample after the first); empty when kept |
+| `rating` | `true` when the task is rated on dimensions (`value` is a point on its scale; `mixed_models.R` models these values, and `correct` for the other tasks) |
 | `rule_<rule>__<metric>` | the item's score by that rule rater and metric (0–1), e.g. `rule_prosody_modern__tonal`; empty when the rule did not score the item |
 
 ## `design.json`

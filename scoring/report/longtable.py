@@ -22,7 +22,8 @@ from annotation.selectors import flagged_rater_ids
 from annotation.spreadsheet import csv_row
 from scoring.report.data import rater_exclusions
 from scoring.report.sets import model_label
-from studies.models import Item, Study
+from studies.kinds import KINDS
+from studies.models import Item, Study, Task
 
 #: The columns before the rule metrics.
 BASE_COLUMNS = (
@@ -49,6 +50,7 @@ BASE_COLUMNS = (
     "item_attention_check",
     "rater_flagged",
     "excluded",
+    "rating",
 )
 _NON_WORD = re.compile(r"\W+")
 _AT = {name: i for i, name in enumerate(EXPORT_COLUMNS)}
@@ -91,6 +93,11 @@ def long_rows(study: Study) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
             "pk", "kind", "name", "run"
         )
     }
+    rated = {
+        slug
+        for slug, kind in Task.objects.filter(study=study).values_list("slug", "kind")
+        if KINDS[kind].scale
+    }
     checks = set(
         Item.objects.filter(study=study, is_attention_check=True).values_list(
             "task__slug", "external_id"
@@ -125,6 +132,7 @@ def long_rows(study: Study) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
                 is_check,
                 is_flagged,
                 excluded,
+                task in rated,
                 *(here.get(c) for c in rule_cols),
             )
 

@@ -181,6 +181,12 @@ def test_long_table_joins_rule_metrics_and_marks_exclusions(known: Builder) -> N
         ("poem-4", "aesthetic", "0.3", "0"),
     }
     assert all(r[tonal] == "" for r in rows if r["task"] == "ck")
+    assert {(r["task"], r["rating"]) for r in rows} == {
+        ("ck", "false"),
+        ("au", "false"),
+        ("oq", "false"),
+        ("quality", "true"),
+    }
     kimi = next(r for r in rows if r["rater"] == "kimi-k2")
     assert (kimi["rater_id"], kimi["model"], kimi["group"]) == (
         "model:kimi-k2@direct",
@@ -319,6 +325,16 @@ def _generation() -> Builder:
     return b
 
 
+def worked_builder(worked: str, request: pytest.FixtureRequest) -> Builder:
+    """The worked study ``worked`` (a name of ``WORKED``) stored in the test database."""
+    if worked == "cpdue":
+        return cpdue_study().builder
+    if worked == "generation":
+        return _generation()
+    fixture = request.getfixturevalue(worked)
+    return fixture if isinstance(fixture, Builder) else fixture[0]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("worked", "settings"), WORKED)
 def test_recompute_on_the_worked_studies(
@@ -328,13 +344,7 @@ def test_recompute_on_the_worked_studies(
     dropped), Tang's generators and rule scores, Fùxì's keyed yes/no tasks (pooled and
     "without" scopes), CP-DUE's people × items design: the script gives every cell of
     the report's four tables."""
-    if worked == "cpdue":
-        builder = cpdue_study().builder
-    elif worked == "generation":
-        builder = _generation()
-    else:
-        fixture = request.getfixturevalue(worked)
-        builder = fixture if isinstance(fixture, Builder) else fixture[0]
+    builder = worked_builder(worked, request)
     report = build_report(builder.study, ReportSettings(**settings), only=tuple(TABLES))
     assert sum(len(report.tables[t]) for t in TABLES) > 0
     _bundle_on_disk(builder.study, report, tmp_path)
