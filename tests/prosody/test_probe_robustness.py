@@ -9,6 +9,8 @@ clean text for invisible or decorative characters, a named error for no poem.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scoring.prosody import char_tones, score_poem
@@ -67,3 +69,22 @@ def test_an_unknown_tune_is_named_with_its_alias_parts() -> None:
     s = score_poem(JING_YE_SI, "ci:竹马子・竹马儿")
     assert s.metrics["structural"] is None
     assert s.diagnostics["error"] == "unknown cipai '竹马子・竹马儿'"
+
+
+def test_the_cli_names_a_text_that_is_not_a_string(tmp_path: Path) -> None:
+    # {"text": 5} was scored as "no Chinese characters" instead of named as a bad field
+    from scoring.prosody.cli import ToolError, read_poems
+
+    path = tmp_path / "poems.jsonl"
+    path.write_text(
+        '{"id": "a", "text": 5}\n{"id": "b", "text": ["床前明月光"]}\n'
+        '{"id": "c", "poem": {"text": 7}}\n{"id": "d", "text": "床前明月光"}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ToolError) as err:
+        read_poems(path)
+    lines = str(err.value).splitlines()
+    assert lines[0] == "3 problems found; nothing was scored."
+    assert lines[1].endswith("line 1, field 'text': must be a string, got int")
+    assert lines[2].endswith("line 2, field 'text': must be a string, got list")
+    assert lines[3].endswith("line 3, field 'text': must be a string, got int")
