@@ -17,11 +17,12 @@ variant-aware = best over every 龙榆生 and 钦定词谱 template), computed h
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
 from . import rhyme
-from .align import nearest, phrase_ends
+from .align import PUNCT_COST, nearest, phrase_ends
 from .context import resolve_by_metre
 from .names import siblings
 from .pauses import offsets
@@ -116,6 +117,47 @@ def _merge(lengths: tuple[int, ...], optional: frozenset[int]) -> tuple[int, ...
             out.append(n)
         pos += n
     return tuple(out)
+
+
+def _merged_index(lengths: tuple[int, ...], optional: frozenset[int]) -> list[int]:
+    """Each line's index once the in-line pauses are read as no break (:func:`_merge`)."""
+    out: list[int] = []
+    pos = 0
+    for n in lengths:
+        out.append(out[-1] if pos in optional and out else (out[-1] + 1 if out else 0))
+        pos += n
+    return out
+
+
+def _nearest(
+    lengths: tuple[int, ...],
+    optional: frozenset[int],
+    cands: list[tuple[str, tuple[int, ...]]],
+    misses: Callable[[str, list[dict[str, Any]]], int] | None,
+) -> tuple[str, float, list[dict[str, Any]], int] | None:
+    """The nearest form, the in-line pauses read through or, when cheaper, as breaks (a
+    读 mark is an optional break: 想佳人、妆楼望 is 3 + 3 against 龙榆生's 3 + 4, one
+    character short, not a phrase missing and a line too long).  Line numbers are always
+    those of the poem read through (its ，。 lines), as the offline notes count them."""
+    near = nearest(_merge(lengths, optional), cands, rhyme_misses=misses)
+    if not optional:
+        return near
+    split = nearest(lengths, cands, rhyme_misses=misses)
+    if split is None:
+        return near
+    ends = list(itertools.accumulate(lengths))
+    # a phrase the poem breaks only at its pauses is read through: no extra comma there
+    kept = [
+        o
+        for o in split[2]
+        if not (o["op"] == "split" and all(ends[i] in optional for i in o["poem_lines"][:-1]))
+    ]
+    cost = split[1] - PUNCT_COST * (len(split[2]) - len(kept))
+    if near is not None and cost >= near[1]:
+        return near
+    idx = _merged_index(lengths, optional)
+    ops = [{**o, "poem_lines": sorted({idx[i] for i in o["poem_lines"]})} for o in kept]
+    return split[0], cost, ops, split[3]
 
 
 def _pauses(
@@ -361,12 +403,8 @@ def score_ci(
         sets = _rhyme(t, reading, system, moved)[2]
         return sum(s.known - s.matched for s in sets)
 
-    merged = _merge(lengths, optional)
-    near = nearest(
-        merged,
-        [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
-        rhyme_misses=None if ccv else misses,
-    )
+    near = _nearest(lengths, optional, [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
+                    None if ccv else misses)  # fmt: skip
     if near is not None:
         tid, cost, ops, rhyme_misses = near
         diag["nearest"] = {
