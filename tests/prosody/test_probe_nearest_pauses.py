@@ -42,3 +42,23 @@ def test_the_notes_name_the_line_as_printed() -> None:
     s = score_poem(LOST, "ci:八声甘州")
     assert s.diagnostics["nearest"]["cost"] == 1
     assert notes(s.diagnostics)[1:] == ["line 15: too short (3 chars where the form has 4)"]
+
+
+# 周邦彦《西河》 as the bundled 宋词三百首 prints it: its close is punctuated 入寻常、巷陌人家，
+# 相对如说兴亡，斜阳里 (7 + 6 + 3) where 龙榆生 has 入寻常巷陌人家相对，如说兴亡斜阳里 (9 + 7)
+XIHE = (
+    "佳丽地。南朝盛事谁记。山围故国绕清江，髻鬟对起。怒涛寂寞打孤城，风樯遥度天际。"
+    "断崖树，犹倒倚。莫愁艇子曾系。空馀旧迹郁苍苍，雾沈半垒。夜深月过女墙来，赏心东望淮水。"
+    "酒旗戏鼓甚处市。想依稀、王谢邻里。燕子不知何世。"
+    "入寻常、巷陌人家，相对如说兴亡，斜阳里。"
+)
+
+
+def test_each_pause_is_read_its_own_way() -> None:
+    # 想依稀、王谢邻里 is 3 + 4 as the form has it (the pause a break), 入寻常、巷陌人家 is
+    # read through: only the close's punctuation is reported, not "a break missing" at 想依稀
+    s = score_poem(XIHE, "ci:西河")
+    assert s.metrics["structural"] == 0.0
+    diff = s.diagnostics["nearest"]["diff"]
+    assert [d["poem_lines"] for d in diff] == [[16], [17], [18]]
+    assert all(d["op"] != "merged" for d in diff)
