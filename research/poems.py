@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as N_
 
 from annotation.models import Response
 from research.access import study_for
@@ -117,6 +119,44 @@ def _couplet_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
+# The scorer's errors (scoring/prosody/api.py; English, as its diagnostics are), shown in
+# the reader's language: (pattern, message with the pattern's named groups).
+_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"no Chinese characters in the text"), N_("no Chinese characters in the text")),
+    (re.compile(r"unknown cipai '(?P<name>.*)'"), N_("unknown tune (词牌): %(name)s")),
+    (re.compile(r"unknown form '(?P<form>.*)'"), N_("unknown form: %(form)s")),
+    (re.compile(r"could not find two lines"), N_("a couplet needs two lines")),
+    (
+        re.compile(
+            r"form not given and not detected: the text has the lines and tones of "
+            r"ci:(?P<tune>\S+) \(tonal (?P<tonal>[0-9.]+)\); give the form to score it"
+        ),
+        N_(
+            "no form given; the text has the lines and tones of the ci %(tune)s "
+            "(tones %(tonal)s): give the form to score it"
+        ),
+    ),
+    (
+        re.compile(
+            r"form not given and not detected \((?P<n>\d+) lines of lengths \[(?P<lengths>.*)\]\)"
+        ),
+        N_("no form given, and none recognised (%(n)s lines, of %(lengths)s characters)"),
+    ),
+)
+
+
+def readable_error(diag: dict[str, Any]) -> str | None:
+    """Why the poem could not be scored, in the reader's language (the scorer's own words
+    when the error is not one of the known ones)."""
+    error = diag.get("error")
+    if not error:
+        return None
+    for pattern, message in _ERRORS:
+        if m := pattern.fullmatch(str(error)):
+            return _(message) % m.groupdict()
+    return str(error)
+
+
 def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     """Faults, licences, readings by the metre, and why a structure or a couplet's ending
     fails, each with a 1-based place."""
@@ -216,6 +256,7 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         "diag": diag,
         "lines": annotated_lines(diag),
         "notes": readable_notes(diag),
+        "error": readable_error(diag),
         "template": diag.get("template") or diag.get("nearest"),
         "matched": bool(diag.get("template")),
         "tone_system": tone_system,

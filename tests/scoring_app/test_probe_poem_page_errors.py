@@ -1,0 +1,54 @@
+"""Probe (issue 22): the poem page says why a poem could not be scored in the reader's
+language.  It printed the scorer's English error (``unknown cipai '夜合花'``,
+``no Chinese characters in the text``) on the Chinese page."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from research.poems import readable_error
+from studies.models import Item
+
+pytestmark = pytest.mark.django_db
+
+CASES = [
+    (
+        "柳暝河桥，莺晴台苑，短策频惹春香。",
+        "ci:夜合花",
+        "未知词牌：夜合花",
+        "unknown tune (词牌): 夜合花",
+    ),
+    ("🌙🌙🌙", "", "文本中没有汉字", "no Chinese characters in the text"),
+    (
+        "山寺钟声出翠微，一溪流水送春归。行人莫问来时路途，满地桃花带雨飞。",
+        "",
+        "未给出体裁，也无法识别（4 句，各句字数 7, 7, 8, 7）",
+        "no form given, and none recognised (4 lines, of 7, 7, 8, 7 characters)",
+    ),
+    ("床前明月光，疑是地上霜。", "shi:qiyan", "未知体裁：shi:qiyan", "unknown form: shi:qiyan"),
+]
+
+
+@pytest.mark.parametrize(("text", "form", "zh", "en"), CASES)
+def test_the_error_is_said_in_the_page_language(
+    example_study, client, django_user_model, text: str, form: str, zh: str, en: str
+) -> None:
+    task = example_study.tasks.get(slug="quality")
+    item = Item.objects.create(
+        study=example_study, task=task, external_id="e", poem_text=text, poem_form=form
+    )
+    user, _ = django_user_model.objects.get_or_create(username="r")
+    example_study.researchers.add(user)
+    client.force_login(user)
+    url = reverse("research:poem", args=[item.pk])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert page.status_code == 200 and page.context["error"] == zh
+    assert zh in page.content.decode()
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
+    assert page.context["error"] == en
+
+
+def test_an_unknown_error_is_shown_as_the_scorer_says_it() -> None:
+    assert readable_error({"error": "something new"}) == "something new"
+    assert readable_error({}) is None
