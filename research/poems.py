@@ -94,11 +94,16 @@ def _structure_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
             if lines
             else _("phrase %(n)d of the form") % {"n": o["template_lines"][0] + 1}
         )
-        what = _("%(problem)s: %(poem)d characters where the form has %(form)d") % {
-            "problem": ops_names.get(o["op"], o["op"]),
-            "poem": o["poem_len"],
-            "form": o["template_len"],
-        }
+        problem = ops_names.get(o["op"], o["op"])
+        if o["op"] in ("extra", "missing"):  # a line with no phrase, a phrase with no line
+            size = o["poem_len"] if o["op"] == "extra" else o["template_len"]
+            what = _("%(problem)s (%(n)d characters)") % {"problem": problem, "n": size}
+        else:
+            what = _("%(problem)s: %(poem)d characters where the form has %(form)d") % {
+                "problem": problem,
+                "poem": o["poem_len"],
+                "form": o["template_len"],
+            }
         out.append({"where": where, "what": what, "source": ""})
     return out
 

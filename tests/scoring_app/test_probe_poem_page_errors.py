@@ -52,3 +52,29 @@ def test_the_error_is_said_in_the_page_language(
 def test_an_unknown_error_is_shown_as_the_scorer_says_it() -> None:
     assert readable_error({"error": "something new"}) == "something new"
     assert readable_error({}) is None
+
+
+def test_a_sibling_tune_and_extra_lines_are_said_plainly(
+    example_study, client, django_user_model
+) -> None:
+    # 欧阳修《浪淘沙》 is the 54-character 浪淘沙令; every 浪淘沙 template is the 28-character
+    # one.  The page printed the sibling as a Python dict ({'cipai': '浪淘沙令', …}) and each
+    # line the form lacks as "5 字，词谱为 0 字"
+    text = (
+        "把酒祝东风。且共从容。垂杨紫陌洛城东。总是当时携手处，游遍芳丛。"
+        "聚散苦匆匆。此恨无穷。今年花胜去年红。可惜明年花更好，知与谁同。"
+    )
+    task = example_study.tasks.get(slug="quality")
+    item = Item.objects.create(
+        study=example_study, task=task, external_id="s", poem_text=text, poem_form="ci:浪淘沙"
+    )
+    user, _ = django_user_model.objects.get_or_create(username="r")
+    example_study.researchers.add(user)
+    client.force_login(user)
+    page = client.get(reverse("research:poem", args=[item.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    html = page.content.decode()
+    assert "与同源词牌相合: 浪淘沙令 (couyun:0)" in html
+    assert "{&#x27;cipai&#x27;" not in html
+    notes = [(n["where"], n["what"]) for n in page.context["notes"]]
+    assert ("第 1 句", "词谱无此句（5 字）") in notes
+    assert not any("词谱为 0 字" in what for _, what in notes)
