@@ -150,6 +150,60 @@ _ERRORS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Why a poem reads as 古体 (scoring/prosody/gu.py, guti.py, shi.py, api.py), in the reader's
+# language: (pattern, message with the pattern's named groups).
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"仄韵 \((?P<k>\d+) of (?P<n>\d+) rhyme lines end 仄\)"),
+        N_("仄韵 (%(k)s of %(n)s rhyme lines end 仄)"),
+    ),
+    (
+        re.compile(r"仄韵 \((?P<k>\d+) of (?P<n>\d+) rhymes oblique: (?P<rhymes>.*)\)"),
+        N_("仄韵 (%(k)s of %(n)s rhymes oblique: %(rhymes)s)"),
+    ),
+    (
+        re.compile(r"换韵 \(a new rhyme from line (?P<line>\d+)\)"),
+        N_("换韵 (a new rhyme from line %(line)s)"),
+    ),
+    (
+        re.compile(r"换韵 \((?P<n>\d+) rhymes, from lines (?P<lines>.*)\)"),
+        N_("换韵 (%(n)s rhymes, from lines %(lines)s)"),
+    ),
+    (
+        re.compile(r"出律 \(粘对 broken at (?P<k>\d+) of (?P<n>\d+) joins\)"),
+        N_("出律 (粘对 broken at %(k)s of %(n)s joins)"),
+    ),
+    (
+        re.compile(r"出律 \((?P<k>\d+) of (?P<n>\d+) couplets break the 律 beyond the licences\)"),
+        N_("出律 (%(k)s of %(n)s couplets break the 律 beyond the licences)"),
+    ),
+    (
+        re.compile(r"出律 \(三平调 in (?P<k>\d+) lines, the mark of 古风\)"),
+        N_("出律 (三平调 in %(k)s lines, the mark of 古风)"),
+    ),
+    (
+        re.compile(r"line count not 绝句/律诗 \((?P<n>\d+) lines of (?P<size>\d+)\), and not 排律"),
+        N_("line count not 绝句/律诗 (%(n)s lines of %(size)s), and not 排律"),
+    ),
+    (
+        re.compile(r"line count not 近体 \((?P<n>\d+) lines of (?P<size>\d+): .*\)"),
+        N_("line count not 近体 (%(n)s lines of %(size)s: 绝句 4, 律诗 8, 排律 10+ even)"),
+    ),
+    (
+        re.compile(r"杂言 \(lines of (?P<sizes>.*) characters\)"),
+        N_("杂言 (lines of %(sizes)s characters)"),
+    ),
+)
+
+
+def readable_reason(reason: str) -> str:
+    """One reason a poem reads as 古体, in the reader's language (as given if unknown)."""
+    for pattern, message in _REASONS:
+        if m := pattern.fullmatch(reason):
+            return _(message) % m.groupdict()
+    return reason
+
+
 def readable_error(diag: dict[str, Any]) -> str | None:
     """Why the poem could not be scored, in the reader's language (the scorer's own words
     when the error is not one of the known ones)."""
@@ -167,7 +221,7 @@ def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     fails, each with a 1-based place."""
     out: list[dict[str, str]] = _structure_notes(diag) + _couplet_notes(diag)
     if diag.get("ti") == "古体":
-        reasons = "；".join(diag["gu"]["reasons"])
+        reasons = "；".join(readable_reason(r) for r in diag["gu"]["reasons"])
         what = (
             _(
                 "the form given is 近体, but the text reads as 古体 (%(reasons)s): no 律 pattern or faults are counted"

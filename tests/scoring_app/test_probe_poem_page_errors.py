@@ -78,3 +78,38 @@ def test_a_sibling_tune_and_extra_lines_are_said_plainly(
     notes = [(n["where"], n["what"]) for n in page.context["notes"]]
     assert ("第 1 句", "词谱无此句（5 字）") in notes
     assert not any("词谱为 0 字" in what for _, what in notes)
+
+
+# every kind of 古体 reason the scorer gives, from real poems (and one made-up shape)
+GU_TI_TEXTS = [
+    "床前明月光，疑是地上霜。举头望明月，低头思故乡。",  # 粘对 broken
+    "久为簪组累，幸此南夷谪。闲依农圃邻，偶似山林客。晓耕翻露草，夜榜响溪石。来往不逢人，长歌楚天碧。",  # 仄韵 rhyme lines
+    "北山白云里，隐者自怡悦。相望试登高，心飞逐鸟灭。愁因薄暮起，兴是清秋发。"
+    "时见归村人，沙行渡头歇。天边树若荠，江畔舟如月。何当载酒来，共醉重阳节。",  # 12 lines, 仄韵
+    "男儿事长征，少小幽燕客。赌胜马蹄下，由来轻七尺。杀人莫敢前，须如猬毛磔。"
+    "黄云陇底白雪飞，未得报恩不能归。辽东小妇年十五，惯弹琵琶解歌舞。"
+    "今为羌笛出塞声，使我三军泪如雨。",  # 杂言, 换韵
+    "清溪深不测，隐处唯孤云。松际露微月，清光犹为君。茅亭宿花影，药院滋苔纹。余亦谢时去，西山鸾鹤群。",  # 三平调
+    "山寺鸣钟昼已昏，渔梁渡头争渡喧。人随沙路向江村，余亦乘舟归鹿门。"
+    "鹿门月照开烟树，忽到庞公栖隐处。岩扉松径长寂寥，唯有幽人自来去。",  # 换韵 from a line
+    "中岁颇好道，晚家南山陲。兴来每独往，胜事空自知。行到水穷处，坐看云起时。偶然值林叟，谈笑无还期。",  # couplets
+    "春山一夜雨，花落满溪出。独坐望归云，空庭生明月。何处寄相思，回首芳华失。",  # 6 lines
+]
+
+
+def test_every_gu_ti_reason_reads_in_chinese() -> None:
+    from django.utils import translation
+
+    from research.poems import _REASONS, readable_reason
+    from scoring.prosody import score_poem
+
+    matched = set()
+    with translation.override("zh-hans"):
+        for text in GU_TI_TEXTS:
+            d = score_poem(text, None).diagnostics
+            assert d.get("ti") == "古体", text
+            for r in d["gu"]["reasons"]:
+                said = readable_reason(r)
+                assert said != r and not any(w in said for w in ("of", "lines", "rhyme")), r
+                matched |= {k for k, (p, _) in enumerate(_REASONS) if p.fullmatch(r)}
+    assert matched == set(range(len(_REASONS)))  # every kind of reason was met
