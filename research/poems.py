@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as N_
 
 from annotation.models import Response
 from research.access import study_for
@@ -92,11 +94,16 @@ def _structure_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
             if lines
             else _("phrase %(n)d of the form") % {"n": o["template_lines"][0] + 1}
         )
-        what = _("%(problem)s: %(poem)d characters where the form has %(form)d") % {
-            "problem": ops_names.get(o["op"], o["op"]),
-            "poem": o["poem_len"],
-            "form": o["template_len"],
-        }
+        problem = ops_names.get(o["op"], o["op"])
+        if o["op"] in ("extra", "missing"):  # a line with no phrase, a phrase with no line
+            size = o["poem_len"] if o["op"] == "extra" else o["template_len"]
+            what = _("%(problem)s (%(n)d characters)") % {"problem": problem, "n": size}
+        else:
+            what = _("%(problem)s: %(poem)d characters where the form has %(form)d") % {
+                "problem": problem,
+                "poem": o["poem_len"],
+                "form": o["template_len"],
+            }
         out.append({"where": where, "what": what, "source": ""})
     return out
 
@@ -117,12 +124,104 @@ def _couplet_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
+# The scorer's errors (scoring/prosody/api.py; English, as its diagnostics are), shown in
+# the reader's language: (pattern, message with the pattern's named groups).
+_ERRORS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"no Chinese characters in the text"), N_("no Chinese characters in the text")),
+    (re.compile(r"unknown cipai '(?P<name>.*)'"), N_("unknown tune (词牌): %(name)s")),
+    (re.compile(r"unknown form '(?P<form>.*)'"), N_("unknown form: %(form)s")),
+    (re.compile(r"could not find two lines"), N_("a couplet needs two lines")),
+    (
+        re.compile(
+            r"form not given and not detected: the text has the lines and tones of "
+            r"ci:(?P<tune>\S+) \(tonal (?P<tonal>[0-9.]+)\); give the form to score it"
+        ),
+        N_(
+            "no form given; the text has the lines and tones of the ci %(tune)s "
+            "(tones %(tonal)s): give the form to score it"
+        ),
+    ),
+    (
+        re.compile(
+            r"form not given and not detected \((?P<n>\d+) lines of lengths \[(?P<lengths>.*)\]\)"
+        ),
+        N_("no form given, and none recognised (%(n)s lines, of %(lengths)s characters)"),
+    ),
+)
+
+
+# Why a poem reads as 古体 (scoring/prosody/gu.py, guti.py, shi.py, api.py), in the reader's
+# language: (pattern, message with the pattern's named groups).
+_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"仄韵 \((?P<k>\d+) of (?P<n>\d+) rhyme lines end 仄\)"),
+        N_("仄韵 (%(k)s of %(n)s rhyme lines end 仄)"),
+    ),
+    (
+        re.compile(r"仄韵 \((?P<k>\d+) of (?P<n>\d+) rhymes oblique: (?P<rhymes>.*)\)"),
+        N_("仄韵 (%(k)s of %(n)s rhymes oblique: %(rhymes)s)"),
+    ),
+    (
+        re.compile(r"换韵 \(a new rhyme from line (?P<line>\d+)\)"),
+        N_("换韵 (a new rhyme from line %(line)s)"),
+    ),
+    (
+        re.compile(r"换韵 \((?P<n>\d+) rhymes, from lines (?P<lines>.*)\)"),
+        N_("换韵 (%(n)s rhymes, from lines %(lines)s)"),
+    ),
+    (
+        re.compile(r"出律 \(粘对 broken at (?P<k>\d+) of (?P<n>\d+) joins\)"),
+        N_("出律 (粘对 broken at %(k)s of %(n)s joins)"),
+    ),
+    (
+        re.compile(r"出律 \((?P<k>\d+) of (?P<n>\d+) couplets break the 律 beyond the licences\)"),
+        N_("出律 (%(k)s of %(n)s couplets break the 律 beyond the licences)"),
+    ),
+    (
+        re.compile(r"出律 \(三平调 in (?P<k>\d+) lines, the mark of 古风\)"),
+        N_("出律 (三平调 in %(k)s lines, the mark of 古风)"),
+    ),
+    (
+        re.compile(r"line count not 绝句/律诗 \((?P<n>\d+) lines of (?P<size>\d+)\), and not 排律"),
+        N_("line count not 绝句/律诗 (%(n)s lines of %(size)s), and not 排律"),
+    ),
+    (
+        re.compile(r"line count not 近体 \((?P<n>\d+) lines of (?P<size>\d+): .*\)"),
+        N_("line count not 近体 (%(n)s lines of %(size)s: 绝句 4, 律诗 8, 排律 10+ even)"),
+    ),
+    (
+        re.compile(r"杂言 \(lines of (?P<sizes>.*) characters\)"),
+        N_("杂言 (lines of %(sizes)s characters)"),
+    ),
+)
+
+
+def readable_reason(reason: str) -> str:
+    """One reason a poem reads as 古体, in the reader's language (as given if unknown)."""
+    for pattern, message in _REASONS:
+        if m := pattern.fullmatch(reason):
+            return _(message) % m.groupdict()
+    return reason
+
+
+def readable_error(diag: dict[str, Any]) -> str | None:
+    """Why the poem could not be scored, in the reader's language (the scorer's own words
+    when the error is not one of the known ones)."""
+    error = diag.get("error")
+    if not error:
+        return None
+    for pattern, message in _ERRORS:
+        if m := pattern.fullmatch(str(error)):
+            return _(message) % m.groupdict()
+    return str(error)
+
+
 def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
     """Faults, licences, readings by the metre, and why a structure or a couplet's ending
     fails, each with a 1-based place."""
     out: list[dict[str, str]] = _structure_notes(diag) + _couplet_notes(diag)
     if diag.get("ti") == "古体":
-        reasons = "；".join(diag["gu"]["reasons"])
+        reasons = "；".join(readable_reason(r) for r in diag["gu"]["reasons"])
         what = (
             _(
                 "the form given is 近体, but the text reads as 古体 (%(reasons)s): no 律 pattern or faults are counted"
@@ -216,6 +315,7 @@ def poem_detail(request: HttpRequest, item_id: int) -> HttpResponse:
         "diag": diag,
         "lines": annotated_lines(diag),
         "notes": readable_notes(diag),
+        "error": readable_error(diag),
         "template": diag.get("template") or diag.get("nearest"),
         "matched": bool(diag.get("template")),
         "tone_system": tone_system,

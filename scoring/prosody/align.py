@@ -23,7 +23,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-_PUNCT_COST = 0.5
+PUNCT_COST = 0.5  # a missing or extra comma
+_PUNCT_COST = PUNCT_COST
 _MOVED_COST = 1.0
 _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample in practice)
 

@@ -26,7 +26,7 @@ from .senses import check_overrides
 from .shi import FORMS as SHI_FORMS
 from .shi import PAILU, detect, pailu, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
-from .tones import CharTone, FormFamily, ToneSystem
+from .tones import CharTone, FormFamily, ToneSystem, check_tone_system
 
 RULES_VERSION = "prosody-1.7"  # 1.7: 古体 of any shape and 排律 (docs §5.0); 1.6: polyphones
 
@@ -134,6 +134,8 @@ def score_poem(
 ) -> PoemScore:
     """Score a poem's form.  Never raises on odd text; problems go to ``diagnostics``.
 
+    ``tone_system``: ``"classical"`` or ``"modern"`` (ValueError on another value).
+
     ``cipu_source``: which 词谱's templates a ci's headline figures use, ``"best"`` (the
     better fit of the 钦定词谱 and 龙榆生's forms), ``"qinding"`` or ``"longyusheng"``
     (:mod:`.ci`; ValueError on another value; ignored in the CCiV-literal mode).
@@ -147,6 +149,7 @@ def score_poem(
     ``lenient`` are then ignored), and the headline
     ``structural``/``tonal`` equal the variant-aware figures.
     """
+    check_tone_system(tone_system)
     system: ToneSystem = "modern" if ccv_compatible else tone_system
     lenient = lenient and not ccv_compatible
     overrides = check_overrides(reading_overrides)

@@ -16,12 +16,14 @@ variant-aware = best over every 龙榆生 and 钦定词谱 template), computed h
 
 from __future__ import annotations
 
+import bisect
 import itertools
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal
 
 from . import rhyme
-from .align import nearest, phrase_ends
+from .align import PUNCT_COST, nearest, phrase_ends
 from .context import resolve_by_metre
 from .names import siblings
 from .pauses import offsets
@@ -116,6 +118,52 @@ def _merge(lengths: tuple[int, ...], optional: frozenset[int]) -> tuple[int, ...
             out.append(n)
         pos += n
     return tuple(out)
+
+
+MAX_PAUSE_CHOICES = 4  # up to 2**4 readings of a failed poem's pauses; beyond, all or none
+
+
+def _pause_readings(optional: frozenset[int]) -> list[frozenset[int]]:
+    """The sets of in-line pauses read as breaks, the fewest first (none: the poem read
+    through, as before pauses were weighed), every subset when there are few."""
+    pauses = sorted(optional)
+    if len(pauses) > MAX_PAUSE_CHOICES:
+        return [frozenset(), optional]
+    return [frozenset(c) for k in range(len(pauses) + 1) for c in itertools.combinations(pauses, k)]
+
+
+def _nearest(
+    lengths: tuple[int, ...],
+    optional: frozenset[int],
+    cands: list[tuple[str, tuple[int, ...]]],
+    misses: Callable[[str, list[dict[str, Any]]], int] | None,
+) -> tuple[str, float, list[dict[str, Any]], int] | None:
+    """The nearest form, each in-line pause read as a break or not, whichever is cheaper (a
+    读 mark is an optional break: 想佳人、妆楼望 is 3 + 3 against 龙榆生's 3 + 4, one
+    character short, not a phrase missing and a line too long).  A template phrase the poem
+    breaks only at pauses costs nothing.  Line numbers are those of the poem read through
+    (its ，。 lines), as the offline notes count them; on equal cost the reading with fewer
+    pauses as breaks wins."""
+    starts = [0, *itertools.accumulate(lengths)][:-1]
+    through = [o for o in starts if o not in optional]  # the first offset of each line
+    best: tuple[str, float, list[dict[str, Any]], int] | None = None
+    for breaks in _pause_readings(optional):
+        read = _merge(lengths, optional - breaks)
+        near = nearest(read, cands, rhyme_misses=misses)
+        if near is None:
+            continue
+        ends = list(itertools.accumulate(read))
+        kept = [
+            o
+            for o in near[2]
+            if not (o["op"] == "split" and all(ends[i] in breaks for i in o["poem_lines"][:-1]))
+        ]
+        cost = near[1] - PUNCT_COST * (len(near[2]) - len(kept))
+        if best is None or cost < best[1]:
+            idx = [bisect.bisect_right(through, e - n) - 1 for e, n in zip(ends, read, strict=True)]
+            ops = [{**o, "poem_lines": sorted({idx[i] for i in o["poem_lines"]})} for o in kept]
+            best = (near[0], cost, ops, near[3])
+    return best
 
 
 def _pauses(
@@ -361,12 +409,8 @@ def score_ci(
         sets = _rhyme(t, reading, system, moved)[2]
         return sum(s.known - s.matched for s in sets)
 
-    merged = _merge(lengths, optional)
-    near = nearest(
-        merged,
-        [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
-        rhyme_misses=None if ccv else misses,
-    )
+    near = _nearest(lengths, optional, [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
+                    None if ccv else misses)  # fmt: skip
     if near is not None:
         tid, cost, ops, rhyme_misses = near
         diag["nearest"] = {

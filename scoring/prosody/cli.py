@@ -189,7 +189,10 @@ def read_poems(path: Path) -> list[dict[str, Any]]:
         pid, body, form = poem_fields(data)
         if not pid:
             problem(line, "id", "is required")
-        if not body.strip():
+        given = (data["poem"] if isinstance(data.get("poem"), dict) else data).get("text")
+        if given is not None and not isinstance(given, str):  # 5, ["…"]: not a poem's text
+            problem(line, "text", f"must be a string, got {type(given).__name__}")
+        elif not body.strip():
             problem(line, "text", "is required and must not be empty")
         if form is not None and (not isinstance(form, str) or not POEM_FORM.match(form)):
             problem(

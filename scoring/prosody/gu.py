@@ -25,13 +25,14 @@ been applied, by either of:
 * 粘对 broken at half the joins or more (two of a 绝句's three, four of a 律诗's seven);
 * in a 律诗, more than half of the couplets (three of four) carry a 律 fault: an
   unlicensed off-pattern position, 孤平, 三平尾, 出句平收, 失对 within the couplet, or 失粘
-  with the line before it.
+  with the line before it;
+* 三平调 (三平尾, unlicensed) in two lines or more (:data:`SAN_PING_LINES`).
 
 The rule is conservative: a 绝句's two couplets are too few to tell a 古绝 from a faulty
 律绝 by faults alone, so a 绝句 needs its 粘对 broken; a 律诗 with half its couplets out
 (崔颢《黄鹤楼》, 李白《登金陵凤凰台》: 王力 calls them 拗律, 古风式的律诗, and counts them
 律诗) stays 近体 with its faults; a single 三平调 (the mark of 古风, 王力《诗词格律》第二章
-§4) makes no poem 古体 -- it stays a 律 fault.  Under the modern system (中华新韵 tones)
+§4) makes no poem 古体 -- it stays a 律 fault; two do.  Under the modern system (中华新韵 tones)
 neither 换韵 nor 出律 is judged: 古体 and 近体 are told apart in the 平水韵.
 """
 
@@ -51,6 +52,11 @@ SOURCE = (
     "（古体诗：仄韵，换韵，不拘粘对）"
 )
 PING, ZE = "平", "仄"
+# 三平调 is the mark of 古风 (王力《诗词格律》第二章 §4): one line of it is a 近体 poem's fault
+# (祖咏 积雪浮云端), two make the poem 古体.  In the bundled 唐诗三百首 exactly three poems of
+# 近体 shape had two, all filed under 五言古诗 (常建《宿王昌龄隐居》, 王维《送綦毋潜落第还乡》
+# 《西施咏》); no poem filed under 绝句/律诗 has two (the issue-22 probe).
+SAN_PING_LINES = 2
 
 
 @lru_cache(maxsize=1)
@@ -140,6 +146,9 @@ def chu_lu(found: list[dict[str, Any]], verdicts: list[Verdict], n_lines: int) -
         why.append(f"出律 (粘对 broken at {joins} of {n_lines - 1} joins)")
     if couplets > 2 and 2 * len(out) > couplets:
         why.append(f"出律 ({len(out)} of {couplets} couplets break the 律 beyond the licences)")
+    san_ping = sum(1 for f in found if f["fault"] == "三平尾")
+    if san_ping >= SAN_PING_LINES:
+        why.append(f"出律 (三平调 in {san_ping} lines, the mark of 古风)")
     return why
 
 

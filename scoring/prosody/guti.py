@@ -32,7 +32,8 @@ a new segment costing half a miss (a single odd line is a miss, never a new rhym
 Classical: the 平水韵 (all 106 rhymes), each segment's rhyme the one most of its rhyme lines
 share; lenient (``rhyme_lenient``): the neighbouring 平 rhymes that :data:`.rhyme.SHI_NEIGHBOURS`
 lists (东冬, 江阳, 支微齐 …) are one rhyme, as 古体 allows (王力《诗词格律》第二章, 古体诗的用韵: 邻韵
-通押) -- 仄 rhymes are joined to no neighbour (the platform lists no 仄 邻韵).  Modern:
+通押), and so are the 上去入 rhymes standing where they stand (:data:`.rhyme.GUTI_ZE_NEIGHBOURS`:
+屋沃, 月屑 …; 上去通押 is not joined).  Modern:
 中华新韵, no allowance.  ``rhyme`` is the share of rhyme positions (rhyme lines and missed
 ones) in their segment's rhyme.
 """
@@ -58,7 +59,10 @@ SOURCE = (
     "王力《诗词格律》第二章（诗的种类；古体诗的用韵：平仄韵皆可，换韵，邻韵通押）；"
     "《汉语诗律学》§14–17（古体诗的用韵、换韵、柏梁体）"
 )
-NEIGHBOUR_SOURCE = "王力《诗词格律》第二章（古体诗的用韵：邻韵通押；邻韵：rhyme.SHI_NEIGHBOURS）"
+NEIGHBOUR_SOURCE = (
+    "王力《诗词格律》第二章（古体诗的用韵：邻韵通押；邻韵：rhyme.SHI_NEIGHBOURS，"
+    "仄声按四声相承：rhyme.GUTI_ZE_NEIGHBOURS）"
+)
 CI_TONAL = 0.8  # a text of a tune's shape whose tones fit it this well is that ci
 SEGMENT_COST = 0.5  # a new rhyme costs half a missed rhyme
 MIN_LINES = 4
@@ -112,12 +116,16 @@ def ci_shapes(body: str, lines: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_NEIGHBOURS = rhyme.SHI_NEIGHBOURS + rhyme.GUTI_ZE_NEIGHBOURS
+
+
 def _classes(groups: frozenset[str], system: ToneSystem) -> list[frozenset[str]]:
     """The rhyme classes a final of these rhymes can open: each 邻韵 set of
-    :data:`.rhyme.SHI_NEIGHBOURS` holding one of them (classical), else the rhyme alone."""
+    :data:`.rhyme.SHI_NEIGHBOURS` (平) or :data:`.rhyme.GUTI_ZE_NEIGHBOURS` (上去入) holding
+    one of them (classical), else the rhyme alone."""
     out: list[frozenset[str]] = []
     for g in sorted(groups):
-        near = [c for c in rhyme.SHI_NEIGHBOURS if g in c] if system == "classical" else []
+        near = [c for c in _NEIGHBOURS if g in c] if system == "classical" else []
         out += [c for c in near or [frozenset({g})] if c not in out]
     return out
 

@@ -22,10 +22,21 @@ def resolve_cipai(name: str) -> str | None:
     """Canonical cipai name for a name or alias (贺新郎, 金缕曲, 乳燕飞 …), or None.
 
     Accepts ``水调歌头·明月几时有``-style titles and traditional characters.  A CCiV key is
-    returned as given (贺新郎 and 金缕曲 are both CCiV keys, with identical templates).
+    returned as given (贺新郎 and 金缕曲 are both CCiV keys, with identical templates).  A
+    name joined by a middle dot is tried part by part, the first first: chinese-poetry's
+    ``rhythmic`` writes ``别名・词牌`` (凤栖梧・蝶恋花, 江神子・江城子), so when the first
+    part is unknown the tune may be the second.
     """
     s = _NAME_CLEAN.sub("", to_simplified(name)).strip()
-    s = re.split(r"[·・.．:：\s(（]", s)[0] if s else s
+    head = re.split(r"[(（:：\s]", s)[0]
+    for part in re.split(r"[·・.．]", head):
+        if found := _resolve_one(part):
+            return found
+    return None
+
+
+def _resolve_one(s: str) -> str | None:
+    """One name (no dot, no title) to its canonical cipai, or None."""
     if not s:
         return None
     ccv = tables.cipai2info()

@@ -171,6 +171,44 @@ SHI_NEIGHBOURS: tuple[frozenset[str], ...] = tuple(
     )
 )
 SHI_NEIGHBOUR_SOURCE = "王力《诗词格律》第二章（首句借邻韵）"
+# The 仄 邻韵 a 古体 poem may rhyme together (古体 only; never a 近体 rhyme): the 上 去 入
+# rhymes that stand, by the 平水韵's 四声相承 (东董送屋, 冬肿宋沃, 真轸震质, 元阮愿月,
+# 先铣霰屑 …), where the 平 rhymes of :data:`SHI_NEIGHBOURS` stand; 九泰 (去声 only) with
+# 卦队; but 入声六月 goes with 曷黠屑 only, not with 质物 (the 入声 of 真文), as Tang 古体
+# rhymes it (李白《将进酒》 发雪月; 白居易《琵琶行》 别月发, where 瑟 (质) does not join them).
+# Derived by the platform from 王力's 平 list (《诗词格律》第二章, 古体诗的用韵), not copied
+# from a printed 仄 list; 上去通押 is not joined.  Found by the issue-22 probe:
+# 孟浩然《秋登兰山寄张五》 rhymes 悦灭 (屑) with 发歇月 (月), 杜甫《佳人》 谷木 (屋) with 烛玉 (沃).
+GUTI_ZE_NEIGHBOURS: tuple[frozenset[str], ...] = tuple(
+    frozenset(x.split())
+    for x in (
+        "上声一董 上声二肿",
+        "上声四纸 上声五尾 上声八荠",
+        "上声六语 上声七麌",
+        "上声九蟹 上声十贿",
+        "上声十一轸 上声十二吻 上声十三阮",
+        "上声十三阮 上声十四旱 上声十五潸 上声十六铣",
+        "上声十七筱 上声十八巧 上声十九皓",
+        "上声二十三梗 上声二十四迥",
+        "上声二十七感 上声二十八琰 上声二十九豏",
+        "去声一送 去声二宋",
+        "去声三绛 去声二十三漾",
+        "去声四寘 去声五未 去声八霁",
+        "去声六御 去声七遇",
+        "去声九泰 去声十卦 去声十一队",
+        "去声十二震 去声十三问 去声十四愿",
+        "去声十四愿 去声十五翰 去声十六谏 去声十七霰",
+        "去声十八啸 去声十九效 去声二十号",
+        "去声二十四敬 去声二十五径",
+        "去声二十八勘 去声二十九艳 去声三十陷",
+        "入声一屋 入声二沃",
+        "入声三觉 入声十药",
+        "入声四质 入声五物",
+        "入声六月 入声七曷 入声八黠 入声九屑",
+        "入声十一陌 入声十二锡 入声十三职",
+        "入声十五合 入声十六叶 入声十七洽",
+    )
+)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,10 @@ A second quirk: every 平水韵 rhyme is named after its first character (一东
 and ``Pingshui_Rhyme.json`` leaves 先 out of 下平一先 (it lists it only under 去声 十七霰),
 so 先 was read 仄 and did not rhyme in 一先.  :func:`pingshui` puts each rhyme's name
 character back into its rhyme (checked over all 106 rhymes: 先 is the only one missing).
+
+A third: the table is written in simplified characters, so a rhyme character that the
+simplification merged with another word of another rhyme is lost from its rhyme:
+:data:`PINGSHUI_ADDED` puts it back (蘋 in 十一真: 刘长卿 相思愁白蘋 rhymed 巾人春蘋).
 """
 
 from __future__ import annotations
@@ -49,6 +53,20 @@ TRADITIONAL_TONES: dict[str, tuple[str, str]] = {
 }
 
 
+# Characters the simplified 平水韵 file lost to a merge, put back in their rhyme: (section,
+# rhyme, characters, source).  The simplified form is added too, since it stands for both
+# words (苹 = 蘋 | 苹): a merged character is in the rhymes of each, as a polyphone is.
+PINGSHUI_ADDED: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "上平声部",
+        "十一真",
+        "蘋苹",
+        "广韵 符真切 真韵 蘋 (大萍, 白蘋); the file lists 苹 (广韵 符兵切 庚韵, 草名) under "
+        "八庚 only, where the simplification put 蘋",
+    ),
+)
+
+
 def _load(relpath: str) -> Any:
     ref = resources.files(_PACKAGE).joinpath("data", *relpath.split("/"))
     with ref.open("r", encoding="utf-8") as fh:
@@ -57,15 +75,20 @@ def _load(relpath: str) -> Any:
 
 @lru_cache(maxsize=1)
 def pingshui() -> dict[str, dict[str, list[str]]]:
-    """``Pingshui_Rhyme.json`` with each rhyme's name character in its own rhyme (一先 先)."""
+    """``Pingshui_Rhyme.json`` with each rhyme's name character in its own rhyme (一先 先) and
+    the characters of :data:`PINGSHUI_ADDED` in theirs."""
     data: dict[str, dict[str, list[str]]] = _load("rhyme/Pingshui_Rhyme.json")
-    return {
+    out = {
         section: {
             rhyme: chars if rhyme[-1] in chars else [rhyme[-1], *chars]
             for rhyme, chars in sub.items()
         }
         for section, sub in data.items()
     }
+    for section, rhyme, chars, _source in PINGSHUI_ADDED:
+        listed = out[section][rhyme]
+        listed += [c for c in chars if c not in listed]
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from . import tables
 from .normalize import PLACEHOLDERS, is_poem_char
@@ -43,6 +43,16 @@ from .pinyin import (
 
 ToneSystem = Literal["modern", "classical"]
 FormFamily = Literal["ci", "shi"]
+TONE_SYSTEMS: tuple[str, ...] = get_args(ToneSystem)
+
+
+def check_tone_system(value: object) -> None:
+    """ValueError unless ``value`` is a tone system: a typo (``"classic"``, ``"Classical"``)
+    must not score in a mixture of both systems (some steps test ``== "modern"``, others
+    ``== "classical"``)."""
+    if value not in TONE_SYSTEMS:
+        raise ValueError(f"tone_system {value!r}: one of classical, modern")
+
 
 EITHER = "中"
 
@@ -222,6 +232,7 @@ def char_tones(
     """
     from .reading import read_lines
 
+    check_tone_system(tone_system)
     chars = "".join(ch for ch in line if is_poem_char(ch))
     if not chars:
         return []
