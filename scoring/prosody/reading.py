@@ -8,7 +8,7 @@ the per-character :class:`~.tones.CharTone` objects are built only when asked fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -16,12 +16,13 @@ from typing import Any
 from .context import apply_rules
 from .normalize import to_simplified_lines
 from .pinyin import original_first
-from .senses import Decision, decide_lines
+from .senses import COMMON, Decision, decide_lines
 from .tones import (
     CharTone,
     FormFamily,
     ToneSystem,
     char_pinyin,
+    classical_lookup,
     lines_pinyin,
     lines_tone_marks,
     tones_of_line,
@@ -136,6 +137,8 @@ def read_lines(
         readings = original_first(lines, simp, lines_pinyin(simp))
         readings = apply_rules(simp, readings, classical=system == "classical")
         decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
+        if system == "classical":
+            decisions = _within_books(lines, simp, decisions, family)
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
     tm = lines_tone_marks(lines, simp, readings, system, family)
@@ -151,6 +154,31 @@ def read_lines(
         family=family,
         decisions=tuple(decisions),
     )
+
+
+def _within_books(
+    lines: Sequence[str],
+    simp: Sequence[str],
+    decisions: list[dict[int, Decision]],
+    family: FormFamily,
+) -> list[dict[int, Decision]]:
+    """A position the commonest reading decided keeps the book's own mark when the
+    family's book lists the character under that one tone only (词林正韵 has 花 平 alone,
+    平水韵 also 上声): the reading table resolves what the book leaves open, it adds no
+    ambiguity to what the book decides."""
+    out = decisions
+    for k, found in enumerate(decisions):
+        for i, d in found.items():
+            if (
+                d.by == COMMON
+                and d.ambiguous
+                and not d.free
+                and classical_lookup(lines[k][i], simp[k][i], family)[0] == d.tone
+            ):
+                if out is decisions:
+                    out = [dict(f) for f in decisions]
+                out[k][i] = replace(d, ambiguous=False)
+    return out
 
 
 def _apply(
