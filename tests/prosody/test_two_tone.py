@@ -88,6 +88,19 @@ POEMS = [
     ),
 ]
 
+# 刘克庄《贺新郎》 (宋词三百首): 更那堪 仄平平 in 龙榆生's form
+LIU_KEZHUANG = (
+    "湛湛长空黑。更那堪、斜风细雨，乱愁如织。老眼平生空四海，赖有高楼百尺。看浩荡、千崖秋色。"
+    "白发书生神州泪，尽凄凉、不向牛山滴。追往事，去无迹。少年自负凌云笔。到而今、春华落尽，"
+    "满怀萧瑟。常恨世人新意少，爱说南朝狂客。把破帽、年年拈出。若对黄花孤负酒，怕黄花、"
+    "也笑人岑寂。鸿北去，日西匿。"
+)
+# the 钦定词谱's example of 渔家傲 (its 又一体 as CCiV ships it): 那堪往事思量遍, 那 仄
+YUJIAAO = (
+    "疏雨才收淡净天，微云绽处月婵娟，寒雁一声人正远，添幽怨，那堪往事思量遍。"
+    "谁道绸缪两意坚，水萍风絮不相缘，舞鉴鸾肠虚寸断，芳容变，好将憔悴教伊见。"
+)
+
 
 def _line(text: str, form: str, k: int) -> tuple[float | None, dict[str, Any]]:
     s = score_poem(text, form, tone_system="classical")
@@ -126,14 +139,28 @@ def test_the_classical_reading_decides_the_mismatch(
 
 
 def test_na_is_read_by_its_words() -> None:
-    # 那堪/那得 平 (诺何切 何也); 无那/那人 去 (奴箇切); a bare 那 keeps the contextual reading
+    # 那堪/那得 (诺何切 何也): 两读 -- 龙榆生 reads 更那堪 平 (贺新郎), the 钦定词谱's example
+    # 那堪往事 仄 (渔家傲): the metre decides, never a mismatch; 无那/那人 去 (奴箇切);
+    # a bare 那 keeps the contextual reading
     assert polyphones()["那"].default is None
     kan = char_tones("更那堪冷落", tone_system="classical", form_family="ci")[1]
-    assert (kan.decided_by, kan.tone) == ("phrase:那堪", "平")
+    assert (kan.decided_by, kan.mark) == ("metre", "中")
     wu = char_tones("无那尘缘容易绝", tone_system="classical", form_family="ci")[1]
     assert (wu.decided_by, wu.tone) == ("phrase:无那", "仄")
     bare = char_tones("问那", tone_system="classical", form_family="shi")[1]
     assert bare.decided_by == "" and bare.mark == "中"
+    liu = score_poem(LIU_KEZHUANG, "ci:贺新郎", tone_system="classical")
+    assert liu.metrics["tonal"] == 1.0
+    line = next(x for x in liu.diagnostics["lines"] if x["text"] == "更那堪")
+    assert line["tones"][1] == "平" and line["required"][1] == "平"
+    yu = score_poem(YUJIAAO, "ci:渔家傲", tone_system="classical", cipu_source="qinding")
+    assert yu.metrics["tonal"] == 1.0
+    line = next(x for x in yu.diagnostics["lines"] if x["text"] == "那堪往事思量遍")
+    assert line["tones"][0] == "仄" and line["required"][0] == "仄"
+    # broken: 那人 (demonstrative, 去) where 贺新郎 wants 平
+    broken = score_poem(LIU_KEZHUANG.replace("更那堪", "更那人"), "ci:贺新郎")
+    line = next(x for x in broken.diagnostics["lines"] if x["text"] == "更那人")
+    assert 1 in line["mismatches"]
 
 
 def test_dan_the_pellet_is_oblique() -> None:

@@ -77,6 +77,8 @@ class R:
     alt: str = ""
     fanqie2: str = ""
     head: str = ""  # the 《广韵》 head when it is another graph (凘 for 澌)
+    rhyme2: str = ""  # a 两 reading whose other tone 《广韵》 does not gloss: its group
+    source2: str = ""  # and who reads it so
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,7 @@ HAND: dict[str, E] = {
         "yao4",
         (
             R("yao4", "於笑", "约；要求，须要"),
-            R("yao1", "於霄", "腰；要离（人名）", ("要离", "要领")),
+            R("yao1", "於霄", "腰；要离（人名）", ("要离",)),
         ),
         "Metre 平 12 / 仄 214",
     ),
@@ -237,31 +239,24 @@ HAND: dict[str, E] = {
             R(
                 "na2",
                 "諾何",
-                "何（那堪，那得）",
+                "何（那堪，那得）：同义两读",
                 ("那堪", "那得", "那能", "那知", "那忍", "那惜", "那复", "那可", "那肯", "那教"),
+                alt="na3",
+                rhyme2="上声二十哿",
+                source2="钦定词谱 reads 那堪 仄 in its examples (渔家傲, 摸鱼儿)",
             ),
             R(
                 "na4",
                 "奴箇",
                 "语助；彼（那人，那边），无那",
-                (
-                    "无那",
-                    "那人",
-                    "那边",
-                    "那回",
-                    "那时",
-                    "那里",
-                    "那个",
-                    "那些",
-                    "那畔",
-                    "那处",
-                    "那日",
-                    "那般",
-                ),
+                ("无那", "那人", "那边", "那回", "那时", "那畔", "那处", "那日", "那般"),
             ),
         ),
-        "the question word (何也) is 平 and the demonstrative and 无那 are 去, by words; a "
-        "bare 那 keeps the contextual reading. Metre 平 62 / 仄 86 (那堪 平 17 仄 4, 无那 仄 15)",
+        "the question word (《广韵》 诺何切 何也) is read 平 by 龙榆生 (贺新郎 更那堪) and at 41 "
+        "of 45 fixed positions of the bundled Song ci, 仄 by the 钦定词谱's examples (渔家傲 "
+        "那堪往事, 摸鱼儿 那堪更) and by 词林正韵, which lists 那 仄 only: the sources read it "
+        "both ways, so its words make it 两读 (the metre decides); the demonstrative and 无那 "
+        "are 去 (metre 那人/那边/那回 仄). A bare 那 keeps the contextual reading",
         "d",
     ),
     "收": E(
@@ -296,7 +291,7 @@ HAND: dict[str, E] = {
                 "bing3",
                 "必郢",
                 "蔽，除（屏息，屏除）",
-                ("屏息", "屏气", "屏迹", "屏除", "屏去", "屏退", "屏弃", "屏绝"),
+                ("屏息", "屏气", "屏迹", "屏除", "屏退", "屏弃", "屏绝"),
             ),
         ),
         "Metre 平 249 / 仄 6",
@@ -411,23 +406,7 @@ HAND: dict[str, E] = {
                 "zhan1",
                 "職廉",
                 "占卜，视兆",
-                (
-                    "占卜",
-                    "占卦",
-                    "占梦",
-                    "占星",
-                    "占候",
-                    "占验",
-                    "占兆",
-                    "卜占",
-                    "卦占",
-                    "占风",
-                    "占天",
-                    "占年",
-                    "占岁",
-                    "占晴",
-                    "占雨",
-                ),
+                ("占卜", "占卦", "占梦", "占星", "占候", "占验", "占兆", "卜占", "卦占"),
             ),
         ),
         "Metre 平 33 / 仄 111",
@@ -644,7 +623,7 @@ HAND: dict[str, E] = {
         "sheng4",
         (
             R("sheng4", "承正", "多，盛大"),
-            R("cheng2", "是征", "盛受，黍稷在器（粢盛）", ("粢盛", "盛之", "盛水", "盛酒")),
+            R("cheng2", "是征", "盛受，黍稷在器（粢盛）", ("粢盛", "盛水", "盛酒")),
         ),
         "Metre 平 6 / 仄 69",
     ),
@@ -693,7 +672,7 @@ HAND: dict[str, E] = {
         "xian4",
         (
             R("xian4", "許建", "进献"),
-            R("suo1", "素何", "献尊（牺）", ("献尊", "献樽")),
+            R("suo1", "素何", "献尊（牺尊）"),
         ),
         "Metre 平 0 / 仄 67",
     ),
@@ -837,6 +816,243 @@ HAND: dict[str, E] = {
         ),
         "《广韵》 has only 所教切; 平水韵 also lists it under 下平三肴, the 梢 of 花稍",
     ),
+    # --- the next most frequent (prosody-1.8, second pass) ---------------------------
+    "敦": E(
+        "dun1",
+        (
+            R("dun1", "都昆", "厚，迫"),
+            R("dun4", "都困", "竖"),
+        ),
+        "Metre 平 2 / 仄 0",
+    ),
+    "虹": E(
+        "hong2",
+        (R("hong2", "戶公", "螮蝀，虹"), R("jiang4", "古巷", "虹（又音）")),
+        _NO_WORD + ". Metre 平 91 / 仄 1",
+    ),
+    "牵": E(
+        "qian1",
+        (R("qian1", "苦堅", "引，挽，连"), R("qian4", "苦甸", "牵挽（去声）")),
+        _NO_WORD + ". Metre 平 66 / 仄 1",
+    ),
+    "沾": E(
+        "zhan1",
+        (R("zhan1", "張廉", "霑：湿，濡，渍", head="霑"), R("zhan4", "都念", "水名")),
+        "Metre 平 79 / 仄 2",
+    ),
+    "弥": E(
+        "mi2",
+        (R("mi2", "武移", "益，长，久；弥漫"), R("mi3", "綿婢", "瀰瀰（水盛）", head="瀰")),
+        "弥弥 stands at 平 positions (metre 平 3): no word selects the 上声. Metre 平 28 / 仄 0",
+    ),
+    "栽": E(
+        "zai1",
+        (R("zai1", "祖才", "种，栽"), R("zai4", "昨代", "筑墙长板")),
+        _NO_WORD + ". Metre 平 77 / 仄 1",
+    ),
+    "裁": E(
+        "cai2",
+        (R("cai2", "昨哉", "裁衣，裁剪"), R("cai4", "昨代", "制裁（去声）")),
+        _NO_WORD + ". Metre 平 59 / 仄 1",
+    ),
+    "钿": E(
+        None,
+        (
+            R("tian2", "徒年", "金花（花钿，翠钿）", ("花钿", "翠钿", "珠钿", "朱钿")),
+            R(
+                "dian4",
+                "堂練",
+                "宝钿，以宝饰器（钿合，钿车，螺钿）",
+                ("钿车", "钿合", "钿盒", "螺钿", "钿筝", "钿尺", "分钿", "宝钿", "钿头"),
+            ),
+        ),
+        "the ornament (金花: 花钿 平 15 / 仄 0 in the Song ci's fixed positions) is 平, the inlay "
+        "(宝钿以宝饰器) 去: 长恨歌 rhymes 合分钿 with 见 (去声). A bare 钿 or 金钿 (平 8 / 仄 2, "
+        "长恨歌 金钿坚 the inlaid box) keeps the contextual reading",
+        "d",
+    ),
+    "敲": E(
+        "qiao1",
+        (R("qiao1", "口交", "击头，敲"), R("qiao4", "苦教", "击（去声）")),
+        _NO_WORD + ". Metre 平 46 / 仄 1",
+    ),
+    "摩": E(
+        "mo2",
+        (R("mo2", "莫婆", "研摩，迫，摩挲"), R("mo4", "摸臥", "按摩", ("按摩",))),
+        "Metre 平 52 / 仄 3",
+    ),
+    "铺": E(
+        "pu1",
+        (
+            R("pu1", "普胡", "铺设，陈，布（平铺，金铺）"),
+            R("pu4", "普故", "设；店铺，驿铺", ("店铺", "驿铺", "铺面", "急递铺")),
+        ),
+        "the verb and 金铺 (门铺首) are 平 (metre 平 58 / 仄 3); pypinyin's pù is the shop",
+    ),
+    "咽": E(
+        "ye4",
+        (
+            R("ye4", "烏結", "哽咽，呜咽"),
+            R("yan1", "烏前", "咽喉", ("咽喉",)),
+            R("yan4", "於甸", "吞（嚥）", ("吞咽",)),
+        ),
+        "烏结切 (入) and 於甸切 (去) are both 仄. Metre 平 6 / 仄 57",
+    ),
+    "鲜": E(
+        "xian1",
+        (
+            R("xian1", "相然", "鲜洁，善，新鲜"),
+            R("xian3", "息淺", "少（鲜有，鲜欢）", ("鲜有", "鲜欢", "鲜矣", "鲜克", "寡鲜")),
+        ),
+        "Metre 平 57 / 仄 6 (鲜欢 仄 2)",
+    ),
+    "输": E(
+        "shu1",
+        (R("shu1", "式朱", "尽，写，输送，输赢"), R("shu4", "傷遇", "送（去声）")),
+        _NO_WORD + ". Metre 平 35 / 仄 2",
+    ),
+    "驱": E(
+        "qu1",
+        (R("qu1", "豈俱", "驱驰"), R("qu4", "區遇", "驱（去声）")),
+        _NO_WORD + ". Metre 平 50 / 仄 1",
+    ),
+    "妃": E(
+        "fei1",
+        (R("fei1", "芳非", "嘉偶，妃嫔"), R("pei4", "滂佩", "妃偶（配）")),
+        _NO_WORD + ". Metre 平 67 / 仄 2",
+    ),
+    "汗": E(
+        "han4",
+        (R("han4", "侯旰", "热汗"), R("han2", "胡安", "可汗", ("可汗",))),
+        "Metre 平 5 / 仄 41",
+    ),
+    "兼": E(
+        "jian1",
+        (R("jian1", "古甜", "并，兼"), R("jian4", "古念", "（去声，无别义）")),
+        _NO_WORD + ". Metre 平 55 / 仄 0",
+    ),
+    "翰": E(
+        "han4",
+        (R("han4", "侯旰", "鸟羽，高飞，词翰"), R("han2", "胡安", "天鸡")),
+        _NO_WORD + ". Metre 平 5 / 仄 36",
+    ),
+    "延": E(
+        "yan2",
+        (R("yan2", "以然", "远，进，长，延伫"), R("yan4", "予線", "曼延不断")),
+        _NO_WORD + ". Metre 平 40 / 仄 3",
+    ),
+    "累": E(
+        "lei4",
+        (
+            R("lei4", "良僞", "缘坐，牵累，累"),
+            R("lei3", "力委", "积累"),
+            R("lei2", "力追", "纍：累累，索", ("累累", "纍纍"), head="纍"),
+        ),
+        "累累 (纍纍) is 平 (metre 平 13); 良伪切 (去) and 力委切 (上) are both 仄. "
+        "Metre 平 19 / 仄 21",
+    ),
+    "单": E(
+        "dan1",
+        (
+            R("dan1", "都寒", "单复，单薄"),
+            R("chan2", "市連", "单于", ("单于",)),
+            R("shan4", "時戰", "单父（县名）；姓", ("单父",)),
+        ),
+        "Metre 平 27 / 仄 2",
+    ),
+    "莹": E(
+        "ying4",
+        (R("ying4", "烏定", "玉色，莹澈"), R("ying2", "永兵", "玉色（平声）")),
+        "one sense in both tones in 《广韵》 (玉色), but verse puts it at 仄 positions (metre "
+        "平 3 / 仄 41): the 去声 is the default",
+    ),
+    "菲": E(
+        "fei1",
+        (
+            R("fei1", "芳非", "芳菲"),
+            R(
+                "fei3",
+                "敷尾",
+                "薄，微（菲薄）",
+                ("菲薄", "菲才", "菲材", "菲仪", "菲酌", "菲礼", "菲食"),
+            ),
+        ),
+        "Metre 平 60 / 仄 0",
+    ),
+    "髯": E(
+        "ran2",
+        (R("ran2", "汝鹽", "髯，颊须"), R("ran4", "而豔", "髯颔毛（去声）")),
+        _NO_WORD + ". Metre 平 59 / 仄 0",
+    ),
+    "廷": E(
+        "ting2",
+        (R("ting2", "特丁", "朝廷"), R("ting4", "徒徑", "朝廷（去声）")),
+        _NO_WORD + ". Metre 平 16 / 仄 0",
+    ),
+    "溶": E(
+        "rong2",
+        (R("rong2", "餘封", "水貌，溶溶"), R("rong3", "余隴", "水貌（上声）")),
+        _NO_WORD + ". Metre 平 48 / 仄 0",
+    ),
+    "装": E(
+        "zhuang1",
+        (R("zhuang1", "側羊", "装束"), R("zhuang4", "側亮", "行装（去声）")),
+        _NO_WORD + ". Metre 平 39 / 仄 0",
+    ),
+    "奔": E(
+        "ben1",
+        (R("ben1", "博昆", "奔走"), R("ben4", "甫悶", "奔（去声）")),
+        _NO_WORD + ". Metre 平 23 / 仄 3",
+    ),
+    "喷": E(
+        "pen1",
+        (R("pen1", "普䰟", "喷，吐气（同义两读）", alt="pen4", fanqie2="普悶"),),
+        "《广韵》 普䰟切 (上同: 歕) and 普闷切 吐气 are one sense; verse puts it at both "
+        "(metre 平 15 / 仄 30; 香喷 平 5 / 仄 6): 两读, the metre decides",
+        "c",
+    ),
+    "号": E(
+        "hao4",
+        (
+            R("hao4", "胡到", "号令，名号，召"),
+            R(
+                "hao2",
+                "胡刀",
+                "大呼，哭（怒号，哀号）",
+                (
+                    "怒号",
+                    "哀号",
+                    "号呼",
+                    "呼号",
+                    "悲号",
+                    "号啕",
+                    "号咷",
+                    "猿号",
+                    "鬼号",
+                    "风号",
+                    "号泣",
+                    "号寒",
+                    "号叫",
+                ),
+            ),
+        ),
+        "Metre 平 9 / 仄 30 (怒号 平 2)",
+    ),
+    "宛": E(
+        "wan3",
+        (R("wan3", "於阮", "宛然，宛转"), R("yuan1", "於袁", "宛县；大宛", ("大宛",))),
+        "Metre 平 5 / 仄 18",
+    ),
+    "油": E(
+        "you2",
+        (R("you2", "以周", "油脂"), R("you4", "余救", "雚子桐花曰油")),
+        _NO_WORD + ". Metre 平 31 / 仄 1",
+    ),
+    "娑": E(
+        "suo1",
+        (R("suo1", "素何", "婆娑"), R("suo3", "蘇可", "馺娑（殿名）", ("馺娑",))),
+        "Metre 平 49 / 仄 1",
+    ),
 }
 
 
@@ -890,7 +1106,13 @@ def build_hand(
         head = "" if g.head in (ch, cand_trad(ch)) else f"{g.head} "
         src = f"《广韵》{head}{g.fanqie}切 {g.rhyme}韵：{_short(g.gloss)}"
         item: dict[str, Any] = {"pinyin": r.pinyin}
-        if r.alt:
+        if r.alt and r.rhyme2:
+            if r.rhyme2 not in groups:
+                raise ValueError(f"{ch}: {r.rhyme2} is not a 平水韵 group of it ({groups})")
+            item |= {"alt": r.alt, "tone": "两", "rhyme": f"{rhyme} / {r.rhyme2}"}
+            src += f" / 平水韵 {r.rhyme2}: {r.source2}"
+            srcs.append(f"{g.fanqie}切（{g.rhyme}）")
+        elif r.alt:
             g2 = _find(rows, r.fanqie2, "", ch + cand_trad(ch))
             rhyme2 = pingshui_group(ch, g2, groups)
             item |= {"alt": r.alt, "tone": "两", "rhyme": f"{rhyme} / {rhyme2}"}
@@ -985,20 +1207,20 @@ def build_mechanical(ch: str, gy_rows: list[cand.Guangyun], groups: list[str]) -
         "readings": [first, second],
         "note": f"《广韵》 has only the {'平声' if tone == '平' else '仄声'} reading; 平水韵 also "
         f"lists it under {' / '.join(others)}, with no sense any source here gives: the "
-        "default is the glossed reading (mechanical, prosody-1.8)",
+        f"default is the glossed reading {MARK}",
     }
 
 
 def entries(qieyun: Path = cand.QIEYUN) -> dict[str, dict[str, Any]]:
     """The new entries (hand first, then mechanical), most frequent first."""
     table = json.loads(TABLE.read_text(encoding="utf-8"))
-    rows = cand.candidates(qieyun, metre=True)
+    rows = cand.candidates(qieyun, include_table=True, metre=True)
     groups = cand.pingshui_groups()
     gy = cand.guangyun(qieyun)
     out: dict[str, dict[str, Any]] = {}
     for row in rows:
         ch = row["char"]
-        if ch in table:
+        if row["in_table"] == "merged" or (ch in table and not _ours(ch, table[ch])):
             continue
         if ch in HAND:
             try:
@@ -1016,6 +1238,12 @@ def entries(qieyun: Path = cand.QIEYUN) -> dict[str, dict[str, Any]]:
 
 
 PROBLEMS: dict[str, str] = {}
+MARK = "(mechanical, prosody-1.8)"
+
+
+def _ours(ch: str, entry: dict[str, Any]) -> bool:
+    """An entry this tool wrote (regenerated on --write), not one written before."""
+    return ch in HAND or MARK in entry.get("note", "")
 
 
 def _contradicted(row: dict[str, str]) -> str:
