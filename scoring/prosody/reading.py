@@ -169,16 +169,27 @@ def _within_books(
     out = decisions
     for k, found in enumerate(decisions):
         for i, d in found.items():
-            if (
-                d.by == COMMON
-                and d.ambiguous
-                and not d.free
-                and classical_lookup(lines[k][i], simp[k][i], family)[0] == d.tone
-            ):
-                if out is decisions:
-                    out = [dict(f) for f in decisions]
-                out[k][i] = replace(d, ambiguous=False)
+            if d.by == COMMON and d.ambiguous and not d.free:
+                kept = _book_kept(lines[k][i], simp[k][i], family, d)
+                if kept is not d:
+                    if out is decisions:
+                        out = [dict(f) for f in decisions]
+                    out[k][i] = kept
     return out
+
+
+_BOOK_TONE: dict[tuple[str, str, str], str | None] = {}
+
+
+def _book_kept(char: str, simp: str, family: FormFamily, d: Decision) -> Decision:
+    """``d`` without its mark 中 when the family's book lists ``char`` under ``d``'s tone
+    only (the book's tone cached per character)."""
+    key = (char, simp, family)
+    if key not in _BOOK_TONE:
+        _BOOK_TONE[key] = classical_lookup(char, simp, family)[0]
+    if _BOOK_TONE[key] != d.tone:
+        return d
+    return Decision(d.tone, d.pinyin, False, d.free, d.by, d.original)
 
 
 def _apply(

@@ -105,6 +105,9 @@ class _Entry:
     # the phrases grouped for look-up (:func:`_windows`)
     phrases: Windows
     source: str
+    # the decision at every position when no phrase can match and the default is not 两读
+    # (most entries of one sense: decided without a look-up)
+    constant: Decision | None = None
 
 
 @dataclass(frozen=True)
@@ -163,8 +166,19 @@ def polyphones() -> dict[str, _Entry]:
         )
         default = _default_index(ch, readings, e["default"])
         phrases = _windows(_phrase_index(ch, [r["phrases"] for r in e["readings"]]))
-        out[ch] = _Entry(readings, default, phrases, e["source"])
+        entry = _Entry(readings, default, phrases, e["source"])
+        if not phrases and default is not None and readings[default].tone != TWO:
+            entry = _Entry(readings, default, phrases, e["source"], _common(entry, default))
+        out[ch] = entry
     return out
+
+
+def _common(entry: _Entry, k: int) -> Decision:
+    """The decision by the commonest reading ``k`` (mark 中 when another reading has the
+    other tone)."""
+    r = entry.readings[k]
+    other = any(x.tone not in (r.tone, TWO) for x in entry.readings)
+    return Decision(r.tone, r.pinyin, other, False, COMMON)
 
 
 @lru_cache(maxsize=1)
@@ -319,6 +333,8 @@ def _best(line: str, i: int, entry: _Entry) -> tuple[str, int] | None:
 def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> Decision | None:
     """The decision at ``i``; None when no phrase decides and the entry has no default
     (the contextual reading stays)."""
+    if entry.constant is not None:
+        return entry.constant
     hit = _best(simp_line, i, entry)
     k = hit[1] if hit is not None else entry.default
     if k is None:
@@ -331,8 +347,7 @@ def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> De
         return Decision(modern_tone(py), py, True, True, METRE)
     if hit is not None:
         return Decision(r.tone, r.pinyin, False, False, f"{PHRASE}:{hit[0]}")
-    other = any(x.tone not in (r.tone, TWO) for x in entry.readings)
-    return Decision(r.tone, r.pinyin, other, False, COMMON)
+    return _common(entry, k)
 
 
 _SYLLABLE = re.compile(r"^[a-zv]{1,6}[1-5]$")

@@ -54,7 +54,7 @@ def test_agreement_with_the_chinese_poetry_annotation() -> None:
     # and the metre of the bundled Song ci read 平, and 泥他 nì 软缠)
     assert agree / total >= 0.9877
     regulated = [r for r in listed if r["regulated"] == "yes"]
-    assert len(regulated) <= 168
+    assert len(regulated) <= 172  # prosody-1.8: +4 (那堪 ×3 at free positions, 泥他 nì)
 
 
 # Characters whose disagreement the table cannot explain: rare graphs the books lack
