@@ -91,7 +91,7 @@ class E:
 
 
 _NOISE = re.compile(
-    r"又[^又]{0,6}?[切音]|[^\s]{2}切[一二三四五六七八九十]+$|[一二三四五六七八九十]+$"
+    r"又音.|又[^又]{0,6}?切|[^\s]{2}切[一二三四五六七八九十]+$|[一二三四五六七八九十]+$"
 )
 
 
@@ -1154,7 +1154,7 @@ def _other_pinyin(ch: str, tone: str, base: str, group: str) -> str:
     return base.rstrip("12345") + digit
 
 
-def _main_pinyin(ch: str, tone: str) -> str:
+def _main_pinyin(ch: str, tone: str, group: str = "") -> str:
     from pypinyin import Style, lazy_pinyin, pinyin
 
     first = lazy_pinyin(ch, style=Style.TONE3)[0]
@@ -1166,7 +1166,7 @@ def _main_pinyin(ch: str, tone: str) -> str:
         for p in pinyin(ch, style=Style.TONE3, heteronym=True)[0]
         if p.rstrip("12345") == base and p[-1].isdigit() and (p[-1] in "12") == (tone == "平")
     ]
-    return same[0] if same else base + ("2" if tone == "平" else "4")
+    return same[0] if same else base + ("2" if tone == "平" else "3" if "上声" in group else "4")
 
 
 def build_mechanical(ch: str, gy_rows: list[cand.Guangyun], groups: list[str]) -> dict[str, Any]:
@@ -1179,14 +1179,17 @@ def build_mechanical(ch: str, gy_rows: list[cand.Guangyun], groups: list[str]) -
             glossed.append((g, rhyme))
     if not glossed:
         raise ValueError(f"{ch}: no 《广韵》 reading falls in a 平水韵 group of it")
-    main = _main_pinyin(ch, tone)
     g, rhyme = glossed[0]
+    main = _main_pinyin(ch, tone, rhyme)
+    sense = _short(g.gloss, 24)
+    if sense.startswith(("上同", "俗今")):  # no sense of its own: the head's
+        sense = f"（{ch}；《广韵》：{sense}）"
     heads = "" if g.head in (ch, cand_trad(ch)) else f"{g.head} "
     first = {
         "pinyin": main,
         "tone": tone,
         "rhyme": rhyme,
-        "sense": _short(g.gloss, 24),
+        "sense": sense,
         "phrases": [],
         "source": f"《广韵》{heads}{g.fanqie}切 {g.rhyme}韵：{_short(g.gloss)}",
     }
