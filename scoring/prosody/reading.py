@@ -8,7 +8,7 @@ the per-character :class:`~.tones.CharTone` objects are built only when asked fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from .context import apply_rules
 from .normalize import to_simplified_lines
 from .pinyin import original_first
-from .senses import COMMON, Decision, decide_lines
+from .senses import Decision, decide_lines
 from .tones import (
     CharTone,
     FormFamily,
@@ -136,9 +136,15 @@ def read_lines(
     if context:
         readings = original_first(lines, simp, lines_pinyin(simp))
         readings = apply_rules(simp, readings, classical=system == "classical")
-        decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
-        if system == "classical":
-            decisions = _within_books(lines, simp, decisions, family)
+        decisions = decide_lines(
+            lines,
+            simp,
+            readings,
+            system=system,
+            overrides=overrides,
+            family=family,
+            book=_BOOKS[family],
+        )
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
     tm = lines_tone_marks(lines, simp, readings, system, family)
@@ -156,40 +162,18 @@ def read_lines(
     )
 
 
-def _within_books(
-    lines: Sequence[str],
-    simp: Sequence[str],
-    decisions: list[dict[int, Decision]],
-    family: FormFamily,
-) -> list[dict[int, Decision]]:
-    """A position the commonest reading decided keeps the book's own mark when the
-    family's book lists the character under that one tone only (词林正韵 has 花 平 alone,
-    平水韵 also 上声): the reading table resolves what the book leaves open, it adds no
-    ambiguity to what the book decides."""
-    out = decisions
-    for k, found in enumerate(decisions):
-        for i, d in found.items():
-            if d.by == COMMON and d.ambiguous and not d.free:
-                kept = _book_kept(lines[k][i], simp[k][i], family, d)
-                if kept is not d:
-                    if out is decisions:
-                        out = [dict(f) for f in decisions]
-                    out[k][i] = kept
-    return out
+def _book_tone(family: FormFamily) -> Callable[[str, str], str | None]:
+    def tone(char: str, simp: str) -> str | None:
+        return classical_lookup(char, simp, family)[0]
+
+    return tone
 
 
-_BOOK_TONE: dict[tuple[str, str, str], str | None] = {}
-
-
-def _book_kept(char: str, simp: str, family: FormFamily, d: Decision) -> Decision:
-    """``d`` without its mark 中 when the family's book lists ``char`` under ``d``'s tone
-    only (the book's tone cached per character)."""
-    key = (char, simp, family)
-    if key not in _BOOK_TONE:
-        _BOOK_TONE[key] = classical_lookup(char, simp, family)[0]
-    if _BOOK_TONE[key] != d.tone:
-        return d
-    return Decision(d.tone, d.pinyin, False, d.free, d.by, d.original)
+# the tone of each family's rhyme book, for :func:`.senses.decide_lines`
+_BOOKS: dict[str, Callable[[str, str], str | None]] = {
+    "ci": _book_tone("ci"),
+    "shi": _book_tone("shi"),
+}
 
 
 def _apply(

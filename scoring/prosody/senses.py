@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -384,6 +384,8 @@ def decide_lines(
     *,
     system: str,
     overrides: Mapping[str, str] | None = None,
+    family: str = "",
+    book: Callable[[str, str], str | None] | None = None,
 ) -> list[dict[int, Decision]]:
     """The decisions of every watched position, line by line (positions 0-based).
 
@@ -392,7 +394,11 @@ def decide_lines(
     its own original; one written in its simplified form is recovered from its context
     (a traditional text writes 干 only for 干 itself, which the context reads alike).
     ``overrides`` maps a character (as written or simplified) to a TONE3 reading
-    (``ling2``) or a tone (平/仄).
+    (``ling2``) or a tone (平/仄).  ``book(char, simplified)`` gives the tone of the
+    ``family``'s rhyme book (平/仄/多 or None): a position the commonest reading decides
+    keeps the book's own mark when the book lists the character under that one tone
+    (词林正韵 has 花 平 only, 平水韵 also 上声): the table resolves what the book leaves
+    open and adds no ambiguity to what it decides.
     """
     watched = _watched()
     poly = polyphones()
@@ -423,10 +429,31 @@ def decide_lines(
                     entry = poly.get(w) or poly.get(c)
                     if entry is not None:
                         d = _decide_polyphone(entry, s, i, rs[i])
+                        if book is not None and d is not None and d.by == COMMON and d.ambiguous:
+                            d = _within_book(d, w, c, family, book)
                 if d is not None:
                     found[i] = d
         out.append(found)
     return out
+
+
+_WITHIN_BOOK: dict[tuple[str, str, str, str], Decision] = {}
+
+
+def _within_book(
+    d: Decision, w: str, c: str, family: str, book: Callable[[str, str], str | None]
+) -> Decision:
+    """``d`` (a commonest-reading decision) without its mark 中 when the book lists the
+    character under ``d``'s tone only; cached (a commonest-reading decision depends on the
+    character alone)."""
+    key = (w, c, family, d.pinyin)
+    kept = _WITHIN_BOOK.get(key)
+    if kept is None:
+        kept = d
+        if book(w, c) == d.tone:
+            kept = Decision(d.tone, d.pinyin, False, d.free, d.by, d.original)
+        _WITHIN_BOOK[key] = kept
+    return kept
 
 
 def table_rows() -> list[dict[str, str]]:
