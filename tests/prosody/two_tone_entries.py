@@ -154,7 +154,7 @@ HAND: dict[str, E] = {
                 ("只影", "只身", "只鸡", "只轮", "只履", "一只", "形单影只"),
                 head="隻",
             ),
-            R("zhi1", "章移", "语辞（乐只君子）", ("乐只",)),
+            R("zhi1", "章移", "语辞（乐只君子）"),
         ),
         "隻 (入声) and 只 (上声) are both 仄; the 平 语辞 of 诗经 (乐只) only by its word. "
         "Metre 平 28 / 仄 147",
@@ -171,7 +171,7 @@ HAND: dict[str, E] = {
         "qie3",
         (
             R("qie3", "七也", "且（语辞；姑且，将）"),
-            R("ju1", "子魚", "语辞（诗经：其乐只且）", ("只且",)),
+            R("ju1", "子魚", "语辞（诗经：其乐只且）"),
         ),
         "Metre 平 23 / 仄 225",
     ),
@@ -229,7 +229,12 @@ HAND: dict[str, E] = {
         "yao4",
         (
             R("yao4", "於笑", "约；要求，须要"),
-            R("yao1", "於霄", "腰；要离（人名）", ("要离",)),
+            R(
+                "yao1",
+                "於霄",
+                "腰；邀（要约，要求）；要离（人名）",
+                ("要离", "要约", "要求", "要结", "要盟"),
+            ),
         ),
         "Metre 平 12 / 仄 214",
     ),
@@ -511,7 +516,7 @@ HAND: dict[str, E] = {
         "pian1",
         (
             R("pian1", "芳連", "小舟（扁舟）"),
-            R("bian3", "方典", "扁署门户（匾）；扁鹊", ("扁额", "题扁", "扁鹊")),
+            R("bian3", "方典", "扁署门户（匾）；扁鹊", ("扁额", "扁榜", "题扁", "扁鹊")),
         ),
         "Metre 平 75 / 仄 6",
     ),
@@ -1265,6 +1270,7 @@ def _contradicted(row: dict[str, str]) -> str:
 # or the glossed reading belongs to another word; handled in HAND or left for later
 SKIP: dict[str, str] = {
     "懦": "《广韵》 人朱切 弱也 says 又乃乱切: the 去声 is filed under another graph (愞)",
+    "侥": "the glossed 平 (五聊切) is 僬侥, a people; 侥幸 (徼幸) is not sourced here",
 }
 
 
@@ -1273,6 +1279,8 @@ def main(argv: list[str]) -> None:
     new = entries()
     if "--write" in argv:
         table = json.loads(TABLE.read_text(encoding="utf-8"))
+        # an entry this tool wrote and no longer writes (now skipped) goes
+        table = {k: v for k, v in table.items() if k in new or k.startswith("_") or not _ours(k, v)}
         table.update(new)
         TABLE.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     hand = sum(1 for c in new if c in HAND)
