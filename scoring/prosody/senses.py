@@ -105,9 +105,14 @@ class _Entry:
     # the phrases grouped for look-up (:func:`_windows`)
     phrases: Windows
     source: str
-    # the decision at every position when no phrase can match and the default is not 两读
-    # (most entries of one sense: decided without a look-up)
+    # the decision by the default when it is not 两读 (None otherwise)
+    common: Decision | None = None
+    # the same when the entry has no phrases: every position, without a look-up
     constant: Decision | None = None
+    # the characters just before / after it in its phrases: a position neither of whose
+    # neighbours is one of them matches no phrase (no look-up)
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -165,19 +170,29 @@ def polyphones() -> dict[str, _Entry]:
             for r in e["readings"]
         )
         default = _default_index(ch, readings, e["default"])
-        phrases = _windows(_phrase_index(ch, [r["phrases"] for r in e["readings"]]))
-        entry = _Entry(readings, default, phrases, e["source"])
-        if not phrases and default is not None and readings[default].tone != TWO:
-            entry = _Entry(readings, default, phrases, e["source"], _common(entry, default))
-        out[ch] = entry
+        index = _phrase_index(ch, [r["phrases"] for r in e["readings"]])
+        phrases = _windows(index)
+        common = None
+        if default is not None and readings[default].tone != TWO:
+            common = _common(readings, default)
+        out[ch] = _Entry(
+            readings,
+            default,
+            phrases,
+            e["source"],
+            common,
+            common if not phrases else None,
+            frozenset(ph[off - 1] for ph, off, _ in index if off > 0),
+            frozenset(ph[off + 1] for ph, off, _ in index if off + 1 < len(ph)),
+        )
     return out
 
 
-def _common(entry: _Entry, k: int) -> Decision:
+def _common(readings: Sequence[_Reading], k: int) -> Decision:
     """The decision by the commonest reading ``k`` (mark 中 when another reading has the
     other tone)."""
-    r = entry.readings[k]
-    other = any(x.tone not in (r.tone, TWO) for x in entry.readings)
+    r = readings[k]
+    other = any(x.tone not in (r.tone, TWO) for x in readings)
     return Decision(r.tone, r.pinyin, other, False, COMMON)
 
 
@@ -335,7 +350,13 @@ def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> De
     (the contextual reading stays)."""
     if entry.constant is not None:
         return entry.constant
-    hit = _best(simp_line, i, entry)
+    hit = None
+    if (i > 0 and simp_line[i - 1] in entry.before) or (
+        i + 1 < len(simp_line) and simp_line[i + 1] in entry.after
+    ):
+        hit = _best(simp_line, i, entry)
+    if hit is None and entry.common is not None:
+        return entry.common
     k = hit[1] if hit is not None else entry.default
     if k is None:
         return None
@@ -347,7 +368,7 @@ def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> De
         return Decision(modern_tone(py), py, True, True, METRE)
     if hit is not None:
         return Decision(r.tone, r.pinyin, False, False, f"{PHRASE}:{hit[0]}")
-    return _common(entry, k)
+    return _common(entry.readings, k)
 
 
 _SYLLABLE = re.compile(r"^[a-zv]{1,6}[1-5]$")
