@@ -3,7 +3,7 @@
 Public API (stable; the Django app stores ``metrics`` as responses of ``rule`` raters
 together with :data:`RULES_VERSION`)::
 
-    RULES_VERSION: str                       # "prosody-1.7"; bump when any rule changes
+    RULES_VERSION: str                       # "prosody-1.8"; bump when any rule changes
 
     score_poem(text, form, *, tone_system="classical", lenient=False, ccv_compatible=False,
                reading_overrides=None, cipu_source="best") -> PoemScore

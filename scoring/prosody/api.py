@@ -28,7 +28,8 @@ from .shi import PAILU, detect, pailu, resplit, score_shi
 from .tables import ci_index_by_name, cipai2info
 from .tones import CharTone, FormFamily, ToneSystem, check_tone_system
 
-RULES_VERSION = "prosody-1.7"  # 1.7: 古体 of any shape and 排律 (docs §5.0); 1.6: polyphones
+# 1.8: the characters 平水韵 lists under both tones, read by 《广韵》 (docs §12)
+RULES_VERSION = "prosody-1.8"  # 1.7: 古体 of any shape and 排律 (docs §5.0); 1.6: polyphones
 
 CI_METRICS = (
     "structural",

@@ -8,7 +8,7 @@ the per-character :class:`~.tones.CharTone` objects are built only when asked fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -22,6 +22,7 @@ from .tones import (
     FormFamily,
     ToneSystem,
     char_pinyin,
+    classical_lookup,
     lines_pinyin,
     lines_tone_marks,
     tones_of_line,
@@ -135,7 +136,15 @@ def read_lines(
     if context:
         readings = original_first(lines, simp, lines_pinyin(simp))
         readings = apply_rules(simp, readings, classical=system == "classical")
-        decisions = decide_lines(lines, simp, readings, system=system, overrides=overrides)
+        decisions = decide_lines(
+            lines,
+            simp,
+            readings,
+            system=system,
+            overrides=overrides,
+            family=family,
+            book=_BOOKS[family],
+        )
     else:
         readings = [tuple(map(char_pinyin, s)) for s in simp]
     tm = lines_tone_marks(lines, simp, readings, system, family)
@@ -151,6 +160,20 @@ def read_lines(
         family=family,
         decisions=tuple(decisions),
     )
+
+
+def _book_tone(family: FormFamily) -> Callable[[str, str], str | None]:
+    def tone(char: str, simp: str) -> str | None:
+        return classical_lookup(char, simp, family)[0]
+
+    return tone
+
+
+# the tone of each family's rhyme book, for :func:`.senses.decide_lines`
+_BOOKS: dict[str, Callable[[str, str], str | None]] = {
+    "ci": _book_tone("ci"),
+    "shi": _book_tone("shi"),
+}
 
 
 def _apply(

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -105,6 +105,14 @@ class _Entry:
     # the phrases grouped for look-up (:func:`_windows`)
     phrases: Windows
     source: str
+    # the decision by the default when it is not 两读 (None otherwise)
+    common: Decision | None = None
+    # the same when the entry has no phrases: every position, without a look-up
+    constant: Decision | None = None
+    # the characters just before / after it in its phrases: a position neither of whose
+    # neighbours is one of them matches no phrase (no look-up)
+    before: frozenset[str] = frozenset()
+    after: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -162,9 +170,30 @@ def polyphones() -> dict[str, _Entry]:
             for r in e["readings"]
         )
         default = _default_index(ch, readings, e["default"])
-        phrases = _windows(_phrase_index(ch, [r["phrases"] for r in e["readings"]]))
-        out[ch] = _Entry(readings, default, phrases, e["source"])
+        index = _phrase_index(ch, [r["phrases"] for r in e["readings"]])
+        phrases = _windows(index)
+        common = None
+        if default is not None and readings[default].tone != TWO:
+            common = _common(readings, default)
+        out[ch] = _Entry(
+            readings,
+            default,
+            phrases,
+            e["source"],
+            common,
+            common if not phrases else None,
+            frozenset(ph[off - 1] for ph, off, _ in index if off > 0),
+            frozenset(ph[off + 1] for ph, off, _ in index if off + 1 < len(ph)),
+        )
     return out
+
+
+def _common(readings: Sequence[_Reading], k: int) -> Decision:
+    """The decision by the commonest reading ``k`` (mark 中 when another reading has the
+    other tone)."""
+    r = readings[k]
+    other = any(x.tone not in (r.tone, TWO) for x in readings)
+    return Decision(r.tone, r.pinyin, other, False, COMMON)
 
 
 @lru_cache(maxsize=1)
@@ -319,7 +348,15 @@ def _best(line: str, i: int, entry: _Entry) -> tuple[str, int] | None:
 def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> Decision | None:
     """The decision at ``i``; None when no phrase decides and the entry has no default
     (the contextual reading stays)."""
-    hit = _best(simp_line, i, entry)
+    if entry.constant is not None:
+        return entry.constant
+    hit = None
+    if (i > 0 and simp_line[i - 1] in entry.before) or (
+        i + 1 < len(simp_line) and simp_line[i + 1] in entry.after
+    ):
+        hit = _best(simp_line, i, entry)
+    if hit is None and entry.common is not None:
+        return entry.common
     k = hit[1] if hit is not None else entry.default
     if k is None:
         return None
@@ -331,8 +368,7 @@ def _decide_polyphone(entry: _Entry, simp_line: str, i: int, current: str) -> De
         return Decision(modern_tone(py), py, True, True, METRE)
     if hit is not None:
         return Decision(r.tone, r.pinyin, False, False, f"{PHRASE}:{hit[0]}")
-    other = any(x.tone not in (r.tone, TWO) for x in entry.readings)
-    return Decision(r.tone, r.pinyin, other, False, COMMON)
+    return _common(entry.readings, k)
 
 
 _SYLLABLE = re.compile(r"^[a-zv]{1,6}[1-5]$")
@@ -369,6 +405,8 @@ def decide_lines(
     *,
     system: str,
     overrides: Mapping[str, str] | None = None,
+    family: str = "",
+    book: Callable[[str, str], str | None] | None = None,
 ) -> list[dict[int, Decision]]:
     """The decisions of every watched position, line by line (positions 0-based).
 
@@ -377,7 +415,11 @@ def decide_lines(
     its own original; one written in its simplified form is recovered from its context
     (a traditional text writes 干 only for 干 itself, which the context reads alike).
     ``overrides`` maps a character (as written or simplified) to a TONE3 reading
-    (``ling2``) or a tone (平/仄).
+    (``ling2``) or a tone (平/仄).  ``book(char, simplified)`` gives the tone of the
+    ``family``'s rhyme book (平/仄/多 or None): a position the commonest reading decides
+    keeps the book's own mark when the book lists the character under that one tone
+    (词林正韵 has 花 平 only, 平水韵 also 上声): the table resolves what the book leaves
+    open and adds no ambiguity to what it decides.
     """
     watched = _watched()
     poly = polyphones()
@@ -408,10 +450,31 @@ def decide_lines(
                     entry = poly.get(w) or poly.get(c)
                     if entry is not None:
                         d = _decide_polyphone(entry, s, i, rs[i])
+                        if book is not None and d is not None and d.by == COMMON and d.ambiguous:
+                            d = _within_book(d, w, c, family, book)
                 if d is not None:
                     found[i] = d
         out.append(found)
     return out
+
+
+_WITHIN_BOOK: dict[tuple[str, str, str, str], Decision] = {}
+
+
+def _within_book(
+    d: Decision, w: str, c: str, family: str, book: Callable[[str, str], str | None]
+) -> Decision:
+    """``d`` (a commonest-reading decision) without its mark 中 when the book lists the
+    character under ``d``'s tone only; cached (a commonest-reading decision depends on the
+    character alone)."""
+    key = (w, c, family, d.pinyin)
+    kept = _WITHIN_BOOK.get(key)
+    if kept is None:
+        kept = d
+        if book(w, c) == d.tone:
+            kept = Decision(d.tone, d.pinyin, False, d.free, d.by, d.original)
+        _WITHIN_BOOK[key] = kept
+    return kept
 
 
 def table_rows() -> list[dict[str, str]]:

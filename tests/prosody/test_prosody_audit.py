@@ -57,9 +57,12 @@ def test_agreement_with_the_chinese_poetry_annotation() -> None:
         (r["reason"] and r["reason"] != "unexplained") or r["char"] in UNEXPLAINED for r in listed
     )
     assert total > 19000
-    assert agree / total >= 0.988  # docs/prosody.md: the validation table (98.81%)
+    # docs/prosody.md §12, the validation table: 98.78% (prosody-1.8; 98.81% in 1.6-1.7: the
+    # 7 rows 1.8 adds are the annotation's modern nà for 那堪/那可, which 《广韵》 诺何切 何也
+    # and the metre of the bundled Song ci read 平, and 泥他 nì 软缠)
+    assert agree / total >= 0.9877
     regulated = [r for r in listed if r["regulated"] == "yes"]
-    assert len(regulated) <= 168
+    assert len(regulated) <= 172  # prosody-1.8: +4 (那堪 ×3 at free positions, 泥他 nì)
 
 
 # Characters whose disagreement the table cannot explain: rare graphs the books lack
