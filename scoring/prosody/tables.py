@@ -64,6 +64,13 @@ PINGSHUI_ADDED: tuple[tuple[str, str, str, str], ...] = (
         "广韵 符真切 真韵 蘋 (大萍, 白蘋); the file lists 苹 (广韵 符兵切 庚韵, 草名) under "
         "八庚 only, where the simplification put 蘋",
     ),
+    (
+        "入声部",
+        "入声五物",
+        "髴",
+        "广韵 敷勿切 物韵 (髣髴, = 彿); the file lists 佛 only: 髣髴 was read in modern 平 "
+        "(the held-out audit's 4 rows)",
+    ),
 )
 
 
@@ -144,12 +151,17 @@ def shi_tone_table() -> dict[str, str]:
     """平水韵 tone of each character: ``平``, ``仄`` or ``多`` (入声 counts as 仄).
 
     ``Word_Tune.json`` as shipped, except that characters found under both level and oblique
-    rhymes of ``Pingshui_Rhyme.json`` become ``多`` (see the module docstring).
+    rhymes of ``Pingshui_Rhyme.json`` become ``多`` (see the module docstring) and characters
+    the rhyme book lists (:data:`PINGSHUI_ADDED`) that it lacks take the book's tone.
     """
     table: dict[str, str] = dict(_load("rhyme/Word_Tune.json"))
     ping, ze = _ping_ze_sets(pingshui(), PING_SECTIONS)
     for ch in ping & ze:
         table[ch] = "多"
+    for ch in ping - ze:  # the rhyme book's characters Word_Tune.json lacks (PINGSHUI_ADDED)
+        table.setdefault(ch, "平")
+    for ch in ze - ping:
+        table.setdefault(ch, "仄")
     return table
 
 
