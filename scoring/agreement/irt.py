@@ -87,6 +87,10 @@ STOP_FTOL = 0.0  # no relative-change test: the gradient rule alone (docs/statis
 # E-steps (0: L-BFGS-B alone, from the start, as before 2026-11-28)
 EM_MAX_STEPS = 300
 SQUAREM_FACTOR = 4.0  # the SQUAREM package's ``mstep``: the step bound's growth
+# below this many answers the fit also runs L-BFGS-B alone from the start and keeps the
+# higher maximum (docs/statistics.md §20: on small sparse designs EM and L-BFGS-B can end
+# on different maxima, each sometimes the higher; there both fits take well under 1 s)
+GUARD_MAX_ANSWERS = 20_000
 M_ITERATIONS = 2  # Fisher-scoring steps per M-step (1 took 5 times the E-steps, 3 no fewer)
 M_HALVINGS = 20  # step halvings per Fisher-scoring step at most
 
@@ -560,7 +564,9 @@ class _Likelihood:
 def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
     """Maximise the marginal log-likelihood over (log a, b): Bock–Aitkin EM accelerated
     by SQUAREM (``_squarem``), then L-BFGS-B with the exact gradient from where it
-    stopped, to the stopping rule (``STOP_SE``; docs/statistics.md §20).
+    stopped, to the stopping rule (``STOP_SE``; docs/statistics.md §20). Below
+    GUARD_MAX_ANSWERS answers, also L-BFGS-B alone from the start (the fit before
+    2026-11-28), and the higher of the two maxima; ``evaluations`` counts both.
 
     ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
     """
@@ -581,20 +587,15 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         # that L-BFGS-B's projected-gradient test reads "no parameter would still move by
         # STOP_SE of its standard error" (docs/statistics.md §20)
         scale = _scales(first, like.nodes, n_a)
-        z0 = _squarem(like, first, scale, lo, hi) if EM_MAX_STEPS > 0 else x0 * scale
-
-        def objective(z: FloatArray) -> tuple[float, FloatArray]:
-            step = like.scaled(z, scale)
-            return -step.loglik, -like.gradient(step) / scale
-
-        res = optimize.minimize(
-            objective,
-            z0,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=np.stack([lo, hi], axis=1) * scale[:, None],
-            options={"maxiter": 2000, "maxfun": 4000, "ftol": STOP_FTOL, "gtol": STOP_SE},
-        )
+        bounds = np.stack([lo, hi], axis=1) * scale[:, None]
+        res = _lbfgsb(like, scale, bounds, _squarem(like, first, scale, lo, hi))
+        if EM_MAX_STEPS == 0:
+            pass  # L-BFGS-B alone: the line above started at x0 (``_squarem`` returned it)
+        elif x.n_answers < GUARD_MAX_ANSWERS:
+            # the guard (docs/statistics.md §20): also L-BFGS-B alone, the higher maximum
+            alone = _lbfgsb(like, scale, bounds, x0 * scale)
+            if -alone.fun > -res.fun:
+                res = alone
     params = res.x / scale
     a = np.broadcast_to(np.exp(params[:n_a]), (n_units,)).astype(np.float64)
     b = params[n_a:].astype(np.float64)
@@ -607,6 +608,25 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         bool(res.success),
         str(res.message),
         like.count,
+    )
+
+
+def _lbfgsb(
+    like: _Likelihood, scale: FloatArray, bounds: FloatArray, z0: FloatArray
+) -> optimize.OptimizeResult:
+    """L-BFGS-B from ``z0`` (standard-error units) to the stopping rule."""
+
+    def objective(z: FloatArray) -> tuple[float, FloatArray]:
+        step = like.scaled(z, scale)
+        return -step.loglik, -like.gradient(step) / scale
+
+    return optimize.minimize(
+        objective,
+        z0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": 2000, "maxfun": 4000, "ftol": STOP_FTOL, "gtol": STOP_SE},
     )
 
 
