@@ -127,18 +127,25 @@ def before_after(x) -> dict:
         # after − before, per answer (the test's tolerance: −1e-6)
         "loglik_change_per_answer_1pl": (after["loglik_1pl"] - before["loglik_1pl"]) / x.n_answers,
         "loglik_change_per_answer_2pl": (after["loglik_2pl"] - before["loglik_2pl"]) / x.n_answers,
-        "largest_move_2pl": largest_moves(fits["before"][1], fits["after"][1]),
+        "largest_move_2pl": largest_moves(x, fits["before"][1], fits["after"][1]),
         "_fits": fits,
     }
 
 
-def largest_moves(before, after) -> dict:
-    """The largest |after − before| of the difficulties and slopes."""
+def largest_moves(x, before, after) -> dict:
+    """The largest |after − before| of the 2PL's difficulties and log slopes, as they
+    are and in standard errors: 1 / √ of the complete-data information's diagonal at
+    ``after`` (``irt._scales``: at most the standard error, so these overstate the
+    moves)."""
+    n = x.n_units
+    params = np.concatenate([np.log(after.discrimination), after.difficulty])
+    moved = np.abs(params - np.concatenate([np.log(before.discrimination), before.difficulty]))
+    like = irt._Likelihood(irt._designs(x, np.maximum(after.discrimination, 1.0) * 1.5), n, n)
+    scale = irt._scales(like.at(params), like.nodes, n)
     return {
-        "difficulty": round(float(np.abs(after.difficulty - before.difficulty).max()), 5),
-        "discrimination": round(
-            float(np.abs(after.discrimination - before.discrimination).max()), 5
-        ),
+        "difficulty": round(float(moved[n:].max()), 5),
+        "log_discrimination": round(float(moved[:n].max()), 5),
+        "in_se": round(float((moved * scale).max()), 5),
     }
 
 
