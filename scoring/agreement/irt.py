@@ -24,10 +24,14 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
   the persons with a few answers on the coarsest such grid, ``_designs``; 41 fixed
   Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
-  is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
-  by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
-  the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
-  ``B_BOUNDS``; the 2PL starts from the 1PL. Each parameter is scaled by its standard
+  is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i),
+  bounds ``A_BOUNDS`` and ``B_BOUNDS``; the 2PL starts from the 1PL. First by Bock &
+  Aitkin's EM (each E-step one likelihood evaluation, whose expected counts also give the
+  exact gradient by Fisher's identity; the M-step by Fisher scoring per unit) accelerated
+  by SQUAREM (Varadhan & Roland 2008) with its monotonicity guard (``_squarem``), then by
+  ``scipy.optimize.minimize`` (L-BFGS-B) with the exact gradient from there; on designs
+  of fewer than ``GUARD_MAX_ANSWERS`` answers also by L-BFGS-B alone from the start, and
+  the higher maximum is kept (the likelihood can have several). Each parameter is scaled by its standard
   error at the start and the fit stops when the projected gradient in those units is
   under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
