@@ -29,9 +29,9 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   Aitkin's EM (each E-step one likelihood evaluation, whose expected counts also give the
   exact gradient by Fisher's identity; the M-step by Fisher scoring per unit) accelerated
   by SQUAREM (Varadhan & Roland 2008) with its monotonicity guard (``_squarem``), then by
-  ``scipy.optimize.minimize`` (L-BFGS-B) with the exact gradient from there; on designs
-  of fewer than ``GUARD_MAX_ANSWERS`` answers also by L-BFGS-B alone from the start, and
-  the higher maximum is kept (the likelihood can have several). Each parameter is scaled by its standard
+  ``scipy.optimize.minimize`` (L-BFGS-B) with the exact gradient from there; on small
+  designs and those of few answers per unit (``_guarded``) also by L-BFGS-B alone from
+  the start, and the higher maximum is kept (the likelihood can have several). Each parameter is scaled by its standard
   error at the start and the fit stops when the projected gradient in those units is
   under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
   ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
@@ -95,6 +95,9 @@ SQUAREM_FACTOR = 4.0  # the SQUAREM package's ``mstep``: the step bound's growth
 # higher maximum (docs/statistics.md §20: on small sparse designs EM and L-BFGS-B can end
 # on different maxima, each sometimes the higher; there both fits take well under 1 s)
 GUARD_MAX_ANSWERS = 20_000
+# ... or whose units have a median of fewer answers than this (different maxima seen in 6
+# of 15 designs of 17-31 answers per unit, none in 6 of 44-80: docs/statistics.md §20)
+GUARD_UNIT_ANSWERS = 40
 M_ITERATIONS = 2  # Fisher-scoring steps per M-step (1 took 5 times the E-steps, 3 no fewer)
 M_HALVINGS = 20  # step halvings per Fisher-scoring step at most
 
@@ -568,9 +571,10 @@ class _Likelihood:
 def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
     """Maximise the marginal log-likelihood over (log a, b): Bock–Aitkin EM accelerated
     by SQUAREM (``_squarem``), then L-BFGS-B with the exact gradient from where it
-    stopped, to the stopping rule (``STOP_SE``; docs/statistics.md §20). Below
-    GUARD_MAX_ANSWERS answers, also L-BFGS-B alone from the start (the fit before
-    2026-11-28), and the higher of the two maxima; ``evaluations`` counts both.
+    stopped, to the stopping rule (``STOP_SE``; docs/statistics.md §20). On a small
+    design or one of few answers per unit (``_guarded``), also L-BFGS-B alone from the
+    start (the fit before 2026-11-28), and the higher of the two maxima; ``evaluations``
+    counts both.
 
     ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
     """
@@ -595,7 +599,7 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         res = _lbfgsb(like, scale, bounds, _squarem(like, first, scale, lo, hi))
         if EM_MAX_STEPS == 0:
             pass  # L-BFGS-B alone: the line above started at x0 (``_squarem`` returned it)
-        elif x.n_answers < GUARD_MAX_ANSWERS:
+        elif _guarded(x):
             # the guard (docs/statistics.md §20): also L-BFGS-B alone, the higher maximum
             alone = _lbfgsb(like, scale, bounds, x0 * scale)
             if -alone.fun > -res.fun:
@@ -613,6 +617,16 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         str(res.message),
         like.count,
     )
+
+
+def _guarded(x: Responses) -> bool:
+    """Whether the fit also runs L-BFGS-B alone (the guard, ``_fit``): a small design, or
+    one whose units have few answers (the median over the answered units), where the
+    likelihood was seen to have several maxima (docs/statistics.md §20)."""
+    answers = x.per_unit()
+    answered = answers[answers > 0]
+    few = answered.size > 0 and float(np.median(answered)) < GUARD_UNIT_ANSWERS
+    return x.n_answers < GUARD_MAX_ANSWERS or few
 
 
 def _lbfgsb(

@@ -137,8 +137,8 @@ def test_the_fit_reaches_the_tight_maximum(name: str, monkeypatch: pytest.Monkey
     design the reference stops at a stationary point 0.047 lower, as the code before did
     until 2026-11-28), the reference restarted at ours on its own grid must stay there:
     ours is then a maximum of the reference's likelihood, and the SEs are taken there.
-    EM's own result: the guard (L-BFGS-B alone beside it on small designs) is off."""
-    monkeypatch.setattr(irt, "GUARD_MAX_ANSWERS", 0)
+    EM's own result: the guard (L-BFGS-B alone beside it, ``irt._guarded``) is off."""
+    monkeypatch.setattr(irt, "_guarded", lambda x: False)
     x = design(name)
     cells = Responses.from_matrix(x)
     ref_1, ref_2 = reference(name)
@@ -178,14 +178,25 @@ def test_the_guard_keeps_the_higher_maximum(monkeypatch: pytest.MonkeyPatch) -> 
     is 0.058 lower."""
     x = lower_for_em()
     cells = Responses.from_matrix(x)
-    assert cells.n_answers < irt.GUARD_MAX_ANSWERS
+    assert irt._guarded(cells)
     fits = {}
-    for guard in (irt.GUARD_MAX_ANSWERS, 0):
-        monkeypatch.setattr(irt, "GUARD_MAX_ANSWERS", guard)
+    for guard in (True, False):
+        monkeypatch.setattr(irt, "_guarded", lambda x, guard=guard: guard)
         two = fit_2pl(cells, start=fit_1pl(cells))
         fits[guard] = dense.marginal_loglik(x, two.difficulty, two.discrimination)
     guarded, em_alone = fits.values()
     assert guarded > em_alone + 0.05, (guarded, em_alone)
+
+
+def test_the_guard_is_on_for_small_designs_and_few_answers_per_unit() -> None:
+    """On: under 20,000 answers, or a median under 40 answers per answered unit (where
+    different maxima were seen); off on the report's task shapes (140+ per unit)."""
+    rng = np.random.default_rng(3)
+    assert irt._guarded(Responses.from_matrix(_volunteers(rng, 30, 300, 6)))
+    few = _volunteers(rng, 700, 2100, 10)  # 21,000 answers, 30 per unit
+    assert irt._guarded(Responses.from_matrix(few))
+    many = _volunteers(rng, 150, 2100, 10)  # 21,000 answers, 140 per unit
+    assert not irt._guarded(Responses.from_matrix(many))
 
 
 @pytest.mark.slow
