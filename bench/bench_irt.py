@@ -160,14 +160,16 @@ def run_tasks() -> None:
         row.pop("_fits")
         row["units"], row["answers"] = n_units, x.n_answers
         rows[name] = row
+        cpu_before = row["before"]["cpu_1pl"] + row["before"]["cpu_2pl"]
+        cpu_after = row["after"]["cpu_1pl"] + row["after"]["cpu_2pl"]
         print(
             f"{name} ({x.n_answers} answers, {n_units} units): E-steps 1PL+2PL "
             f"{row['before']['e_steps_1pl']}+{row['before']['e_steps_2pl']} -> "
             f"{row['after']['e_steps_1pl']}+{row['after']['e_steps_2pl']} "
-            f"({row['e_steps_ratio']}x), CPU {row['before']['cpu_1pl'] + row['before']['cpu_2pl']:.1f}"
-            f" -> {row['after']['cpu_1pl'] + row['after']['cpu_2pl']:.1f} s "
+            f"({row['e_steps_ratio']}x), CPU {cpu_before:.1f} -> {cpu_after:.1f} s "
             f"({row['cpu_ratio']}x), log L change per answer "
-            f"{row['loglik_change_per_answer_1pl']:.1e} / {row['loglik_change_per_answer_2pl']:.1e}",
+            f"{row['loglik_change_per_answer_1pl']:.1e} / "
+            f"{row['loglik_change_per_answer_2pl']:.1e}",
             flush=True,
         )
     total_before = sum(r["before"]["cpu_1pl"] + r["before"]["cpu_2pl"] for r in rows.values())

@@ -31,10 +31,11 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   by SQUAREM (Varadhan & Roland 2008) with its monotonicity guard (``_squarem``), then by
   ``scipy.optimize.minimize`` (L-BFGS-B) with the exact gradient from there; on small
   designs and those of few answers per unit (``_guarded``) also by L-BFGS-B alone from
-  the start, and the higher maximum is kept (the likelihood can have several). Each parameter is scaled by its standard
-  error at the start and the fit stops when the projected gradient in those units is
-  under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
-  ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
+  the start, and the higher maximum is kept (the likelihood can have several). Each
+  parameter is scaled by its standard error at the start and the fit stops when the
+  projected gradient in those units is under ``STOP_SE`` (``_scales``;
+  docs/statistics.md §20). The tests check both against girth's ``onepl_mml`` and
+  ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
   Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``);
@@ -596,11 +597,11 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         # STOP_SE of its standard error" (docs/statistics.md §20)
         scale = _scales(first, like.nodes, n_a)
         bounds = np.stack([lo, hi], axis=1) * scale[:, None]
+        # (EM_MAX_STEPS 0: ``_squarem`` returns the start, and L-BFGS-B runs alone)
         res = _lbfgsb(like, scale, bounds, _squarem(like, first, scale, lo, hi))
-        if EM_MAX_STEPS == 0:
-            pass  # L-BFGS-B alone: the line above started at x0 (``_squarem`` returned it)
-        elif _guarded(x):
-            # the guard (docs/statistics.md §20): also L-BFGS-B alone, the higher maximum
+        if EM_MAX_STEPS > 0 and _guarded(x):
+            # the guard against a lower maximum (docs/statistics.md §20): also L-BFGS-B
+            # alone, and the higher of the two maxima
             alone = _lbfgsb(like, scale, bounds, x0 * scale)
             if -alone.fun > -res.fun:
                 res = alone
@@ -620,9 +621,10 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
 
 
 def _guarded(x: Responses) -> bool:
-    """Whether the fit also runs L-BFGS-B alone (the guard, ``_fit``): a small design, or
-    one whose units have few answers (the median over the answered units), where the
-    likelihood was seen to have several maxima (docs/statistics.md §20)."""
+    """Whether the fit also runs L-BFGS-B alone (the guard against a lower maximum,
+    ``_fit``): a small design, or one whose units have few answers (the median over the
+    answered units), where the likelihood was seen to have several maxima
+    (docs/statistics.md §20)."""
     answers = x.per_unit()
     answered = answers[answers > 0]
     few = answered.size > 0 and float(np.median(answered)) < GUARD_UNIT_ANSWERS
@@ -698,8 +700,9 @@ def _squarem(
     of that length is taken, divided when the guard rejects one). Each cycle: two EM
     steps θ₁ = M(θ₀), θ₂ = M(θ₁), r = θ₁ − θ₀, v = θ₂ − θ₁ − r, α = −‖r‖ / ‖v‖ (in
     standard-error units), θ' = θ₀ − 2αr + α²v projected onto the bounds, then one EM step
-    from θ'. The guard: if log L(θ') < log L(θ₀), θ' is dropped and the next cycle starts
-    at θ₂ (the plain EM step), so log L never decreases (EM's own monotonicity).
+    from θ'. The monotonicity guard: if log L(θ') < log L(θ₀), θ' is dropped and the next
+    cycle starts at θ₂ (the plain EM step), so log L never decreases (EM's own
+    monotonicity).
 
     Stops when the point meets the fit's stopping rule (``_projected_gradient`` under
     STOP_SE, the same test L-BFGS-B makes) or after EM_MAX_STEPS E-steps; returns the
@@ -708,8 +711,7 @@ def _squarem(
     z_lo, z_hi = lo * scale, hi * scale
 
     def done(step: _EStep) -> bool:
-        z = step.params * scale if step.key is None else step.key
-        return _projected_gradient(z, like.gradient(step), scale, lo, hi) < STOP_SE
+        return _projected_gradient(key(step), like.gradient(step), scale, lo, hi) < STOP_SE
 
     def em(step: _EStep) -> FloatArray:
         """M(θ) in standard-error units."""

@@ -164,8 +164,9 @@ def test_the_fit_reaches_the_tight_maximum(name: str, monkeypatch: pytest.Monkey
 @pytest.mark.slow
 def lower_for_em() -> np.ndarray:
     """A sparse design (44 units × 247 persons, each cell answered with probability 0.09,
-    test_irt_sparse's awkward cases; found in a sweep of 40 random designs) where EM's 2PL ends on a maximum 0.058 lower than L-BFGS-B alone from the same
-    start (units of 9-15 answers that L-BFGS-B takes to the slope bound 8 together)."""
+    test_irt_sparse's awkward cases; found in a sweep of 40 random designs) where EM's
+    2PL ends on a maximum 0.058 lower than L-BFGS-B alone from the same start (units of
+    9-15 answers that L-BFGS-B takes to the slope bound 8 together)."""
     from test_irt_sparse import design as sparse_design
 
     return sparse_design(44, 247, 0.09027619380607667, 34)
