@@ -9,7 +9,10 @@ answers, models answering every unit, a unit nobody and one everybody got right,
 at both bounds. The standard errors are the test's own (the dense objective's numerical
 Hessian at the reference maximum). The M-step's fixed point is checked against scipy's
 bounded maximum of the expected complete-data log-likelihood written here; the count of
-E-steps (``ItemFit.evaluations``) against the likelihood's calls."""
+E-steps (``ItemFit.evaluations``) against the likelihood's calls. Those checks are of
+EM's own result (the guard off); the guard against a lower maximum (``irt._guarded``:
+L-BFGS-B alone beside EM on small designs and few answers per unit, the higher kept) on a
+design where EM alone ends lower."""
 
 from __future__ import annotations
 
