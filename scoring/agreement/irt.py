@@ -24,13 +24,18 @@ a_i > 0. The 1PL (Rasch family) has one slope a shared by every unit.
   trapezoid grid fine enough for the most informative response pattern: ``fit_grid``;
   the persons with a few answers on the coarsest such grid, ``_designs``; 41 fixed
   Gauss–Hermite nodes, the old integral, let the slopes shrink for long tests)
-  is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i)
-  by ``scipy.optimize.minimize`` (L-BFGS-B) with its exact gradient (Fisher's identity:
-  the expected complete-data score under the posterior of θ_j), bounds ``A_BOUNDS`` and
-  ``B_BOUNDS``; the 2PL starts from the 1PL. Each parameter is scaled by its standard
-  error at the start and the fit stops when the projected gradient in those units is
-  under ``STOP_SE`` (``_scales``; docs/statistics.md §20). The tests check both against girth's
-  ``onepl_mml`` and ``twopl_mml`` on data small enough for them.
+  is maximised over all (log a_i, b_i) at once (2PL; the 1PL: one log a and every b_i),
+  bounds ``A_BOUNDS`` and ``B_BOUNDS``; the 2PL starts from the 1PL. First by Bock &
+  Aitkin's EM (each E-step one likelihood evaluation, whose expected counts also give the
+  exact gradient by Fisher's identity; the M-step by Fisher scoring per unit) accelerated
+  by SQUAREM (Varadhan & Roland 2008) with its monotonicity guard (``_squarem``), then by
+  ``scipy.optimize.minimize`` (L-BFGS-B) with the exact gradient from there; on small
+  designs and those of few answers per unit (``_guarded``) also by L-BFGS-B alone from
+  the start, and the higher maximum is kept (the likelihood can have several). Each
+  parameter is scaled by its standard error at the start and the fit stops when the
+  projected gradient in those units is under ``STOP_SE`` (``_scales``;
+  docs/statistics.md §20). The tests check both against girth's ``onepl_mml`` and
+  ``twopl_mml`` on data small enough for them.
 * **Abilities**: EAP (the posterior mean of θ_j given the fitted units and N(0, 1)) with
   its posterior SD as standard error, for people and models alike, by adaptive
   Gauss–Hermite quadrature centred on each person's posterior mode (``abilities_eap``);
@@ -83,6 +88,19 @@ ADAPTIVE_NODES = 21  # per-person Gauss–Hermite nodes of the adaptive EAP
 # (``_scales``), exceeds STOP_SE: a Newton step would move none by more than ~STOP_SE SE
 STOP_SE = 3e-4
 STOP_FTOL = 0.0  # no relative-change test: the gradient rule alone (docs/statistics.md §20)
+# the EM phase before L-BFGS-B (``_squarem``; docs/statistics.md §20): at most this many
+# E-steps (0: L-BFGS-B alone, from the start, as before 2026-11-28)
+EM_MAX_STEPS = 300
+SQUAREM_FACTOR = 4.0  # the SQUAREM package's ``mstep``: the step bound's growth
+# below this many answers the fit also runs L-BFGS-B alone from the start and keeps the
+# higher maximum (docs/statistics.md §20: on small sparse designs EM and L-BFGS-B can end
+# on different maxima, each sometimes the higher; there both fits take well under 1 s)
+GUARD_MAX_ANSWERS = 20_000
+# ... or whose units have a median of fewer answers than this (different maxima seen in 6
+# of 15 designs of 17-31 answers per unit, none in 6 of 44-80: docs/statistics.md §20)
+GUARD_UNIT_ANSWERS = 40
+M_ITERATIONS = 2  # Fisher-scoring steps per M-step (1 took 5 times the E-steps, 3 no fewer)
+M_HALVINGS = 20  # step halvings per Fisher-scoring step at most
 
 
 @dataclass(frozen=True)
@@ -94,7 +112,7 @@ class ItemFit:
     n_parameters: int
     converged: bool
     message: str = ""
-    evaluations: int = 0  # of the likelihood and its gradient by the optimiser
+    evaluations: int = 0  # E-steps: of the likelihood and its expected counts (gradient)
 
     def aic(self) -> float:
         return 2 * self.n_parameters - 2 * self.loglik
@@ -496,8 +514,68 @@ def _start_of(fit: ItemFit, *, shared: bool) -> FloatArray:
     return np.concatenate([log_a, np.clip(fit.difficulty, *B_BOUNDS)]).astype(np.float64)
 
 
+@dataclass(frozen=True)
+class _EStep:
+    """One E-step (one likelihood evaluation) of the fit at ``params`` (log a, b): log L
+    there, the expected right answers and answers of every unit at every coarse node
+    (units × coarse: Bock & Aitkin's r_iq and n_iq, Fisher's identity's counts) and P.
+    ``key``: the point in standard-error units (``_scales``) it was asked at, if any."""
+
+    params: FloatArray
+    key: FloatArray | None
+    loglik: float
+    rights: FloatArray
+    answers: FloatArray
+    p: FloatArray
+
+
+class _Likelihood:
+    """The fit's E-steps, counted (``count``: ``ItemFit.evaluations``); the last few are
+    kept, so the point where the EM phase stops is not computed again as L-BFGS-B's
+    first."""
+
+    def __init__(self, designs: list[tuple[_Design, Grid]], n_a: int, n_units: int) -> None:
+        self.designs, self.n_a, self.n_units = designs, n_a, n_units
+        self.nodes = designs[0][1].coarse
+        self.count = 0
+        self._kept: list[_EStep] = []
+
+    def at(self, params: FloatArray, key: FloatArray | None = None) -> _EStep:
+        a = np.broadcast_to(np.exp(params[: self.n_a]), (self.n_units,))
+        loglik, rights, answers, p = _loglik_and_counts(self.designs, a, params[self.n_a :])
+        self.count += 1
+        step = _EStep(params, key, loglik, rights, answers, p)
+        self._kept = [step, *self._kept[:3]]
+        return step
+
+    def scaled(self, z: FloatArray, scale: FloatArray) -> _EStep:
+        """The E-step at the point ``z`` in standard-error units."""
+        for step in self._kept:
+            if step.key is not None and np.array_equal(step.key, z):
+                return step
+        return self.at(z / scale, z.copy())
+
+    def gradient(self, step: _EStep) -> FloatArray:
+        """d log L / d (log a, b) at the E-step's point, by Fisher's identity: the score is
+        the posterior expectation of the complete-data score, d log L / d z_iq =
+        r_iq − n_iq P_i(θ_q) with z_iq = a_i (θ_q − b_i)."""
+        n_a = self.n_a
+        a = np.broadcast_to(np.exp(step.params[:n_a]), (self.n_units,))
+        b = step.params[n_a:]
+        resid = step.rights - step.answers * step.p
+        grad_a = (resid * (self.nodes[None, :] - b[:, None])).sum(axis=1) * a
+        grad_b = -a * resid.sum(axis=1)
+        grad_log_a = np.asarray([grad_a.sum()]) if n_a == 1 else grad_a
+        return np.concatenate([grad_log_a, grad_b])
+
+
 def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
-    """Maximise the marginal log-likelihood over (log a, b): L-BFGS-B, exact gradient.
+    """Maximise the marginal log-likelihood over (log a, b): Bock–Aitkin EM accelerated
+    by SQUAREM (``_squarem``), then L-BFGS-B with the exact gradient from where it
+    stopped, to the stopping rule (``STOP_SE``; docs/statistics.md §20). On a small
+    design or one of few answers per unit (``_guarded``), also L-BFGS-B alone from the
+    start (the fit before 2026-11-28), and the higher of the two maxima; ``evaluations``
+    counts both.
 
     ``shared``: one log a for every unit (the 1PL), else one per unit (the 2PL).
     """
@@ -507,46 +585,29 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
     # start's (at least 1.5 for the 1PL, which starts at 1)
     start_slopes = np.broadcast_to(np.exp(x0[:n_a]), (n_units,))
     designs = _designs(x, np.maximum(start_slopes, 1.0) * SLOPE_MARGIN)
-    nodes = designs[0][1].coarse
-
-    def objective(params: FloatArray) -> tuple[float, FloatArray]:
-        log_a, b = params[:n_a], params[n_a:]
-        a = np.broadcast_to(np.exp(log_a), (n_units,))
-        loglik, rights, answers, p = _loglik_and_counts(designs, a, b)
-        # Fisher's identity: the score is the posterior expectation of the complete-data
-        # score; d log L / d z_iq = r_iq - n_iq P_i(θ_q) with expected counts r and n.
-        resid = rights - answers * p
-        grad_a = (resid * (nodes[None, :] - b[:, None])).sum(axis=1) * a
-        grad_b = -a * resid.sum(axis=1)
-        grad_log_a = np.asarray([grad_a.sum()]) if shared else grad_a
-        return -loglik, -np.concatenate([grad_log_a, grad_b])
-
-    bounds = np.asarray(
-        [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
-    )
+    lo = np.asarray([math.log(A_BOUNDS[0])] * n_a + [B_BOUNDS[0]] * n_units)
+    hi = np.asarray([math.log(A_BOUNDS[1])] * n_a + [B_BOUNDS[1]] * n_units)
+    like = _Likelihood(designs, n_a, n_units)
     # One BLAS thread: these products are small and many; threads that wait on a busy
     # machine made each call 20 times slower in the benchmark (bench/bench_irt.py).
     with threadpool_limits(limits=1, user_api="blas"):
+        first = like.at(x0)
         # each parameter in units of its standard error at the start (``_scales``), so
         # that L-BFGS-B's projected-gradient test reads "no parameter would still move by
         # STOP_SE of its standard error" (docs/statistics.md §20)
-        scale = _scales(designs, x0, n_a, n_units)
-
-        def scaled(z: FloatArray) -> tuple[float, FloatArray]:
-            value, grad = objective(z / scale)
-            return value, grad / scale
-
-        res = optimize.minimize(
-            scaled,
-            x0 * scale,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds * scale[:, None],
-            options={"maxiter": 2000, "maxfun": 4000, "ftol": STOP_FTOL, "gtol": STOP_SE},
-        )
-    res.x = res.x / scale
-    a = np.broadcast_to(np.exp(res.x[:n_a]), (n_units,)).astype(np.float64)
-    b = res.x[n_a:].astype(np.float64)
+        scale = _scales(first, like.nodes, n_a)
+        bounds = np.stack([lo, hi], axis=1) * scale[:, None]
+        # (EM_MAX_STEPS 0: ``_squarem`` returns the start, and L-BFGS-B runs alone)
+        res = _lbfgsb(like, scale, bounds, _squarem(like, first, scale, lo, hi))
+        if EM_MAX_STEPS > 0 and _guarded(x):
+            # the guard against a lower maximum (docs/statistics.md §20): also L-BFGS-B
+            # alone, and the higher of the two maxima
+            alone = _lbfgsb(like, scale, bounds, x0 * scale)
+            if -alone.fun > -res.fun:
+                res = alone
+    params = res.x / scale
+    a = np.broadcast_to(np.exp(params[:n_a]), (n_units,)).astype(np.float64)
+    b = params[n_a:].astype(np.float64)
     return ItemFit(
         "1pl" if shared else "2pl",
         b,
@@ -555,30 +616,291 @@ def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
         n_units + n_a,
         bool(res.success),
         str(res.message),
-        int(res.nfev),
+        like.count,
     )
 
 
-def _scales(
-    designs: list[tuple[_Design, Grid]], x0: FloatArray, n_a: int, n_units: int
-) -> FloatArray:
-    """√ of the diagonal of the complete-data information of (log a, b) at ``x0``: for
-    unit i, Σ_q n_iq P(1 − P) a_i² (θ_q − b_i)² for log a_i and Σ_q n_iq P(1 − P) a_i² for
-    b_i, with the expected answers n_iq at the coarse nodes (Fisher's identity's counts).
-    It is at least the observed information's diagonal (the missing information is left
-    out), so 1 / scale is at most the standard error, the stopping rule conservative."""
-    log_a, b = x0[:n_a], x0[n_a:]
-    a = np.broadcast_to(np.exp(log_a), (n_units,))
-    nodes = designs[0][1].coarse
-    _, _, answers, p = _loglik_and_counts(designs, a, b)
-    w = answers * p * (1 - p) * (a * a)[:, None]
-    info_b = w.sum(axis=1)
-    info_a = (w * (nodes[None, :] - b[:, None]) ** 2).sum(axis=1)
+def _guarded(x: Responses) -> bool:
+    """Whether the fit also runs L-BFGS-B alone (the guard against a lower maximum,
+    ``_fit``): a small design, or one whose units have few answers (the median over the
+    answered units), where the likelihood was seen to have several maxima
+    (docs/statistics.md §20)."""
+    answers = x.per_unit()
+    answered = answers[answers > 0]
+    few = answered.size > 0 and float(np.median(answered)) < GUARD_UNIT_ANSWERS
+    return x.n_answers < GUARD_MAX_ANSWERS or few
+
+
+def _lbfgsb(
+    like: _Likelihood, scale: FloatArray, bounds: FloatArray, z0: FloatArray
+) -> optimize.OptimizeResult:
+    """L-BFGS-B from ``z0`` (standard-error units) to the stopping rule."""
+
+    def objective(z: FloatArray) -> tuple[float, FloatArray]:
+        step = like.scaled(z, scale)
+        return -step.loglik, -like.gradient(step) / scale
+
+    return optimize.minimize(
+        objective,
+        z0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": 2000, "maxfun": 4000, "ftol": STOP_FTOL, "gtol": STOP_SE},
+    )
+
+
+def _scales(step: _EStep, nodes: FloatArray, n_a: int) -> FloatArray:
+    """√ of the diagonal of the complete-data information of (log a, b) at the E-step's
+    point (the start): for unit i, Σ_q n_iq P(1 − P) a_i² (θ_q − b_i)² for log a_i and
+    Σ_q n_iq P(1 − P) a_i² for b_i, with the expected answers n_iq at the coarse nodes
+    (Fisher's identity's counts). It is at least the observed information's diagonal
+    (the missing information is left out), so 1 / scale is at most the standard error,
+    the stopping rule conservative."""
+    info_a, _cross, info_b = _information(step.params, step.answers, step.p, nodes, n_a)
     if n_a == 1:
         info_a = np.asarray([info_a.sum()])
     info = np.concatenate([info_a, info_b])
     # a unit nobody answered informs nothing: keep it on its own (unscaled) footing
     out: FloatArray = np.sqrt(np.where(info > 1e-8, info, 1.0))
+    return out
+
+
+def _information(
+    params: FloatArray, answers: FloatArray, p: FloatArray, nodes: FloatArray, n_a: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Each unit's complete-data (expected) information of (log a_i, b_i) at the expected
+    answers n_iq: the diagonal terms and the cross term (units each)."""
+    n_units = answers.shape[0]
+    a = np.broadcast_to(np.exp(params[:n_a]), (n_units,))
+    d = nodes[None, :] - params[n_a:, None]
+    w = answers * p * (1 - p) * (a * a)[:, None]
+    info_a: FloatArray = (w * d * d).sum(axis=1)
+    cross: FloatArray = -(w * d).sum(axis=1)
+    info_b: FloatArray = w.sum(axis=1)
+    return info_a, cross, info_b
+
+
+def _projected_gradient(
+    z: FloatArray, grad: FloatArray, scale: FloatArray, lo: FloatArray, hi: FloatArray
+) -> float:
+    """L-BFGS-B's convergence measure at ``z`` (standard-error units) for the objective
+    −log L: the largest |proj(z − g) − z|, g its gradient there, proj onto the bounds."""
+    g = -grad / scale
+    return float(np.abs(np.clip(z - g, lo * scale, hi * scale) - z).max(initial=0.0))
+
+
+def _squarem(
+    like: _Likelihood, first: _EStep, scale: FloatArray, lo: FloatArray, hi: FloatArray
+) -> FloatArray:
+    """Bock & Aitkin's EM (1981; Baker & Kim 2004, ch. 6) from ``first`` (the E-step at
+    the start), accelerated by SQUAREM (Varadhan & Roland 2008, Scand. J. Statist. 35:
+    335–353; scheme S3, the step length bounded as the authors' ``SQUAREM`` package does:
+    at most ``step_max``, which starts at 1 and is multiplied by SQUAREM_FACTOR when a step
+    of that length is taken, divided when the guard rejects one). Each cycle: two EM
+    steps θ₁ = M(θ₀), θ₂ = M(θ₁), r = θ₁ − θ₀, v = θ₂ − θ₁ − r, α = −‖r‖ / ‖v‖ (in
+    standard-error units), θ' = θ₀ − 2αr + α²v projected onto the bounds, then one EM step
+    from θ'. The monotonicity guard: if log L(θ') < log L(θ₀), θ' is dropped and the next
+    cycle starts at θ₂ (the plain EM step), so log L never decreases (EM's own
+    monotonicity).
+
+    Stops when the point meets the fit's stopping rule (``_projected_gradient`` under
+    STOP_SE, the same test L-BFGS-B makes) or after EM_MAX_STEPS E-steps; returns the
+    point, in standard-error units (L-BFGS-B starts there)."""
+    n_a = like.n_a
+    z_lo, z_hi = lo * scale, hi * scale
+
+    def done(step: _EStep) -> bool:
+        return _projected_gradient(key(step), like.gradient(step), scale, lo, hi) < STOP_SE
+
+    def em(step: _EStep) -> FloatArray:
+        """M(θ) in standard-error units."""
+        out: FloatArray = np.clip(_m_step(step, like.nodes, n_a, lo, hi) * scale, z_lo, z_hi)
+        return out
+
+    def key(step: _EStep) -> FloatArray:
+        return step.params * scale if step.key is None else step.key
+
+    step_max = 1.0
+    now = first
+    while not done(now) and like.count + 3 <= EM_MAX_STEPS:
+        z0 = key(now)
+        one = like.scaled(em(now), scale)
+        if done(one):
+            return key(one)
+        z1, z2 = key(one), em(one)
+        r, v = z1 - z0, z2 - 2 * z1 + z0
+        vv = float(v @ v)
+        alpha = -math.sqrt(float(r @ r) / vv) if vv > 0 else -1.0
+        alpha = min(max(alpha, -step_max), -1.0)
+        out = like.scaled(np.clip(z0 - 2 * alpha * r + alpha * alpha * v, z_lo, z_hi), scale)
+        if out.loglik >= now.loglik:
+            if alpha == -step_max:
+                step_max *= SQUAREM_FACTOR
+            if done(out):
+                return key(out)
+            now = like.scaled(em(out), scale)
+        else:
+            step_max = max(1.0, step_max / SQUAREM_FACTOR)
+            now = like.scaled(z2, scale)
+    return key(now)
+
+
+def _m_step(
+    step: _EStep, nodes: FloatArray, n_a: int, lo: FloatArray, hi: FloatArray
+) -> FloatArray:
+    """Bock–Aitkin's M-step: (log a, b) raising the expected complete-data log-likelihood
+    Q = Σ_iq r_iq log P_i(θ_q) + (n_iq − r_iq) log(1 − P_i(θ_q)) at the E-step's counts,
+    within the bounds: M_ITERATIONS Fisher-scoring steps from the E-step's point (each
+    unit's 2 × 2 expected information; the 1PL's shared slope by the Schur complement),
+    with the coordinates at a bound that the gradient pushes outward held there, and the
+    step halved until Q does not decrease (per unit; the 1PL as a whole). In (log a, b)
+    Fisher scoring differs from Newton's method by terms equal to Q's gradient, so near
+    the M-step's maximum it is as fast. Q is a sum over units of units × coarse-node
+    terms: cheap beside an E-step."""
+    rights, answers = step.rights, step.answers
+    params = step.params.copy()
+    for _ in range(M_ITERATIONS):
+        q_old, grad, p = _expected_q(params, rights, answers, nodes, n_a)
+        info_a, cross, info_b = _information(params, answers, p, nodes, n_a)
+        direction = _scoring_direction(params, grad, (info_a, cross, info_b), lo, hi, n_a)
+        params = _halved_until_higher(params, direction, q_old, rights, answers, nodes, n_a, lo, hi)
+    return params
+
+
+def _expected_q(
+    params: FloatArray, rights: FloatArray, answers: FloatArray, nodes: FloatArray, n_a: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Q per unit, its gradient over (log a, b) (the 1PL's slope: summed) and P."""
+    n_units = rights.shape[0]
+    a = np.broadcast_to(np.exp(params[:n_a]), (n_units,))
+    q, p = _unit_q(a, params[n_a:], rights, answers, nodes)
+    resid = rights - answers * p
+    grad_a = (resid * (nodes[None, :] - params[n_a:, None])).sum(axis=1) * a
+    grad_b = -a * resid.sum(axis=1)
+    grad_log_a = np.asarray([grad_a.sum()]) if n_a == 1 else grad_a
+    return q, np.concatenate([grad_log_a, grad_b]), p
+
+
+def _unit_q(
+    a: FloatArray, b: FloatArray, rights: FloatArray, answers: FloatArray, nodes: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Q of each unit (slopes ``a``, difficulties ``b``) and P (units × coarse)."""
+    z = np.clip(a[:, None] * (nodes[None, :] - b[:, None]), -Z_LIMIT, Z_LIMIT)
+    # log P = −log(1 + e^−z), log(1 − P) = log P − z
+    log_p = -np.logaddexp(0, -z)
+    q: FloatArray = (answers * log_p - (answers - rights) * z).sum(axis=1)
+    return q, np.exp(log_p)
+
+
+def _scoring_direction(
+    params: FloatArray,
+    grad: FloatArray,
+    info: tuple[FloatArray, FloatArray, FloatArray],
+    lo: FloatArray,
+    hi: FloatArray,
+    n_a: int,
+) -> FloatArray:
+    """The Fisher-scoring step I⁻¹ g with the coordinates at a bound held there: those
+    the gradient pushes outward, then those the step itself would take outward (the
+    step of the others is then solved again without them)."""
+    at_lo, at_hi = params <= lo, params >= hi
+    held = (at_lo & (grad < 0)) | (at_hi & (grad > 0))
+    for _ in range(3):
+        direction = _free_direction(grad, info, held, n_a)
+        out = (at_lo & (direction < 0)) | (at_hi & (direction > 0))
+        if not (out & ~held).any():
+            break
+        held |= out
+    return np.where(held, 0.0, direction)
+
+
+def _free_direction(
+    grad: FloatArray,
+    info: tuple[FloatArray, FloatArray, FloatArray],
+    held: npt.NDArray[np.bool_],
+    n_a: int,
+) -> FloatArray:
+    """I⁻¹ g over the coordinates not ``held`` (each unit's 2 × 2 block; the 1PL's
+    arrowhead by the Schur complement of its shared slope)."""
+    info_a, cross, info_b = info
+    g = np.where(held, 0.0, grad)
+    g_a, g_b = g[:n_a], g[n_a:]
+    free_b = ~held[n_a:]
+    info_b = np.where(free_b & (info_b > 1e-12), info_b, 1.0)
+    if n_a == 1:
+        cross = np.where(free_b, cross, 0.0)
+        schur = float(info_a.sum() - (cross * cross / info_b).sum())
+        step_a = 0.0
+        if not held[0] and schur > 1e-12:
+            step_a = (float(g_a[0]) - float((cross * g_b / info_b).sum())) / schur
+        return np.concatenate([[step_a], (g_b - cross * step_a) / info_b])
+    free_a = ~held[:n_a] & (info_a > 1e-12)
+    info_a = np.where(free_a, info_a, 1.0)
+    g_a = np.where(free_a, g_a, 0.0)
+    cross = np.where(free_a & free_b, cross, 0.0)
+    det = info_a * info_b - cross * cross
+    # a unit whose expected answers sit at one node determines (log a, b) only jointly:
+    # the diagonal alone then
+    flat = det <= 1e-10 * info_a * info_b
+    cross, det = np.where(flat, 0.0, cross), np.where(flat, info_a * info_b, det)
+    return np.concatenate([(info_b * g_a - cross * g_b) / det, (info_a * g_b - cross * g_a) / det])
+
+
+def _halved_until_higher(
+    params: FloatArray,
+    direction: FloatArray,
+    q_old: FloatArray,
+    rights: FloatArray,
+    answers: FloatArray,
+    nodes: FloatArray,
+    n_a: int,
+    lo: FloatArray,
+    hi: FloatArray,
+) -> FloatArray:
+    """params + t · direction, t = t₀, t₀/2, … until Q is not lower, t₀ ≤ 1 the longest
+    step inside the bounds (a coordinate that reaches its bound stops there, and the next
+    Fisher-scoring step holds it: clipping a joint (log a, b) step instead can lower Q
+    at every t and stall the unit short of its maximum); per unit for the 2PL, for all
+    units at once for the 1PL (its slope is shared); a unit (or the 1PL) that finds no
+    such t keeps its parameters."""
+    n_units = rights.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = np.where(direction > 0, (hi - params) / direction, np.inf)
+        room = np.where(direction < 0, (lo - params) / direction, room)
+    room = np.clip(room, 0.0, 1.0)
+    # the longest step inside the bounds: the 1PL's shared, each 2PL unit's own
+    t = np.full(n_units, float(room.min())) if n_a == 1 else np.minimum(room[:n_a], room[n_a:])
+    if n_a == 1:
+        for _ in range(M_HALVINGS):
+            trial = _snapped(params + t[0] * direction, lo, hi)
+            if _expected_q(trial, rights, answers, nodes, n_a)[0].sum() >= q_old.sum():
+                return trial
+            t = t / 2
+        return params
+    # the 2PL: unit by unit, Q computed again for the units still looking only
+    out = params.copy()
+    look = np.arange(n_units)
+    for _ in range(M_HALVINGS):
+        trial_a = _snapped(params[look] + t[look] * direction[look], lo[look], hi[look])
+        b_at = n_a + look
+        trial_b = _snapped(params[b_at] + t[look] * direction[b_at], lo[b_at], hi[b_at])
+        q_new = _unit_q(np.exp(trial_a), trial_b, rights[look], answers[look], nodes)[0]
+        better = q_new >= q_old[look]
+        out[look[better]], out[b_at[better]] = trial_a[better], trial_b[better]
+        look = look[~better]
+        if not look.size:
+            break
+        t = t / 2
+    return out
+
+
+def _snapped(params: FloatArray, lo: FloatArray, hi: FloatArray) -> FloatArray:
+    """Within the bounds, a coordinate within 1e-10 of one on it (the step that reaches a
+    bound lands there to rounding)."""
+    out = np.clip(params, lo, hi)
+    out = np.where(out - lo < 1e-10, lo, out)
+    out = np.where(hi - out < 1e-10, hi, out)
     return out
 
 

@@ -93,10 +93,11 @@ def start_grid(x: np.ndarray, x0: np.ndarray, *, shared: bool) -> Grid:
     return fit_grid(information(parts(x)[2], np.maximum(slopes, 1.0) * SLOPE_MARGIN))
 
 
-def fit(x: np.ndarray, x0: np.ndarray, *, shared: bool) -> ItemFit:
+def fit(x: np.ndarray, x0: np.ndarray, *, shared: bool, grid: Grid | None = None) -> ItemFit:
+    """The tight fit from ``x0``, on the grid of ``x0``'s slopes (or ``grid``)."""
     n_units = x.shape[0]
     n_a = 1 if shared else n_units
-    grid = start_grid(x, x0, shared=shared)
+    grid = start_grid(x, x0, shared=shared) if grid is None else grid
     bounds = [(math.log(A_BOUNDS[0]), math.log(A_BOUNDS[1]))] * n_a + [B_BOUNDS] * n_units
     res = optimize.minimize(
         lambda params: objective(x, params, grid, shared=shared),

@@ -25,15 +25,17 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]  # several IRT tables
 SETTINGS = ReportSettings(n_boot=0)
 N_ITEMS, N_PEOPLE = 10, 40
 #: warm against cold (the 0.01 SE check of each parameter is tests/agreement/
-#: test_irt_warm.py's): abilities and log-likelihood tight; item parameters 0.01, for a
+#: test_irt_warm.py's): abilities and log-likelihood tight; item parameters 0.02, for a
 #: unit on a flat ridge (slope at its lower bound, difficulty ~3 with an SE of several)
-#: moves that much within the stopping rule (seen: 0.0054)
+#: moves that much within the stopping rule (seen: 0.0054 with L-BFGS-B alone; with the
+#: EM phase and its guard, 2026-11-28: 0.013 in the difficulty of ck-1, b −5.8 at slope
+#: 0.195, and in the slope of ck-4, 3.97, both with SEs well over 1; log L 2.1e-7 apart)
 TOLERANCE = {
     "ability": 2e-3,
     "se": 2e-3,
     "loglik": 1e-4,
-    "difficulty": 1e-2,
-    "discrimination": 1e-2,
+    "difficulty": 2e-2,
+    "discrimination": 2e-2,
 }
 
 
