@@ -45,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from .table import FloatArray
@@ -78,8 +79,11 @@ class ClusteredCI:
 
 
 def _codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
-    uniq, inverse = np.unique(np.asarray(labels), return_inverse=True)
-    return inverse.astype(np.int64), int(uniq.size)
+    """Each label's code (its rank among the distinct labels, as ``np.unique`` numbers
+    them) and the number of distinct labels: by hashing, then sorting only the distinct
+    labels (``np.unique`` sorts every label: 5 s of a 1,000,000-answer report's text ids)."""
+    codes, uniq = pd.factorize(np.asarray(labels).ravel(), sort=True, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), len(uniq)
 
 
 def _one_way(u: FloatArray, codes: np.ndarray, g: int) -> float:

@@ -1040,18 +1040,38 @@ def percentile_interval(
     draws; the percentile is the median over draws and the interval their central
     ``confidence`` share, so it carries both the measurement error of every ability and
     the group's sampling error (Mislevy 1991, §4: statistics computed per plausible
-    value, then pooled)."""
-    draws, members = group.shape
-    if members == 0 or draws == 0:
-        return PercentileInterval(math.nan, math.nan, math.nan, draws)
-    rng = np.random.default_rng(seed)
-    pick = rng.integers(0, members, size=(draws, members))
-    # twice each member's mid-rank count (2 below, 1 tied) once per draw, then gathered
-    # for the resampled members: a byte per member, not the float values and two
-    # comparisons of every resampled one (the same counts)
-    twice = 2 * (group < one[:, None]).astype(np.int8) + (group == one[:, None])
-    counted = np.take_along_axis(twice, pick, axis=1).sum(axis=1, dtype=np.int64)
-    pct = 100.0 * (counted / 2) / members
-    tail = (1 - confidence) / 2
-    low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
-    return PercentileInterval(float(mid), float(low), float(high), draws)
+    value, then pooled). Several respondents among one group: :class:`PercentileGroup`
+    (the same draws, made once)."""
+    return PercentileGroup.of(group, seed=seed).interval(one, confidence=confidence)
+
+
+@dataclass(frozen=True)
+class PercentileGroup:
+    """A group's plausible values (draws × members) and the members resampled in each
+    draw from ``seed``, drawn once for every respondent placed among them: each
+    respondent's :meth:`interval` is :func:`percentile_interval`'s with that seed."""
+
+    group: FloatArray
+    pick: IntArray  # draws × members: the resampled members' columns
+
+    @classmethod
+    def of(cls, group: FloatArray, *, seed: int = 0) -> PercentileGroup:
+        draws, members = group.shape
+        if members == 0 or draws == 0:
+            return cls(group, np.zeros((draws, 0), dtype=np.int64))
+        rng = np.random.default_rng(seed)
+        return cls(group, rng.integers(0, members, size=(draws, members)))
+
+    def interval(self, one: FloatArray, *, confidence: float = 0.95) -> PercentileInterval:
+        draws, members = self.group.shape
+        if members == 0 or draws == 0:
+            return PercentileInterval(math.nan, math.nan, math.nan, draws)
+        # twice each member's mid-rank count (2 below, 1 tied) once per draw, then
+        # gathered for the resampled members: a byte per member, not the float values and
+        # two comparisons of every resampled one (the same counts)
+        twice = 2 * (self.group < one[:, None]).astype(np.int8) + (self.group == one[:, None])
+        counted = np.take_along_axis(twice, self.pick, axis=1).sum(axis=1, dtype=np.int64)
+        pct = 100.0 * (counted / 2) / members
+        tail = (1 - confidence) / 2
+        low, mid, high = np.quantile(pct, [tail, 0.5, 1 - tail])
+        return PercentileInterval(float(mid), float(low), float(high), draws)

@@ -51,12 +51,12 @@ from scoring.agreement import percentile_rank
 from scoring.agreement.irt import (
     Abilities,
     ItemFit,
+    PercentileGroup,
     Responses,
     abilities_eap,
     fit_1pl,
     fit_2pl,
     mean_squares,
-    percentile_interval,
     plausible_values,
 )
 from scoring.agreement.itemfit import s_x2
@@ -360,12 +360,18 @@ def _one_fit(
             )
     index = {pk: k for k, pk in enumerate(raters.tolist())}
     pv = plausible_values(ab, PV_DRAWS, SEED)
+    among = {  # each human set's draws, resampled once for every model placed among them
+        h.name: PercentileGroup.of(
+            pv[:, [index[r] for r in h.raters.tolist() if r in index]], seed=SEED
+        )
+        for h in humans
+        if values[h.name].size
+    }
     for m in single_models(sets):
         for pk in (r for r in m.raters.tolist() if r in theta):
             for h in humans:
                 if values[h.name].size:
-                    members = [index[r] for r in h.raters.tolist() if r in index]
-                    pct = percentile_interval(pv[:, index[pk]], pv[:, members], seed=SEED)
+                    pct = among[h.name].interval(pv[:, index[pk]])
                     rows.append(
                         {
                             **here,
