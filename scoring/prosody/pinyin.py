@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from pypinyin import Style, lazy_pinyin, pinyin
-from pypinyin.constants import RE_HANS
+from pypinyin.constants import PHRASES_DICT, RE_HANS
 from pypinyin.seg import mmseg
 from pypinyin.seg.simpleseg import seg as pypinyin_seg
 
@@ -97,7 +97,7 @@ def _segment(text: str) -> list[str]:
     """
     cutter = mmseg.seg
     prefixes = getattr(getattr(cutter, "_prefix_set", None), "_set", None)
-    phrases = mmseg.PHRASES_DICT
+    phrases = PHRASES_DICT  # the dictionary mmseg itself checks
     if (
         _RUNS is None
         or not text
