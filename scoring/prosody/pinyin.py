@@ -125,15 +125,18 @@ def _cut(text: str, prefixes: set[str], phrases: Any, out: list[str]) -> None:
     i, n = 0, len(text)
     while i < n:
         end = 0  # end of the longest phrase starting at i
-        j = i
-        while j < n and text[i : j + 1] in prefixes:
-            j += 1
-            if text[i:j] in phrases:
+        j = i + 1
+        while j <= n:
+            word = text[i:j]
+            if word not in prefixes:
+                break
+            if word in phrases:
                 end = j
+            j += 1
         if end:
             out.append(text[i:end])
             i = end
-        elif j < n:
+        elif j <= n:  # the prefixes stopped before the end: one character
             out.append(text[i])
             i += 1
         else:
