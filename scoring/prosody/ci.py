@@ -221,19 +221,16 @@ def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]
     return out
 
 
-def _rhyme(
-    t: CiTemplate,
-    reading: Reading,
+def _rhyme_sets(
+    groups: tuple[tuple[int, ...], ...],
+    flat: tuple[str, str, list[str]],
     system: ToneSystem,
-    groups: tuple[tuple[int, ...], ...] | None = None,
-) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
-    """Rhyme at the template's rhyme positions (or at ``groups``, the same sets moved to the
-    poem's aligned positions)."""
-    simp = "".join(reading.simplified)
-    text = "".join(reading.lines)
-    pys = reading.pinyin_flat()
+) -> list[rhyme.RhymeSet]:
+    """The rhyme sets at ``groups`` (positions in the poem); ``flat``: the poem's
+    simplified text, its text as written and its readings, lines concatenated."""
+    simp, text, pys = flat
     sets = []
-    for group in t.rhyme_groups if groups is None else groups:
+    for group in groups:
         pos = tuple(p for p in group if p < len(simp))
         sets.append(
             rhyme.check_set(
@@ -245,6 +242,20 @@ def _rhyme(
                 shown="".join(text[p] for p in pos),
             )
         )
+    return sets
+
+
+def _flat(reading: Reading) -> tuple[str, str, list[str]]:
+    return "".join(reading.simplified), "".join(reading.lines), reading.pinyin_flat()
+
+
+def _rhyme(
+    t: CiTemplate,
+    reading: Reading,
+    system: ToneSystem,
+) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
+    """Rhyme at the template's rhyme positions."""
+    sets = _rhyme_sets(t.rhyme_groups, _flat(reading), system)
     score = rhyme.score_sets(sets)
     return (
         score,
@@ -401,13 +412,15 @@ def score_ci(
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])
     by_id = {t.id: t for t in cipai.templates}
+    flat = _flat(reading)
 
     def misses(tid: str, ops: list[dict[str, Any]]) -> int:
+        """Rhyme positions of the template whose aligned character does not rhyme (the
+        template's rhyme sets moved to the poem's aligned positions)."""
         t = by_id[tid]
         ends = phrase_ends(ops, t.lengths)
         moved = tuple(tuple(ends[p] for p in g if p in ends) for g in t.rhyme_groups)
-        sets = _rhyme(t, reading, system, moved)[2]
-        return sum(s.known - s.matched for s in sets)
+        return sum(s.known - s.matched for s in _rhyme_sets(moved, flat, system))
 
     near = _nearest(lengths, optional, [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
                     None if ccv else misses)  # fmt: skip

@@ -291,11 +291,13 @@ def _lenient(
     if system != "classical" or best is None:
         return ok, None
     if family == "ci":
-        options = [(cls, src) for cls, src in CI_TONGYA] + [(frozenset({best}), "")]
-        scored = [
-            (tuple(None if g is None else bool(g & cls) for g in gs), src) for cls, src in options
-        ]
-        out, src = max(scored, key=lambda x: sum(1 for o in x[0] if o))
+        # the option keeping most positions (the first of equal ones), the book alone last
+        out, src, most = ok, "", -1
+        for cls, name in (*CI_TONGYA, (frozenset({best}), "")):
+            here = tuple(None if g is None else not g.isdisjoint(cls) for g in gs)
+            kept = here.count(True)
+            if kept > most:
+                out, src, most = here, name, kept
         return (out, src) if out != ok else (ok, None)
     if not first_line_free or not gs or ok[0] is not False or gs[0] is None:
         return ok, None
