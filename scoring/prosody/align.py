@@ -29,7 +29,12 @@ _MOVED_COST = 1.0
 _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample in practice)
 
 
-_Op = tuple[str, int, int, int, int]  # op, poem lines from, to, template lines from, to
+_Op = tuple[str, int, int, int, int]
+_DIAGONAL = {
+    0: "ok",
+    1: "too_long",
+    -1: "too_short",
+}  # by the sign of poem - template  # op, poem lines from, to, template lines from, to
 
 
 def align(
@@ -80,12 +85,14 @@ def _align(
     pp = [0, *itertools.accumulate(poem)]
     tp = [0, *itertools.accumulate(tmpl)]
     inf = float("inf")
-    cost = [[inf] * (n + 1) for _ in range(m + 1)]
-    back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
+    # (two spare rows past the last, never written: a join of lines past the end is None)
+    cost = [[inf] * (n + 1) for _ in range(m + 3)]
+    back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 3)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
     bounded = limit != inf
     rest = [tp[n] - x for x in tp]  # template characters left after phrase j
+    t2, t3, p2s, p3s = _joined(tp, 2), _joined(tp, 3), _joined(pp, 2), _joined(pp, 3)
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
     # wins, which decides the alignment reported among equally cheap ones.
@@ -96,6 +103,8 @@ def _align(
             pl = poem[i]
             nrow, nback = cost[i + 1], back[i + 1]
             left = pp[m] - pp[i]  # poem characters left after line i
+            p2, p3 = p2s[i], p3s[i]
+            row2, brow2, row3, brow3 = cost[i + 2], back[i + 2], cost[i + 3], back[i + 3]
             for j in range(lo, hi):
                 c = row[j]
                 if c == inf or (bounded and c + abs(left - rest[j]) > limit):
@@ -110,24 +119,45 @@ def _align(
                     if v <= nrow[j + 1]:
                         op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
                         nrow[j + 1], nback[j + 1] = v, (i, j, op)
-                    if d and i + 2 <= m and j + 2 <= n and pp[i + 2] - pp[i] == tp[j + 2] - tp[j]:
+                    if d and p2 is not None and t2[j] == p2:
                         v = c + _MOVED_COST
-                        if v <= cost[i + 2][j + 2]:
-                            cost[i + 2][j + 2], back[i + 2][j + 2] = v, (i, j, "moved")
+                        if v <= row2[j + 2]:
+                            row2[j + 2], brow2[j + 2] = v, (i, j, "moved")
                     v = c + _PUNCT_COST
-                    for k in (2, 3):
-                        if j + k <= n and tp[j + k] - tp[j] == pl and v <= nrow[j + k]:
-                            nrow[j + k], nback[j + k] = v, (i, j, "merged")
-                        if i + k <= m and pp[i + k] - pp[i] == tl and v <= cost[i + k][j + 1]:
-                            cost[i + k][j + 1], back[i + k][j + 1] = v, (i, j, "split")
+                    if t2[j] == pl and v <= nrow[j + 2]:
+                        nrow[j + 2], nback[j + 2] = v, (i, j, "merged")
+                    if p2 == tl and v <= row2[j + 1]:
+                        row2[j + 1], brow2[j + 1] = v, (i, j, "split")
+                    if t3[j] == pl and v <= nrow[j + 3]:
+                        nrow[j + 3], nback[j + 3] = v, (i, j, "merged")
+                    if p3 == tl and v <= row3[j + 1]:
+                        row3[j + 1], brow3[j + 1] = v, (i, j, "split")
                     v = c + tl
                     if v <= row[j + 1]:
                         row[j + 1], brow[j + 1] = v, (i, j, "missing")
         else:
             _last_row(row, brow, tmpl, i, lo, min(hi, n))
+    return _result(cost, back, m, n, limit)
+
+
+def _result(
+    cost: list[list[float]],
+    back: list[list[tuple[int, int, str] | None]],
+    m: int,
+    n: int,
+    limit: float,
+) -> tuple[float, tuple[_Op, ...]]:
+    """(cost, steps) of the last cell; no steps when it costs more than ``limit``."""
     if cost[m][n] > limit:
         return cost[m][n], ()
     return cost[m][n], _trace(back, m, n)
+
+
+def _joined(prefix: list[int], k: int) -> list[int | None]:
+    """Lengths of ``k`` consecutive lines (or phrases) from each one on, from their prefix
+    sums; None where they would run past the end."""
+    n = len(prefix) - 1
+    return [prefix[j + k] - prefix[j] if j + k <= n else None for j in range(n + 1)]
 
 
 def _last_row(
