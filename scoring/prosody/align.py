@@ -90,53 +90,57 @@ def _align(
     back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 3)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
-    bounded = limit != inf
     rest = [tp[n] - x for x in tp]  # template characters left after phrase j
     t2, t3, p2s, p3s = _joined(tp, 2), _joined(tp, 3), _joined(pp, 2), _joined(pp, 3)
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
-    # wins, which decides the alignment reported among equally cheap ones.
-    for i in range(m + 1):
+    # wins, which decides the alignment reported among equally cheap ones.  A cell
+    # relaxes cells up to three rows on: when no cell of the last three rows was expanded
+    # (all beyond ``limit``), nothing further is reached and the end costs inf.
+    reach = 0  # the last row an expanded cell may have reached
+    for i in range(m):
+        if i > reach:
+            break
         row, brow = cost[i], back[i]
         lo, hi = max(0, i - band), min(n, i + band) + 1
-        if i < m:
-            pl = poem[i]
-            nrow, nback = cost[i + 1], back[i + 1]
-            left = pp[m] - pp[i]  # poem characters left after line i
-            p2, p3 = p2s[i], p3s[i]
-            row2, brow2, row3, brow3 = cost[i + 2], back[i + 2], cost[i + 3], back[i + 3]
-            for j in range(lo, hi):
-                c = row[j]
-                if c == inf or (bounded and c + abs(left - rest[j]) > limit):
-                    continue
-                v = c + pl
-                if v <= nrow[j]:
-                    nrow[j], nback[j] = v, (i, j, "extra")
-                if j < n:
-                    tl = tmpl[j]
-                    d = pl - tl
-                    v = c + (d if d >= 0 else -d)
-                    if v <= nrow[j + 1]:
-                        op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
-                        nrow[j + 1], nback[j + 1] = v, (i, j, op)
-                    if d and p2 is not None and t2[j] == p2:
-                        v = c + _MOVED_COST
-                        if v <= row2[j + 2]:
-                            row2[j + 2], brow2[j + 2] = v, (i, j, "moved")
-                    v = c + _PUNCT_COST
-                    if t2[j] == pl and v <= nrow[j + 2]:
-                        nrow[j + 2], nback[j + 2] = v, (i, j, "merged")
-                    if p2 == tl and v <= row2[j + 1]:
-                        row2[j + 1], brow2[j + 1] = v, (i, j, "split")
-                    if t3[j] == pl and v <= nrow[j + 3]:
-                        nrow[j + 3], nback[j + 3] = v, (i, j, "merged")
-                    if p3 == tl and v <= row3[j + 1]:
-                        row3[j + 1], brow3[j + 1] = v, (i, j, "split")
-                    v = c + tl
-                    if v <= row[j + 1]:
-                        row[j + 1], brow[j + 1] = v, (i, j, "missing")
-        else:
-            _last_row(row, brow, tmpl, i, lo, min(hi, n))
+        pl = poem[i]
+        nrow, nback = cost[i + 1], back[i + 1]
+        left = pp[m] - pp[i]  # poem characters left after line i
+        p2, p3 = p2s[i], p3s[i]
+        row2, brow2, row3, brow3 = cost[i + 2], back[i + 2], cost[i + 3], back[i + 3]
+        for j in range(lo, hi):
+            c = row[j]
+            if c == inf or c + abs(left - rest[j]) > limit:
+                continue
+            reach = i + 3
+            v = c + pl
+            if v <= nrow[j]:
+                nrow[j], nback[j] = v, (i, j, "extra")
+            if j < n:
+                tl = tmpl[j]
+                d = pl - tl
+                v = c + (d if d >= 0 else -d)
+                if v <= nrow[j + 1]:
+                    op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
+                    nrow[j + 1], nback[j + 1] = v, (i, j, op)
+                if d and p2 is not None and t2[j] == p2:
+                    v = c + _MOVED_COST
+                    if v <= row2[j + 2]:
+                        row2[j + 2], brow2[j + 2] = v, (i, j, "moved")
+                v = c + _PUNCT_COST
+                if t2[j] == pl and v <= nrow[j + 2]:
+                    nrow[j + 2], nback[j + 2] = v, (i, j, "merged")
+                if p2 == tl and v <= row2[j + 1]:
+                    row2[j + 1], brow2[j + 1] = v, (i, j, "split")
+                if t3[j] == pl and v <= nrow[j + 3]:
+                    nrow[j + 3], nback[j + 3] = v, (i, j, "merged")
+                if p3 == tl and v <= row3[j + 1]:
+                    row3[j + 1], brow3[j + 1] = v, (i, j, "split")
+                v = c + tl
+                if v <= row[j + 1]:
+                    row[j + 1], brow[j + 1] = v, (i, j, "missing")
+    lo, hi = max(0, m - band), min(n, m + band) + 1
+    _last_row(cost[m], back[m], tmpl, m, lo, min(hi, n))  # the last poem row
     return _result(cost, back, m, n, limit)
 
 
