@@ -402,12 +402,14 @@ def score_ci(
         diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
         if optional:
             diag["pauses"] = _pauses(lengths, optional, t)
-        diag["lines"] = _line_report(reading, t.tones, bad)
+        diag["lines"] = None  # (its place in the diagnostics; filled below)
         if amb := reading.ambiguous_originals():  # undecided originals: never a fault
             diag["ambiguous_originals"] = [[k, i] for k, i in amb]
         diag["mismatch_count"] = len(bad)
-        if not ccv:
+        if not ccv:  # (the lines are reported here when the rhyme or metre read some)
             _rhyme_and_readings(reading, t, system, lenient, m, diag)
+        if diag["lines"] is None:
+            diag["lines"] = _line_report(reading, t.tones, bad)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])
