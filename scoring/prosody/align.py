@@ -29,12 +29,7 @@ _MOVED_COST = 1.0
 _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample in practice)
 
 
-_Op = tuple[str, int, int, int, int]
-_DIAGONAL = {
-    0: "ok",
-    1: "too_long",
-    -1: "too_short",
-}  # by the sign of poem - template  # op, poem lines from, to, template lines from, to
+_Op = tuple[str, int, int, int, int]  # op, poem lines from, to, template lines from, to
 
 
 def align(
@@ -49,8 +44,7 @@ def align(
     c, steps = _align(poem, tmpl, limit)
     if c > limit:
         return float("inf"), []
-    pp = [0, *itertools.accumulate(poem)]
-    tp = [0, *itertools.accumulate(tmpl)]
+    pp, tp = _shape(poem)[0], _shape(tmpl)[0]
     return c, [
         {
             "op": op,
@@ -64,8 +58,22 @@ def align(
 
 
 def clear_cache() -> None:
-    """Forget cached alignments (for benchmarks)."""
+    """Forget cached alignments and shapes (for benchmarks)."""
     _align.cache_clear()
+    _shape.cache_clear()
+
+
+_Shape = tuple[tuple[int, ...], tuple[int, ...], tuple[int | None, ...], tuple[int | None, ...]]
+
+
+@lru_cache(maxsize=4096)
+def _shape(lengths: tuple[int, ...]) -> _Shape:
+    """Of line (or phrase) lengths: the prefix sums, what is left after each, and the
+    joined lengths of 2 and 3 consecutive ones from each on (None past the end).  Cached:
+    a failing poem is aligned against every template of its cipai."""
+    prefix = tuple(itertools.accumulate(lengths, initial=0))
+    rest = tuple(prefix[-1] - x for x in prefix)
+    return prefix, rest, _joined(prefix, 2), _joined(prefix, 3)
 
 
 @lru_cache(maxsize=8192)
@@ -82,16 +90,14 @@ def _align(
     cost and back pointer of every cell whose bound is within ``limit`` -- and so the
     path -- are as without it.  A result dearer than ``limit`` has no steps."""
     m, n = len(poem), len(tmpl)
-    pp = [0, *itertools.accumulate(poem)]
-    tp = [0, *itertools.accumulate(tmpl)]
+    pp, _, p2s, p3s = _shape(poem)
+    _, rest, t2, t3 = _shape(tmpl)  # rest: template characters left after phrase j
     inf = float("inf")
     # (two spare rows past the last, never written: a join of lines past the end is None)
     cost = [[inf] * (n + 1) for _ in range(m + 3)]
     back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 3)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
-    rest = [tp[n] - x for x in tp]  # template characters left after phrase j
-    t2, t3, p2s, p3s = _joined(tp, 2), _joined(tp, 3), _joined(pp, 2), _joined(pp, 3)
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
     # wins, which decides the alignment reported among equally cheap ones.  A cell
@@ -157,11 +163,11 @@ def _result(
     return cost[m][n], _trace(back, m, n)
 
 
-def _joined(prefix: list[int], k: int) -> list[int | None]:
+def _joined(prefix: tuple[int, ...], k: int) -> tuple[int | None, ...]:
     """Lengths of ``k`` consecutive lines (or phrases) from each one on, from their prefix
     sums; None where they would run past the end."""
     n = len(prefix) - 1
-    return [prefix[j + k] - prefix[j] if j + k <= n else None for j in range(n + 1)]
+    return tuple(prefix[j + k] - prefix[j] if j + k <= n else None for j in range(n + 1))
 
 
 def _last_row(

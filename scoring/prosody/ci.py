@@ -225,9 +225,11 @@ def _rhyme_sets(
     groups: tuple[tuple[int, ...], ...],
     flat: tuple[str, str, list[str]],
     system: ToneSystem,
+    lenient: bool = True,
 ) -> list[rhyme.RhymeSet]:
     """The rhyme sets at ``groups`` (positions in the poem); ``flat``: the poem's
-    simplified text, its text as written and its readings, lines concatenated."""
+    simplified text, its text as written and its readings, lines concatenated
+    (``lenient=False``: the strict judgement only)."""
     simp, text, pys = flat
     sets = []
     for group in groups:
@@ -240,6 +242,7 @@ def _rhyme_sets(
                 system=system,
                 family="ci",
                 shown="".join(text[p] for p in pos),
+                lenient=lenient,
             )
         )
     return sets
@@ -422,7 +425,7 @@ def score_ci(
         t = by_id[tid]
         ends = phrase_ends(ops, t.lengths)
         moved = tuple(tuple(ends[p] for p in g if p in ends) for g in t.rhyme_groups)
-        return sum(s.known - s.matched for s in _rhyme_sets(moved, flat, system))
+        return sum(s.known - s.matched for s in _rhyme_sets(moved, flat, system, False))
 
     near = _nearest(lengths, optional, [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
                     None if ccv else misses)  # fmt: skip

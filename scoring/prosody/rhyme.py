@@ -254,11 +254,13 @@ def check_set(
     family: FormFamily,
     shown: str | None = None,
     first_line_free: bool = False,
+    lenient: bool = True,
 ) -> RhymeSet:
     """Score one rhyme set: ``chars``/``readings`` are the (simplified) characters at
     ``positions``, looked up in the books; ``shown`` is the text as written (乾, not 干),
     which the diagnostics show.  ``first_line_free``: the first position is a regulated
-    poem's first line, which may borrow a neighbouring rhyme (lenient only)."""
+    poem's first line, which may borrow a neighbouring rhyme (lenient only).
+    ``lenient=False``: the strict judgement only (``ok_lenient`` left empty)."""
     gs = [
         groups_of(c, p, system=system, family=family) for c, p in zip(chars, readings, strict=True)
     ]
@@ -274,9 +276,11 @@ def check_set(
             counts[g] = counts.get(g, 0) + 1
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     ok = tuple(None if s is None else (best in s) for s in gs)
-    lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
     text = shown if shown is not None else "".join(chars)
-    return RhymeSet(positions, text, best, ok, lenient, allowance)
+    if not lenient:
+        return RhymeSet(positions, text, best, ok)
+    ok_lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
+    return RhymeSet(positions, text, best, ok, ok_lenient, allowance)
 
 
 def _lenient(
