@@ -171,13 +171,17 @@ def lines_pinyin(lines: Sequence[str]) -> list[tuple[str, ...]]:
     if todo:
         if len(_LINE_CACHE) > _LINE_CACHE_MAX:
             _LINE_CACHE.clear()
-        words = _segment("\n".join(todo))
+        text = "\n".join(todo)
+        words = _segment(text)
         _convert_new(words)
         out = list(itertools.chain.from_iterable(map(_WORD_CACHE.__getitem__, words)))
         if len(out) == sum(map(len, todo)) + len(todo) - 1:
+            # no neutral reading and no 不/一 anywhere: every line's readings as they are
+            plain = "5" not in "".join(out) and "不" not in text and "一" not in text
             pos = 0
             for x in todo:
-                found[x] = _no_neutral(x, tuple(out[pos : pos + len(x)]))
+                got = tuple(out[pos : pos + len(x)])
+                found[x] = got if plain else _no_neutral(x, got)
                 pos += len(x) + 1
         else:  # defensive: never let a reading shift positions
             for x in todo:
