@@ -19,8 +19,13 @@ the process's CPU time (``time.process_time``): both sides are single-threaded a
 CPU-bound, so this is their work, and load from other processes on a shared machine
 (which moves wall-clock figures by 2x between runs) counts less.  Before timing, an
 untimed pass over part of the texts loads the tables and fills the per-character tone
-caches; the line, segment, word-evidence and alignment caches are cleared before every
-timed chunk, so each chunk's text goes through pypinyin again.
+caches; the line, segment, word-evidence and alignment caches (with the alignment's
+per-shape tables) are cleared before every timed chunk, so each chunk's text is segmented
+and converted again.  The scorer segments with a port of pypinyin's own segmenter
+(``pinyin._segment``: the same runs and forward maximum matching over pypinyin's prefix
+set and phrase dictionary, tested equal to ``pypinyin.seg.simpleseg.seg`` on every bundled
+text) and converts the segments with pypinyin; the raw side is ``lazy_pinyin`` whole, its
+own segmenter included.
 
 Goal: ratio = scoring chars/s / pypinyin chars/s >= 0.5 in each workload (scoring costs at
 most ~2x a raw pypinyin pass).  Writes ``bench/results/prosody.json``.

@@ -44,8 +44,7 @@ def align(
     c, steps = _align(poem, tmpl, limit)
     if c > limit:
         return float("inf"), []
-    pp = [0, *itertools.accumulate(poem)]
-    tp = [0, *itertools.accumulate(tmpl)]
+    pp, tp = _shape(poem)[0], _shape(tmpl)[0]
     return c, [
         {
             "op": op,
@@ -59,8 +58,22 @@ def align(
 
 
 def clear_cache() -> None:
-    """Forget cached alignments (for benchmarks)."""
+    """Forget cached alignments and shapes (for benchmarks)."""
     _align.cache_clear()
+    _shape.cache_clear()
+
+
+_Shape = tuple[tuple[int, ...], tuple[int, ...], tuple[int | None, ...], tuple[int | None, ...]]
+
+
+@lru_cache(maxsize=4096)
+def _shape(lengths: tuple[int, ...]) -> _Shape:
+    """Of line (or phrase) lengths: the prefix sums, what is left after each, and the
+    joined lengths of 2 and 3 consecutive ones from each on (None past the end).  Cached:
+    a failing poem is aligned against every template of its cipai."""
+    prefix = tuple(itertools.accumulate(lengths, initial=0))
+    rest = tuple(prefix[-1] - x for x in prefix)
+    return prefix, rest, _joined(prefix, 2), _joined(prefix, 3)
 
 
 @lru_cache(maxsize=8192)
@@ -77,57 +90,84 @@ def _align(
     cost and back pointer of every cell whose bound is within ``limit`` -- and so the
     path -- are as without it.  A result dearer than ``limit`` has no steps."""
     m, n = len(poem), len(tmpl)
-    pp = [0, *itertools.accumulate(poem)]
-    tp = [0, *itertools.accumulate(tmpl)]
+    pp, _, p2s, p3s = _shape(poem)
+    _, rest, t2, t3 = _shape(tmpl)  # rest: template characters left after phrase j
     inf = float("inf")
-    cost = [[inf] * (n + 1) for _ in range(m + 1)]
-    back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
+    # (two spare rows past the last, never written: a join of lines past the end is None)
+    cost = [[inf] * (n + 1) for _ in range(m + 3)]
+    back: list[list[tuple[int, int, str] | None]] = [[None] * (n + 1) for _ in range(m + 3)]
     cost[0][0] = 0.0
     band = abs(m - n) + _BAND
-    bounded = limit != inf
-    rest = [tp[n] - x for x in tp]  # template characters left after phrase j
     # The moves of each cell are relaxed inline, in a fixed order (extra, the diagonal,
     # moved, merged/split by 2 then 3, missing) with ``<=``: on equal cost the later move
-    # wins, which decides the alignment reported among equally cheap ones.
-    for i in range(m + 1):
+    # wins, which decides the alignment reported among equally cheap ones.  A cell
+    # relaxes cells up to three rows on: when no cell of the last three rows was expanded
+    # (all beyond ``limit``), nothing further is reached and the end costs inf.
+    reach = 0  # the last row an expanded cell may have reached
+    for i in range(m):
+        if i > reach:
+            break
         row, brow = cost[i], back[i]
         lo, hi = max(0, i - band), min(n, i + band) + 1
-        if i < m:
-            pl = poem[i]
-            nrow, nback = cost[i + 1], back[i + 1]
-            left = pp[m] - pp[i]  # poem characters left after line i
-            for j in range(lo, hi):
-                c = row[j]
-                if c == inf or (bounded and c + abs(left - rest[j]) > limit):
-                    continue
-                v = c + pl
-                if v <= nrow[j]:
-                    nrow[j], nback[j] = v, (i, j, "extra")
-                if j < n:
-                    tl = tmpl[j]
-                    d = pl - tl
-                    v = c + (d if d >= 0 else -d)
-                    if v <= nrow[j + 1]:
-                        op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
-                        nrow[j + 1], nback[j + 1] = v, (i, j, op)
-                    if d and i + 2 <= m and j + 2 <= n and pp[i + 2] - pp[i] == tp[j + 2] - tp[j]:
-                        v = c + _MOVED_COST
-                        if v <= cost[i + 2][j + 2]:
-                            cost[i + 2][j + 2], back[i + 2][j + 2] = v, (i, j, "moved")
-                    v = c + _PUNCT_COST
-                    for k in (2, 3):
-                        if j + k <= n and tp[j + k] - tp[j] == pl and v <= nrow[j + k]:
-                            nrow[j + k], nback[j + k] = v, (i, j, "merged")
-                        if i + k <= m and pp[i + k] - pp[i] == tl and v <= cost[i + k][j + 1]:
-                            cost[i + k][j + 1], back[i + k][j + 1] = v, (i, j, "split")
-                    v = c + tl
-                    if v <= row[j + 1]:
-                        row[j + 1], brow[j + 1] = v, (i, j, "missing")
-        else:
-            _last_row(row, brow, tmpl, i, lo, min(hi, n))
+        pl = poem[i]
+        nrow, nback = cost[i + 1], back[i + 1]
+        left = pp[m] - pp[i]  # poem characters left after line i
+        p2, p3 = p2s[i], p3s[i]
+        row2, brow2, row3, brow3 = cost[i + 2], back[i + 2], cost[i + 3], back[i + 3]
+        for j in range(lo, hi):
+            c = row[j]
+            if c == inf or c + abs(left - rest[j]) > limit:
+                continue
+            reach = i + 3
+            v = c + pl
+            if v <= nrow[j]:
+                nrow[j], nback[j] = v, (i, j, "extra")
+            if j < n:
+                tl = tmpl[j]
+                d = pl - tl
+                v = c + (d if d >= 0 else -d)
+                if v <= nrow[j + 1]:
+                    op = "ok" if d == 0 else ("too_long" if d > 0 else "too_short")
+                    nrow[j + 1], nback[j + 1] = v, (i, j, op)
+                if d and p2 is not None and t2[j] == p2:
+                    v = c + _MOVED_COST
+                    if v <= row2[j + 2]:
+                        row2[j + 2], brow2[j + 2] = v, (i, j, "moved")
+                v = c + _PUNCT_COST
+                if t2[j] == pl and v <= nrow[j + 2]:
+                    nrow[j + 2], nback[j + 2] = v, (i, j, "merged")
+                if p2 == tl and v <= row2[j + 1]:
+                    row2[j + 1], brow2[j + 1] = v, (i, j, "split")
+                if t3[j] == pl and v <= nrow[j + 3]:
+                    nrow[j + 3], nback[j + 3] = v, (i, j, "merged")
+                if p3 == tl and v <= row3[j + 1]:
+                    row3[j + 1], brow3[j + 1] = v, (i, j, "split")
+                v = c + tl
+                if v <= row[j + 1]:
+                    row[j + 1], brow[j + 1] = v, (i, j, "missing")
+    lo, hi = max(0, m - band), min(n, m + band) + 1
+    _last_row(cost[m], back[m], tmpl, m, lo, min(hi, n))  # the last poem row
+    return _result(cost, back, m, n, limit)
+
+
+def _result(
+    cost: list[list[float]],
+    back: list[list[tuple[int, int, str] | None]],
+    m: int,
+    n: int,
+    limit: float,
+) -> tuple[float, tuple[_Op, ...]]:
+    """(cost, steps) of the last cell; no steps when it costs more than ``limit``."""
     if cost[m][n] > limit:
         return cost[m][n], ()
     return cost[m][n], _trace(back, m, n)
+
+
+def _joined(prefix: tuple[int, ...], k: int) -> tuple[int | None, ...]:
+    """Lengths of ``k`` consecutive lines (or phrases) from each one on, from their prefix
+    sums; None where they would run past the end."""
+    n = len(prefix) - 1
+    return tuple(prefix[j + k] - prefix[j] if j + k <= n else None for j in range(n + 1))
 
 
 def _last_row(

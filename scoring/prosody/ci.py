@@ -221,19 +221,18 @@ def _per_line(positions: list[int], lengths: tuple[int, ...]) -> list[list[int]]
     return out
 
 
-def _rhyme(
-    t: CiTemplate,
-    reading: Reading,
+def _rhyme_sets(
+    groups: tuple[tuple[int, ...], ...],
+    flat: tuple[str, str, list[str]],
     system: ToneSystem,
-    groups: tuple[tuple[int, ...], ...] | None = None,
-) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
-    """Rhyme at the template's rhyme positions (or at ``groups``, the same sets moved to the
-    poem's aligned positions)."""
-    simp = "".join(reading.simplified)
-    text = "".join(reading.lines)
-    pys = reading.pinyin_flat()
+    lenient: bool = True,
+) -> list[rhyme.RhymeSet]:
+    """The rhyme sets at ``groups`` (positions in the poem); ``flat``: the poem's
+    simplified text, its text as written and its readings, lines concatenated
+    (``lenient=False``: the strict judgement only)."""
+    simp, text, pys = flat
     sets = []
-    for group in t.rhyme_groups if groups is None else groups:
+    for group in groups:
         pos = tuple(p for p in group if p < len(simp))
         sets.append(
             rhyme.check_set(
@@ -243,8 +242,23 @@ def _rhyme(
                 system=system,
                 family="ci",
                 shown="".join(text[p] for p in pos),
+                lenient=lenient,
             )
         )
+    return sets
+
+
+def _flat(reading: Reading) -> tuple[str, str, list[str]]:
+    return "".join(reading.simplified), "".join(reading.lines), reading.pinyin_flat()
+
+
+def _rhyme(
+    t: CiTemplate,
+    reading: Reading,
+    system: ToneSystem,
+) -> tuple[float | None, dict[str, Any], list[rhyme.RhymeSet]]:
+    """Rhyme at the template's rhyme positions."""
+    sets = _rhyme_sets(t.rhyme_groups, _flat(reading), system)
     score = rhyme.score_sets(sets)
     return (
         score,
@@ -391,23 +405,27 @@ def score_ci(
         diag["template"] = {**t.describe(), "match": "exact" if is_strict else "punctuation"}
         if optional:
             diag["pauses"] = _pauses(lengths, optional, t)
-        diag["lines"] = _line_report(reading, t.tones, bad)
+        diag["lines"] = None  # (its place in the diagnostics; filled below)
         if amb := reading.ambiguous_originals():  # undecided originals: never a fault
             diag["ambiguous_originals"] = [[k, i] for k, i in amb]
         diag["mismatch_count"] = len(bad)
-        if not ccv:
+        if not ccv:  # (the lines are reported here when the rhyme or metre read some)
             _rhyme_and_readings(reading, t, system, lenient, m, diag)
+        if diag["lines"] is None:
+            diag["lines"] = _line_report(reading, t.tones, bad)
         return m, diag
     diag["template"] = None
     diag["lines"] = _line_report(reading, None, [])
     by_id = {t.id: t for t in cipai.templates}
+    flat = _flat(reading)
 
     def misses(tid: str, ops: list[dict[str, Any]]) -> int:
+        """Rhyme positions of the template whose aligned character does not rhyme (the
+        template's rhyme sets moved to the poem's aligned positions)."""
         t = by_id[tid]
         ends = phrase_ends(ops, t.lengths)
         moved = tuple(tuple(ends[p] for p in g if p in ends) for g in t.rhyme_groups)
-        sets = _rhyme(t, reading, system, moved)[2]
-        return sum(s.known - s.matched for s in sets)
+        return sum(s.known - s.matched for s in _rhyme_sets(moved, flat, system, False))
 
     near = _nearest(lengths, optional, [(t.id, t.lengths) for t in cipai.templates if t.id in pool],
                     None if ccv else misses)  # fmt: skip

@@ -148,7 +148,7 @@ def check(tune: str, text: str) -> FuxiCheck:
         return FuxiCheck(tune, False, None, None, (), first)
     gold = tuple(len(p) for p in phrases)
     for name, t in zip(ATTEMPTS, texts, strict=True):
-        k = _fits(gold, [len(p) for p in pieces(t)])
+        k = _fits(gold, list(first) if t is texts[0] else [len(p) for p in pieces(t)])
         if k is not None:
             return FuxiCheck(tune, True, name, k, gold, first)
     return FuxiCheck(tune, False, None, None, gold, first)

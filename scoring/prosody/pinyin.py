@@ -9,12 +9,15 @@ reading.  Readings are cached per line and per syllable.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from pypinyin import Style, lazy_pinyin, pinyin
-from pypinyin.seg.simpleseg import seg as _seg
+from pypinyin.constants import PHRASES_DICT, RE_HANS
+from pypinyin.seg import mmseg
+from pypinyin.seg.simpleseg import seg as pypinyin_seg
 
 PING = "平"
 ZE = "仄"
@@ -69,6 +72,82 @@ def tone3(py: str) -> str:
     return "".join(out) + digit
 
 
+def _runs_re() -> re.Pattern[str] | None:
+    """Runs of characters pypinyin reads (its ``RE_HANS`` class) and runs of others."""
+    pattern = RE_HANS.pattern
+    if not (pattern.startswith("^(?:[") and pattern.endswith("])+$")):
+        return None
+    inner = pattern[5:-4]
+    return re.compile(f"[{inner}]+|[^{inner}]+")
+
+
+_RUNS = _runs_re()
+
+
+def _segment(text: str) -> list[str]:
+    """pypinyin's own segmentation (``pypinyin.seg.simpleseg.seg``), computed the same way.
+
+    pypinyin splits the text into runs of Chinese and of other characters (a Python loop
+    over the characters) and cuts each Chinese run by forward maximum matching against its
+    phrase dictionary (``mmseg.Seg.cut`` in strict mode, one method call per prefix looked
+    up).  This is the same algorithm over the same prefix set and dictionary, with the runs
+    found by one regex and the look-ups made on the set itself; it returns exactly what
+    ``pypinyin_seg`` returns (checked on every bundled text, tests/prosody/test_prosody_tones.py).
+    Anything unexpected (another pypinyin layout, an empty text) goes to pypinyin's own.
+    """
+    cutter = mmseg.seg
+    prefixes = getattr(getattr(cutter, "_prefix_set", None), "_set", None)
+    phrases = PHRASES_DICT  # the dictionary mmseg itself checks
+    if (
+        _RUNS is None
+        or not text
+        or not isinstance(prefixes, set)
+        or not phrases
+        or getattr(cutter, "_no_non_phrases", None) is not True
+    ):
+        return list(pypinyin_seg(text))
+    out: list[str] = []
+    for run in _RUNS.findall(text):
+        if RE_HANS.match(run[0]) is None:
+            out.append(run)
+        else:
+            _cut(run, prefixes, phrases, out)
+    return out
+
+
+def _cut(text: str, prefixes: set[str], phrases: Any, out: list[str]) -> None:
+    """``mmseg.Seg.cut`` in strict mode (``no_non_phrases=True``), appending to ``out``.
+
+    From each position: extend while the text so far is a prefix of a phrase, keeping the
+    longest that is a phrase; emit it, or the single character when there is none.  When
+    the prefixes run to the end of the text with no phrase among them, pypinyin emits every
+    remaining character alone (without cutting the rest again), and so does this."""
+    i, n = 0, len(text)
+    while i < n:
+        end = 0  # end of the longest phrase starting at i
+        j = i + 1
+        while j <= n:
+            word = text[i:j]
+            if word not in prefixes:
+                break
+            if word in phrases:
+                end = j
+            j += 1
+        if end:
+            out.append(text[i:end])
+            i = end
+        elif j <= n:  # the prefixes stopped before the end: one character
+            out.append(text[i])
+            i += 1
+        else:
+            rest = text[i:]
+            if rest in phrases:
+                out.append(rest)
+            else:
+                out.extend(rest)
+            return
+
+
 _LINE_CACHE: dict[str, tuple[str, ...]] = {}
 _LINE_CACHE_MAX = 200_000
 
@@ -92,13 +171,17 @@ def lines_pinyin(lines: Sequence[str]) -> list[tuple[str, ...]]:
     if todo:
         if len(_LINE_CACHE) > _LINE_CACHE_MAX:
             _LINE_CACHE.clear()
-        words = _seg("\n".join(todo))
+        text = "\n".join(todo)
+        words = _segment(text)
         _convert_new(words)
         out = list(itertools.chain.from_iterable(map(_WORD_CACHE.__getitem__, words)))
         if len(out) == sum(map(len, todo)) + len(todo) - 1:
+            # no neutral reading and no 不/一 anywhere: every line's readings as they are
+            plain = "5" not in "".join(out) and "不" not in text and "一" not in text
             pos = 0
             for x in todo:
-                found[x] = _no_neutral(x, tuple(out[pos : pos + len(x)]))
+                got = tuple(out[pos : pos + len(x)])
+                found[x] = got if plain else _no_neutral(x, got)
                 pos += len(x) + 1
         else:  # defensive: never let a reading shift positions
             for x in todo:

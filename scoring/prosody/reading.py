@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from .context import apply_rules
@@ -56,16 +56,7 @@ class Reading:
             found = self.decisions[k] if self.decisions else {}
             if found:
                 cts = tuple(
-                    replace(
-                        ct,
-                        tone=d.tone,
-                        ambiguous=d.ambiguous or d.free,
-                        pinyin=d.pinyin,
-                        source="override" if d.by == "override" else "reading table",
-                        decided_by=d.by,
-                    )
-                    if (d := found.get(i)) is not None
-                    else ct
+                    _decided(ct, d) if (d := found.get(i)) is not None else ct
                     for i, ct in enumerate(cts)
                 )
             out.append(cts)
@@ -114,6 +105,20 @@ class Reading:
 
     def pinyin_flat(self) -> list[str]:
         return [p for r in self.readings for p in r]
+
+
+@lru_cache(maxsize=20_000)
+def _decided(ct: CharTone, d: Decision) -> CharTone:
+    """The tone of a decided position: what decided it put in (cached: both are frozen and
+    a character's decisions recur)."""
+    return replace(
+        ct,
+        tone=d.tone,
+        ambiguous=d.ambiguous or d.free,
+        pinyin=d.pinyin,
+        source="override" if d.by == "override" else "reading table",
+        decided_by=d.by,
+    )
 
 
 def read_lines(

@@ -222,17 +222,18 @@ class RhymeSet:
     ok_lenient: tuple[bool | None, ...] = ()
     allowance: str | None = None  # the 通押 that made ok_lenient differ, with its source
 
+    # (``ok`` and ``ok_lenient`` hold True, False or None only: counted at C speed)
     @property
     def known(self) -> int:
-        return sum(1 for o in self.ok if o is not None)
+        return len(self.ok) - self.ok.count(None)
 
     @property
     def matched(self) -> int:
-        return sum(1 for o in self.ok if o)
+        return self.ok.count(True)
 
     @property
     def matched_lenient(self) -> int:
-        return sum(1 for o in (self.ok_lenient or self.ok) if o)
+        return (self.ok_lenient or self.ok).count(True)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -254,11 +255,13 @@ def check_set(
     family: FormFamily,
     shown: str | None = None,
     first_line_free: bool = False,
+    lenient: bool = True,
 ) -> RhymeSet:
     """Score one rhyme set: ``chars``/``readings`` are the (simplified) characters at
     ``positions``, looked up in the books; ``shown`` is the text as written (乾, not 干),
     which the diagnostics show.  ``first_line_free``: the first position is a regulated
-    poem's first line, which may borrow a neighbouring rhyme (lenient only)."""
+    poem's first line, which may borrow a neighbouring rhyme (lenient only).
+    ``lenient=False``: the strict judgement only (``ok_lenient`` left empty)."""
     gs = [
         groups_of(c, p, system=system, family=family) for c, p in zip(chars, readings, strict=True)
     ]
@@ -274,9 +277,11 @@ def check_set(
             counts[g] = counts.get(g, 0) + 1
     best = min(counts, key=lambda g: (-counts[g], g)) if counts else None
     ok = tuple(None if s is None else (best in s) for s in gs)
-    lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
     text = shown if shown is not None else "".join(chars)
-    return RhymeSet(positions, text, best, ok, lenient, allowance)
+    if not lenient:
+        return RhymeSet(positions, text, best, ok)
+    ok_lenient, allowance = _lenient(gs, best, ok, system, family, first_line_free)
+    return RhymeSet(positions, text, best, ok, ok_lenient, allowance)
 
 
 def _lenient(
@@ -291,11 +296,13 @@ def _lenient(
     if system != "classical" or best is None:
         return ok, None
     if family == "ci":
-        options = [(cls, src) for cls, src in CI_TONGYA] + [(frozenset({best}), "")]
-        scored = [
-            (tuple(None if g is None else bool(g & cls) for g in gs), src) for cls, src in options
-        ]
-        out, src = max(scored, key=lambda x: sum(1 for o in x[0] if o))
+        # the option keeping most positions (the first of equal ones), the book alone last
+        out, src, most = ok, "", -1
+        for cls, name in (*CI_TONGYA, (frozenset({best}), "")):
+            here = tuple(None if g is None else not g.isdisjoint(cls) for g in gs)
+            kept = here.count(True)
+            if kept > most:
+                out, src, most = here, name, kept
         return (out, src) if out != ok else (ok, None)
     if not first_line_free or not gs or ok[0] is not False or gs[0] is None:
         return ok, None

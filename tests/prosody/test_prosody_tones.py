@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from scoring.prosody import char_tones
 from scoring.prosody.pinyin import modern_tone, tone3
 
@@ -138,3 +140,34 @@ def test_segmented_cached_reading_equals_pypinyin_on_whole_lines() -> None:
                     assert g == citation[ch]
                 elif not w.endswith("5"):
                     assert g == w
+
+
+@pytest.mark.slow
+def test_segmenter_port_equals_pypinyin_segmenter() -> None:
+    # pinyin._segment computes pypinyin's own segmentation (simpleseg.seg: Chinese runs cut
+    # by forward maximum matching) faster; on every bundled text, as written and simplified,
+    # whole and as the scorer joins its lines, it must return exactly pypinyin's segments.
+    import json
+    from pathlib import Path
+
+    from scoring.prosody.normalize import split_lines, to_simplified
+    from scoring.prosody.pinyin import _segment, pypinyin_seg
+
+    corpus = Path(__file__).resolve().parents[2] / "data" / "corpus"
+    texts = [
+        json.loads(x)["text"]
+        for x in (corpus / "song_ci_30cipai.jsonl").read_text(encoding="utf-8").splitlines()
+        if x
+    ]
+    tang = json.loads((corpus / "tang_300.json").read_text(encoding="utf-8"))
+    texts += ["\n".join(p["paragraphs"]) for p in tang]
+    # edge cases: empty, no Chinese, 〇, placeholders, extension B, a prefix run with no
+    # phrase at the end of a run (pypinyin then emits each character alone)
+    texts += ["", "abc", "〇〇年", "□□中国人□", "\U00020000\U00020001a中", "重重叠叠", "一一"]
+    checked = 0
+    for text in texts:
+        simp = to_simplified(text)
+        for s in (text, simp, "\n".join(split_lines(simp))):
+            assert _segment(s) == list(pypinyin_seg(s)), s[:40]
+            checked += 1
+    assert checked == 3 * (10707 + len(tang) + 7)
