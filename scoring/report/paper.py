@@ -731,6 +731,12 @@ def add_delta(
     )
 
 
+def rounded(x: float, digits: int) -> float:
+    """``x`` rounded to ``digits``, a negative value that rounds to zero as 0 (a paper
+    prints 0.00, never −0.00)."""
+    return round(x, digits) + 0.0
+
+
 def cell_text(w: Wide, i: int, j: int, minus: str = "-", marks: bool = True) -> str:
     """A cell as printed: the rounded value, ``value [lo, hi]`` with an interval, then
     its interval method's mark (``marks``); negative numbers with ``minus`` (``MINUS``
@@ -740,7 +746,7 @@ def cell_text(w: Wide, i: int, j: int, minus: str = "-", marks: bool = True) -> 
         return MISSING
 
     def num(x: float) -> str:
-        text = f"{x:.{w.digits}f}"
+        text = f"{rounded(x, w.digits):.{w.digits}f}"
         return minus + text[1:] if text.startswith("-") else text
 
     text = num(v)
@@ -879,7 +885,9 @@ def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
         for j in range(len(w.col_labels)):
             v = w.values[i][j]
             shown: Any = (
-                cell_text(w, i, j) if w.lows else (round(v, w.digits) if v is not None else MISSING)
+                cell_text(w, i, j)
+                if w.lows
+                else (rounded(v, w.digits) if v is not None else MISSING)
             )
             mark = w.marks[i][j] if w.marks else ""
             line.append(cell(shown, bold=w.best[i][j], mark=mark))
