@@ -80,7 +80,8 @@ class PivotError(ValueError):
 
     ``code`` and ``params`` let a caller say it in the reader's language (the message
     itself is English): ``no_rows``; ``no_column`` (``columns``); ``no_filter_column``
-    (``columns``); ``twice``; ``other``."""
+    (``columns``); ``not_number`` (``columns``: the value column holds text); ``twice``;
+    ``other``."""
 
     def __init__(self, message: str, code: str = "other", **params: str) -> None:
         super().__init__(message)
@@ -404,6 +405,20 @@ def auto_digits(values: Sequence[float]) -> int:
     return 2 if all(0.0 <= v <= 1.0 for v in values) else 3
 
 
+def _numbers_only(rows: Rows, value: str) -> None:
+    """Refuse a value column that holds text (``--value ci_method``): its cells would
+    all print as missing, a table of dashes that looks like a result."""
+    given = [r[value] for r in rows if r.get(value) is not None]
+    text = [v for v in given if number(v) is None and isinstance(v, str)]
+    if text:
+        raise PivotError(
+            f"column {value} holds text ({text[0]!r}), not numbers: choose a number column "
+            "for --value",
+            "not_number",
+            columns=value,
+        )
+
+
 def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     keys = [*p.rows, *p.cols]
     if not rows:
@@ -414,6 +429,7 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
         raise PivotError(
             f"no column {', '.join(missing)} in these rows", "no_column", columns=", ".join(missing)
         )
+    _numbers_only(rows, p.value)
     frame = pd.DataFrame(
         {
             **{k: [label(r.get(k)) for r in rows] for k in keys},

@@ -634,3 +634,18 @@ def test_a_negative_value_that_rounds_to_zero_prints_without_a_sign() -> None:
         out.write_bytes(xlsx_bytes(plain))
         zero = load_workbook(out).active.cell(row=2, column=2).value
         assert zero == 0 and str(zero) in ("0", "0.0")
+
+
+def test_a_text_value_column_is_refused_not_printed_as_dashes() -> None:
+    # probe 24: --value ci_method (or task) gave a table of "—" cells, exit 0
+    with pytest.raises(PivotError, match="column ci_method holds text") as raised:
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), value="ci_method"))
+    assert raised.value.code == "not_number"
+    from research.downloads import PIVOT_ERRORS
+
+    with translation.override("zh-hans"):
+        assert (
+            str(PIVOT_ERRORS["not_number"]) % raised.value.params == "列 ci_method 是文字，不是数值"
+        )
+    # a number column with a few missing cells still pivots
+    assert pivot(HAND, Pivot(rows=("model",), cols=("cond",), value="ci_low")).values
