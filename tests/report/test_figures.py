@@ -413,6 +413,7 @@ def test_the_dashboard_svg_comes_from_the_autoescaped_template() -> None:
         _el("line", {'x1" onload="': 1})
 
 
+@pytest.mark.slow
 def test_a_very_long_name_is_wrapped_not_left_to_squeeze_the_plot() -> None:
     # probe 24: a model named in 70 characters (and a group in 45) stayed one line, the
     # constrained layout gave up ("axes sizes collapsed to zero") and the labels were
