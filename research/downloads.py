@@ -77,6 +77,7 @@ def report_download(
 #: ``paper.PivotError`` codes in the reader's language (the layout's name and table stay).
 PIVOT_ERRORS: dict[str, Promise] = {
     "no_rows": gettext_lazy("no rows for this layout in this report"),
+    "empty": gettext_lazy("this table is empty in this report"),
     "no_column": gettext_lazy("no column %(columns)s in these rows"),
     "no_filter_column": gettext_lazy("no column %(columns)s to filter on in these rows"),
     "not_number": gettext_lazy("column %(columns)s holds text, not numbers"),

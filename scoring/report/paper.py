@@ -80,7 +80,7 @@ class PivotError(ValueError):
 
     ``code`` and ``params`` let a caller say it in the reader's language (the message
     itself is English): ``no_rows``; ``no_column`` (``columns``); ``no_filter_column``
-    (``columns``); ``not_number`` (``columns``: the value column holds text); ``twice``;
+    (``columns``); ``not_number`` (``columns``: the value column holds text); ``empty`` (the table has no rows at all); ``twice``;
     ``other``."""
 
     def __init__(self, message: str, code: str = "other", **params: str) -> None:
@@ -636,6 +636,10 @@ def pivot(
     still use the raw values): e.g. ``Names(tasks, groups).value``."""
     if p.best not in BEST:
         raise PivotError(f"--best must be one of {', '.join(BEST)}")
+    if not rows:  # not "no rows left after the filters": there were none to filter
+        raise PivotError(
+            "the table is empty in this report (nothing in the study to compute it from)", "empty"
+        )
     rows = derive(rows, (*p.rows, *p.cols, *(c for c, _ in p.filters)))
     kept = select(rows, p.filters)
     frame = _frame(kept, p)

@@ -649,3 +649,13 @@ def test_a_text_value_column_is_refused_not_printed_as_dashes() -> None:
         )
     # a number column with a few missing cells still pivots
     assert pivot(HAND, Pivot(rows=("model",), cols=("cond",), value="ci_low")).values
+
+
+def test_an_empty_table_is_named_empty_not_filtered_away() -> None:
+    # probe 24: a study with no choice task (or no data) said "accuracy: no rows left
+    # after the filters" for --rows/--cols without any filter
+    with pytest.raises(PivotError, match="the table is empty") as raised:
+        pivot([], Pivot(rows=("model",), cols=("cond",)))
+    assert raised.value.code == "empty"
+    with pytest.raises(PivotError, match="no rows left after the filters"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("model", "zzz"),)))
