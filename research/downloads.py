@@ -77,8 +77,10 @@ def report_download(
 #: ``paper.PivotError`` codes in the reader's language (the layout's name and table stay).
 PIVOT_ERRORS: dict[str, Promise] = {
     "no_rows": gettext_lazy("no rows for this layout in this report"),
+    "empty": gettext_lazy("this table is empty in this report"),
     "no_column": gettext_lazy("no column %(columns)s in these rows"),
     "no_filter_column": gettext_lazy("no column %(columns)s to filter on in these rows"),
+    "not_number": gettext_lazy("column %(columns)s holds text, not numbers"),
     "twice": gettext_lazy(
         "several rows share one cell of this layout: the report command's --rows, --cols "
         "and --where choose them"

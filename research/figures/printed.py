@@ -144,15 +144,29 @@ LABEL_WIDTH = {"one": 17.0, "two": 44.0}
 
 
 def wrap_label(label: str, width: str) -> str:
-    """The label broken into lines at its " · " joints to fit the column's labels."""
+    """The label broken into lines at its " · " joints to fit the column's labels; a
+    piece longer than a line (a model or group named at length) is broken within it,
+    never cut: one line of 150 characters squeezed the plot to nothing and clipped the
+    labels (constrained layout gives up)."""
     limit, lines, line = LABEL_WIDTH[width], [], ""
-    for piece in label.split(" · "):
+    for piece in (p for whole in label.split(" · ") for p in _chunks(whole, limit)):
         joined = f"{line} · {piece}" if line else piece
         if line and _units(joined) > limit:
             lines.append(line)
             joined = piece
         line = joined
     return "\n".join([*lines, line])
+
+
+def _chunks(text: str, limit: float) -> list[str]:
+    """``text`` in consecutive pieces of at most ``limit`` units (one when it fits)."""
+    pieces, piece = [], ""
+    for ch in text:
+        if piece and _units(piece + ch) > limit:
+            pieces.append(piece)
+            piece = ""
+        piece += ch
+    return [*pieces, piece]
 
 
 def _units(text: str) -> float:

@@ -80,7 +80,8 @@ class PivotError(ValueError):
 
     ``code`` and ``params`` let a caller say it in the reader's language (the message
     itself is English): ``no_rows``; ``no_column`` (``columns``); ``no_filter_column``
-    (``columns``); ``twice``; ``other``."""
+    (``columns``); ``not_number`` (``columns``: the value column holds text); ``empty`` (the table has no rows at all); ``twice``;
+    ``other``."""
 
     def __init__(self, message: str, code: str = "other", **params: str) -> None:
         super().__init__(message)
@@ -404,6 +405,20 @@ def auto_digits(values: Sequence[float]) -> int:
     return 2 if all(0.0 <= v <= 1.0 for v in values) else 3
 
 
+def _numbers_only(rows: Rows, value: str) -> None:
+    """Refuse a value column that holds text (``--value ci_method``): its cells would
+    all print as missing, a table of dashes that looks like a result."""
+    given = [r[value] for r in rows if r.get(value) is not None]
+    text = [v for v in given if number(v) is None and isinstance(v, str)]
+    if text:
+        raise PivotError(
+            f"column {value} holds text ({text[0]!r}), not numbers: choose a number column "
+            "for --value",
+            "not_number",
+            columns=value,
+        )
+
+
 def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
     keys = [*p.rows, *p.cols]
     if not rows:
@@ -414,6 +429,7 @@ def _frame(rows: Rows, p: Pivot) -> pd.DataFrame:
         raise PivotError(
             f"no column {', '.join(missing)} in these rows", "no_column", columns=", ".join(missing)
         )
+    _numbers_only(rows, p.value)
     frame = pd.DataFrame(
         {
             **{k: [label(r.get(k)) for r in rows] for k in keys},
@@ -620,6 +636,10 @@ def pivot(
     still use the raw values): e.g. ``Names(tasks, groups).value``."""
     if p.best not in BEST:
         raise PivotError(f"--best must be one of {', '.join(BEST)}")
+    if not rows:  # not "no rows left after the filters": there were none to filter
+        raise PivotError(
+            "the table is empty in this report (nothing in the study to compute it from)", "empty"
+        )
     rows = derive(rows, (*p.rows, *p.cols, *(c for c, _ in p.filters)))
     kept = select(rows, p.filters)
     frame = _frame(kept, p)
@@ -731,6 +751,12 @@ def add_delta(
     )
 
 
+def rounded(x: float, digits: int) -> float:
+    """``x`` rounded to ``digits``, a negative value that rounds to zero as 0 (a paper
+    prints 0.00, never −0.00)."""
+    return round(x, digits) + 0.0
+
+
 def cell_text(w: Wide, i: int, j: int, minus: str = "-", marks: bool = True) -> str:
     """A cell as printed: the rounded value, ``value [lo, hi]`` with an interval, then
     its interval method's mark (``marks``); negative numbers with ``minus`` (``MINUS``
@@ -740,7 +766,7 @@ def cell_text(w: Wide, i: int, j: int, minus: str = "-", marks: bool = True) -> 
         return MISSING
 
     def num(x: float) -> str:
-        text = f"{x:.{w.digits}f}"
+        text = f"{rounded(x, w.digits):.{w.digits}f}"
         return minus + text[1:] if text.startswith("-") else text
 
     text = num(v)
@@ -879,7 +905,9 @@ def xlsx_bytes(w: Wide, caption: str = "") -> bytes:
         for j in range(len(w.col_labels)):
             v = w.values[i][j]
             shown: Any = (
-                cell_text(w, i, j) if w.lows else (round(v, w.digits) if v is not None else MISSING)
+                cell_text(w, i, j)
+                if w.lows
+                else (rounded(v, w.digits) if v is not None else MISSING)
             )
             mark = w.marks[i][j] if w.marks else ""
             line.append(cell(shown, bold=w.best[i][j], mark=mark))

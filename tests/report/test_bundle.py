@@ -464,3 +464,22 @@ def test_recruitment_ids_stay_out_of_a_bundle_unless_asked_for(known: Builder) -
     pd.testing.assert_frame_equal(
         frame.drop(columns="recruitment"), whole.drop(columns="recruitment")
     )
+
+
+def test_an_empty_table_is_recomputed_with_its_header(known: Builder, tmp_path: Path) -> None:
+    """Probe 24: a study without a choice task (or without ratings) got a
+    ``recomputed/accuracy.csv`` with no header at all, which ``pandas.read_csv`` refuses
+    (EmptyDataError); the report's own CSV of that table has its header. Here the
+    export is cut to its header, so all four tables are empty; each must read back as an
+    empty table with the report's columns."""
+    import pandas as pd
+
+    report = build_report(known.study, ReportSettings(n_boot=0), only=tuple(TABLES))
+    _bundle_on_disk(known.study, report, tmp_path)
+    export = tmp_path / "responses.csv"
+    export.write_text(export.read_text(encoding="utf-8-sig").splitlines()[0] + "\n", "utf-8-sig")
+    _recompute(tmp_path)
+    for name in TABLES:
+        table = pd.read_csv(tmp_path / "recomputed" / f"{name}.csv", encoding="utf-8-sig")
+        assert table.empty
+        assert set(table.columns) == set(report.tables[name][0]), name

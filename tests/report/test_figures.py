@@ -411,3 +411,22 @@ def test_the_dashboard_svg_comes_from_the_autoescaped_template() -> None:
         _el("line onload", {})
     with pytest.raises(ValueError):
         _el("line", {'x1" onload="': 1})
+
+
+@pytest.mark.slow
+def test_a_very_long_name_is_wrapped_not_left_to_squeeze_the_plot() -> None:
+    # probe 24: a model named in 70 characters (and a group in 45) stayed one line, the
+    # constrained layout gave up ("axes sizes collapsed to zero") and the labels were
+    # clipped at the figure's edge
+    long = "🤖超长模型名称-" + "非常" * 30 + "-v2.5🎋"
+    label = printed.wrap_label(f"{long} · 意境", "one")
+    lines = label.split("\n")
+    assert len(lines) > 3
+    assert label.replace("\n", "").replace(" · ", "") == f"{long}意境"  # nothing cut
+    assert all(printed._units(line) <= printed.LABEL_WIDTH["one"] for line in lines)
+    assert printed.wrap_label("gpt-4o · 流畅度", "one") == "gpt-4o · 流畅度"
+    rows = tuple(Interval(f"{long} · 第{k}行", 0.3, 0.1, 0.5, n="n=16") for k in range(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        assert printed.render(Forest("长名字", rows, x_label="平均分"), "pdf", "one")[:4] == b"%PDF"

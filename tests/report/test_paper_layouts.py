@@ -612,3 +612,50 @@ def test_an_en_dash_is_texs_ligature_in_the_text_font() -> None:
 
     assert tex_escape("1–2 首, 50%") == "1--2 首, 50\\%"
     compile_if_possible(tex_escape("范围 1–2") + "\n")
+
+
+def test_a_negative_value_that_rounds_to_zero_prints_without_a_sign() -> None:
+    # probe 24: Spearman's rho -0.0038 printed "$-$0.00" (LaTeX), "−0.00" (Markdown),
+    # "-0.00" (CSV) and -0.0 in XLSX; a paper prints 0.00
+    rows = [
+        {"m": "x", "c": "a", "value": -0.0038, "ci_low": -0.41, "ci_high": 0.004},
+        {"m": "x", "c": "b", "value": -0.25, "ci_low": -0.5, "ci_high": -0.001},
+    ]
+    wide = pivot(rows, Pivot(rows=("m",), cols=("c",), digits=2, best="none", ci=True))
+    assert r"x & 0.00 [$-$0.41, 0.00] & $-$0.25 [$-$0.50, 0.00] \\" in render(wide, "latex")
+    assert "| x | 0.00 [−0.41, 0.00] | −0.25 [−0.50, 0.00] |" in render(wide, "markdown")
+    assert list(csv.reader(io.StringIO(render(wide, "csv"))))[1][1:] == [
+        "0.00 [-0.41, 0.00]",
+        "-0.25 [-0.50, 0.00]",
+    ]
+    plain = pivot(rows, Pivot(rows=("m",), cols=("c",), digits=2, best="none"))
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "t.xlsx"
+        out.write_bytes(xlsx_bytes(plain))
+        zero = load_workbook(out).active.cell(row=2, column=2).value
+        assert zero == 0 and str(zero) in ("0", "0.0")
+
+
+def test_a_text_value_column_is_refused_not_printed_as_dashes() -> None:
+    # probe 24: --value ci_method (or task) gave a table of "—" cells, exit 0
+    with pytest.raises(PivotError, match="column ci_method holds text") as raised:
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), value="ci_method"))
+    assert raised.value.code == "not_number"
+    from research.downloads import PIVOT_ERRORS
+
+    with translation.override("zh-hans"):
+        assert (
+            str(PIVOT_ERRORS["not_number"]) % raised.value.params == "列 ci_method 是文字，不是数值"
+        )
+    # a number column with a few missing cells still pivots
+    assert pivot(HAND, Pivot(rows=("model",), cols=("cond",), value="ci_low")).values
+
+
+def test_an_empty_table_is_named_empty_not_filtered_away() -> None:
+    # probe 24: a study with no choice task (or no data) said "accuracy: no rows left
+    # after the filters" for --rows/--cols without any filter
+    with pytest.raises(PivotError, match="the table is empty") as raised:
+        pivot([], Pivot(rows=("model",), cols=("cond",)))
+    assert raised.value.code == "empty"
+    with pytest.raises(PivotError, match="no rows left after the filters"):
+        pivot(HAND, Pivot(rows=("model",), cols=("cond",), filters=(("model", "zzz"),)))

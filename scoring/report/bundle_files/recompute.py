@@ -775,6 +775,28 @@ TABLES = {
 }
 
 
+#: Each table's columns, as the report's CSV heads them: an empty table (a study with no
+#: choice task has no accuracy) is written with its header, so that it reads back as an
+#: empty table (pandas refuses a file with no header: EmptyDataError).
+COLUMNS = {
+    "accuracy": "task,field,rater_set,n_raters,n_responses,value,ci_low,ci_high,ci_method,"
+    "design_effect,icc_person,icc_item,successes",
+    "ratings": "task,field,rater_set,n_items,n_raters,n_ratings,mean,sd,ci_low,ci_high,"
+    "ci_method,design_effect,icc_person,icc_item",
+    "rule_rates": "rule,version,field,source,condition,n,kind,value,design_effect,icc_person,"
+    "icc_item,successes,ci_low,ci_high,ci_method",
+    "validation": "scope,task,left_out,field,judge,reference,generator,positive,average,"
+    "metric,value,ci_low,ci_high,ci_method,n,n_items",
+}
+
+
+def write_table(table: pd.DataFrame, name: str, path: Path) -> None:
+    """``table`` as CSV (UTF-8 with a BOM); an empty one keeps its header."""
+    if table.empty and len(table.columns) == 0:
+        table = pd.DataFrame(columns=COLUMNS[name].split(","))
+    table.to_csv(path, index=False, encoding="utf-8-sig")
+
+
 def main(folder: Path) -> None:
     design = json.loads((folder / "design.json").read_text(encoding="utf-8"))
     frame = apply_exclusions(read_export(folder / "responses.csv"), design)
@@ -789,7 +811,7 @@ def main(folder: Path) -> None:
     out.mkdir(exist_ok=True)
     for name, compute in TABLES.items():
         table = compute(frame, design, sets)
-        table.to_csv(out / f"{name}.csv", index=False, encoding="utf-8-sig")
+        write_table(table, name, out / f"{name}.csv")
         print(f"{name}: {len(table)} rows -> {out / (name + '.csv')}")
 
 
