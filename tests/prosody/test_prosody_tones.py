@@ -150,8 +150,10 @@ def test_segmenter_port_equals_pypinyin_segmenter() -> None:
     import json
     from pathlib import Path
 
+    from pypinyin.seg.simpleseg import seg as pypinyin_seg
+
     from scoring.prosody.normalize import split_lines, to_simplified
-    from scoring.prosody.pinyin import _segment, pypinyin_seg
+    from scoring.prosody.pinyin import _segment
 
     corpus = Path(__file__).resolve().parents[2] / "data" / "corpus"
     texts = [
