@@ -397,6 +397,24 @@ def test_a_cell_that_cannot_be_fitted_says_why(rscript: str, tmp_path: Path) -> 
     assert float(fine["estimate"].iloc[0]) == pytest.approx(np.mean(balanced), rel=1e-9)
 
 
+def test_a_table_with_nothing_to_model_says_so(rscript: str, tmp_path: Path) -> None:
+    """A study of generated poems only (no keyed answer, no rating): no file, and the
+    script says there was nothing to fit instead of claiming it wrote the models."""
+    rows = [_row("gen", f"model:m{m}", f"i{i}", 0) for m in range(2) for i in range(3)]
+    for r in rows:
+        r["rating"] = "false"
+    pd.DataFrame(rows).to_csv(tmp_path / "long.csv", index=False, encoding="utf-8-sig")
+    env = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    done = subprocess.run(
+        ["Rscript", str(FILES / "mixed_models.R"), str(tmp_path)],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "no mixed model to fit" in done.stdout
+    assert "written" not in done.stdout
+    assert not any((tmp_path / "mixed_models").iterdir())
+
+
 BROKEN: dict[str, Callable[[str], str]] = {
     "ML instead of REML": lambda s: s.replace("REML = TRUE", "REML = FALSE"),
     "no item intercept": lambda s: s.replace('"(1 | item_key)")', "NULL)"),

@@ -166,6 +166,7 @@ fit_all <- function(rows, logistic, path) {
   for (f in fits) {
     if (any(f$note != "")) message(f$task[1], "/", f$field[1], ": ", f$note[1])
   }
+  if (length(fits)) basename(path) else character(0)
 }
 
 args <- commandArgs(trailingOnly = TRUE)
@@ -176,9 +177,13 @@ dir.create(out, showWarnings = FALSE)
 
 keyed <- long[!is.na(long$correct), ]
 keyed$y <- as.integer(keyed$correct == "true")
-fit_all(keyed, TRUE, file.path(out, "accuracy_fixed.csv"))
+written <- fit_all(keyed, TRUE, file.path(out, "accuracy_fixed.csv"))
 
 rated <- long[long$rating == "true" & !is.na(long$value), ]
 rated$y <- as.numeric(rated$value)
-fit_all(rated, FALSE, file.path(out, "ratings_fixed.csv"))
-cat("mixed models written to", out, "\n")
+written <- c(written, fit_all(rated, FALSE, file.path(out, "ratings_fixed.csv")))
+if (length(written)) {
+  cat("mixed models written to", out, ":", paste(written, collapse = ", "), "\n")
+} else {
+  cat("no mixed model to fit: the long table has no keyed answer and no rating\n")
+}
