@@ -98,11 +98,14 @@ Namer = Callable[[str, str, Mapping[str, str]], str]
 @dataclass(frozen=True)
 class Names:
     """The names a paper table shows for a study's keys, as the dashboard names them:
-    a task by its title, a group by its name (``group:A`` → 初中及以下), a model without
-    its ``model:`` prefix and ``@run`` as `` (run)``; anything else as it is."""
+    a task by its title, a group by its name (``group:A`` → 初中及以下), a rating
+    dimension by its label, a model without its ``model:`` prefix and ``@run`` as
+    `` (run)``; anything else as it is."""
 
     tasks: Mapping[str, str] = field(default_factory=dict)
     groups: Mapping[str, str] = field(default_factory=dict)
+    #: a rating dimension's label by (task, dimension key), as the study configures it
+    fields: Mapping[tuple[str, str], str] = field(default_factory=dict)
     #: ``subset``'s words (the command passes them through gettext).
     every: str = "with all categories"
     without: str = "without %(task)s"
@@ -117,9 +120,20 @@ class Names:
             return show_model(name.key)
         return name.text
 
-    def value(self, column: str, value: str, _others: Mapping[str, str]) -> str:
+    def field_name(self, task: str | None, key: str) -> str:
+        """A dimension's label: of the label's own task, else the one label every task
+        with a dimension of that key gives it (a layout that filters the task away);
+        the key when none or several."""
+        if task is not None and (task, key) in self.fields:
+            return self.fields[(task, key)]
+        found = {label for (_, k), label in self.fields.items() if k == key}
+        return found.pop() if len(found) == 1 else key
+
+    def value(self, column: str, value: str, others: Mapping[str, str]) -> str:
         if value == MISSING:
             return value
+        if column == "field":
+            return self.field_name(others.get("task"), value)
         if column in ("task", "left_out"):
             return self.tasks.get(value) or value
         if column == SUBSET:

@@ -238,10 +238,19 @@ def flat(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def dimension_labels(study: Any) -> dict[tuple[str, str], str]:
+    """(task, dimension key) -> the dimension's label, read from the study's tasks."""
+    return {
+        (t.slug, d["key"]): d.get("label") or d["key"]
+        for t in study.tasks.all()
+        for d in t.dimensions or []
+    }
+
+
 def named(rows: pd.DataFrame, study: Any) -> pd.DataFrame:
     """``rows`` with the keys as the paper tables show them (the study's own names, read
     from the models here): a task by its title, ``group:A`` by the group's name,
-    ``model:x`` as x."""
+    ``model:x`` as x, a dimension by its label."""
     tasks = {t.slug: t.title or t.slug for t in study.tasks.all()}
     groups = dict(study.groups.values_list("slug", "name"))
 
@@ -250,6 +259,11 @@ def named(rows: pd.DataFrame, study: Any) -> pd.DataFrame:
         return groups[rest] if kind == "group" else rest if kind == "model" else v
 
     out = rows.copy()
+    if "field" in out and "task" in out:  # a dimension by its label in its own task
+        out["field"] = [
+            dimension_labels(study).get((t, f), f)
+            for t, f in zip(out["task"], out["field"], strict=True)
+        ]
     if "task" in out:
         out["task"] = out["task"].map(lambda v: tasks.get(v, v))
     for col in ("rater_set", "judge"):
@@ -399,7 +413,9 @@ def test_tang_mean_rating_per_generator(tang) -> None:
     lows = ordered(rows, ["source"], ["field"], "ci_low")
     highs = ordered(rows, ["source"], ["field"], "ci_high")
     got = list(csv.reader(io.StringIO(command(b.study.slug, "tang-ratings", "csv"))))
-    assert got[0][1:] == list(means.columns)
+    # each dimension by its label, as the dashboard names it (the probe found the keys)
+    label = {k: v for (_, k), v in dimension_labels(b.study).items()}
+    assert got[0][1:] == [label[c] for c in means.columns]
     for line, source in zip(got[1:], means.index, strict=True):
         assert line[0] == source
         want = [
@@ -515,6 +531,16 @@ TABLE6: list[dict[str, Any]] = [
                               ("without", "pg+ap", "cg"), ("without", "pg+cg", "ap"))
     for metric, method, value in (("accuracy", "wilson", 0.8), ("cohen_kappa", "item bootstrap", -0.25))
 ]  # fmt: skip
+
+
+def test_a_dimension_is_named_by_its_label_of_its_own_task() -> None:
+    # the probe of issue 24: paper tables named dimensions by key (emoji_dim)
+    names = Names(fields={("a", "q"): "质量", ("b", "q"): "品质", ("a", "f"): "流畅"})
+    assert names.value("field", "q", {"task": "a"}) == "质量"
+    assert names.value("field", "q", {"task": "b"}) == "品质"
+    assert names.value("field", "f", {}) == "流畅"  # one label for the key: the task filtered
+    assert names.value("field", "q", {}) == "q"  # two labels, no task: the key, not a guess
+    assert names.value("field", "answer", {"task": "a"}) == "answer"
 
 
 def test_fuxi_table_6_is_headed_with_and_without_each_category() -> None:

@@ -129,6 +129,11 @@ class Command(BaseCommand):
             names = paper.Names(
                 tasks=dict(study.tasks.values_list("slug", "title")),
                 groups=dict(study.groups.values_list("slug", "name")),
+                fields={
+                    (t.slug, d["key"]): str(d.get("label") or d["key"])
+                    for t in study.tasks.all()
+                    for d in t.dimensions or []
+                },
                 every=gettext("with all categories"),
                 without=gettext("without %(task)s"),
             )
