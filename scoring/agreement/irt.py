@@ -557,16 +557,29 @@ class _Likelihood:
 
     def gradient(self, step: _EStep) -> FloatArray:
         """d log L / d (log a, b) at the E-step's point, by Fisher's identity: the score is
-        the posterior expectation of the complete-data score, d log L / d z_iq =
-        r_iq − n_iq P_i(θ_q) with z_iq = a_i (θ_q − b_i)."""
-        n_a = self.n_a
-        a = np.broadcast_to(np.exp(step.params[:n_a]), (self.n_units,))
-        b = step.params[n_a:]
-        resid = step.rights - step.answers * step.p
-        grad_a = (resid * (self.nodes[None, :] - b[:, None])).sum(axis=1) * a
-        grad_b = -a * resid.sum(axis=1)
-        grad_log_a = np.asarray([grad_a.sum()]) if n_a == 1 else grad_a
-        return np.concatenate([grad_log_a, grad_b])
+        the posterior expectation of the complete-data score (``_score`` at its counts)."""
+        return _score(step.params, step.rights, step.answers, step.p, self.nodes, self.n_a)
+
+
+def _score(
+    params: FloatArray,
+    rights: FloatArray,
+    answers: FloatArray,
+    p: FloatArray,
+    nodes: FloatArray,
+    n_a: int,
+) -> FloatArray:
+    """The gradient over (log a, b) of Σ_iq r_iq log P_i(θ_q) + (n_iq − r_iq) log(1 − P_i)
+    at counts r (``rights``) and n (``answers``): d / d z_iq = r_iq − n_iq P_i(θ_q) with
+    z_iq = a_i (θ_q − b_i); the 1PL's shared slope summed. At an E-step's counts it is
+    d log L (Fisher's identity); it is also the M-step's gradient of Q."""
+    n_units = rights.shape[0]
+    a = np.broadcast_to(np.exp(params[:n_a]), (n_units,))
+    resid = rights - answers * p
+    grad_a = (resid * (nodes[None, :] - params[n_a:, None])).sum(axis=1) * a
+    grad_b = -a * resid.sum(axis=1)
+    grad_log_a = np.asarray([grad_a.sum()]) if n_a == 1 else grad_a
+    return np.concatenate([grad_log_a, grad_b])
 
 
 def _fit(x: Responses, x0: FloatArray, *, shared: bool) -> ItemFit:
@@ -771,15 +784,11 @@ def _m_step(
 def _expected_q(
     params: FloatArray, rights: FloatArray, answers: FloatArray, nodes: FloatArray, n_a: int
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Q per unit, its gradient over (log a, b) (the 1PL's slope: summed) and P."""
+    """Q per unit, its gradient over (log a, b) (``_score``) and P."""
     n_units = rights.shape[0]
     a = np.broadcast_to(np.exp(params[:n_a]), (n_units,))
     q, p = _unit_q(a, params[n_a:], rights, answers, nodes)
-    resid = rights - answers * p
-    grad_a = (resid * (nodes[None, :] - params[n_a:, None])).sum(axis=1) * a
-    grad_b = -a * resid.sum(axis=1)
-    grad_log_a = np.asarray([grad_a.sum()]) if n_a == 1 else grad_a
-    return q, np.concatenate([grad_log_a, grad_b]), p
+    return q, _score(params, rights, answers, p, nodes, n_a), p
 
 
 def _unit_q(
