@@ -24,7 +24,6 @@ from functools import lru_cache
 from typing import Any
 
 PUNCT_COST = 0.5  # a missing or extra comma
-_PUNCT_COST = PUNCT_COST
 _MOVED_COST = 1.0
 _BAND = 4  # only cells within |i - j| <= |m - n| + 4 are explored (speed; ample in practice)
 
@@ -133,7 +132,7 @@ def _align(
                     v = c + _MOVED_COST
                     if v <= row2[j + 2]:
                         row2[j + 2], brow2[j + 2] = v, (i, j, "moved")
-                v = c + _PUNCT_COST
+                v = c + PUNCT_COST
                 if t2[j] == pl and v <= nrow[j + 2]:
                     nrow[j + 2], nback[j + 2] = v, (i, j, "merged")
                 if p2 == tl and v <= row2[j + 1]:
