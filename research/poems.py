@@ -196,24 +196,25 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+def _readable(text: str, table: tuple[tuple[re.Pattern[str], str], ...]) -> str:
+    """``text`` through the first message of ``table`` whose pattern it matches, in the
+    reader's language; as given when none does."""
+    for pattern, message in table:
+        if m := pattern.fullmatch(text):
+            return _(message) % m.groupdict()
+    return text
+
+
 def readable_reason(reason: str) -> str:
     """One reason a poem reads as 古体, in the reader's language (as given if unknown)."""
-    for pattern, message in _REASONS:
-        if m := pattern.fullmatch(reason):
-            return _(message) % m.groupdict()
-    return reason
+    return _readable(reason, _REASONS)
 
 
 def readable_error(diag: dict[str, Any]) -> str | None:
     """Why the poem could not be scored, in the reader's language (the scorer's own words
     when the error is not one of the known ones)."""
     error = diag.get("error")
-    if not error:
-        return None
-    for pattern, message in _ERRORS:
-        if m := pattern.fullmatch(str(error)):
-            return _(message) % m.groupdict()
-    return str(error)
+    return _readable(str(error), _ERRORS) if error else None
 
 
 def readable_notes(diag: dict[str, Any]) -> list[dict[str, str]]:
