@@ -414,6 +414,10 @@ class Task(models.Model):
     def __str__(self) -> str:
         return f"{self.study.slug}/{self.slug}"
 
+    def dimension_labels(self) -> dict[str, str]:
+        """Each rating dimension's label by its key (the key when it has none)."""
+        return {d["key"]: str(d.get("label") or d["key"]) for d in self.dimensions or []}
+
 
 class Item(models.Model):
     # No single-column indexes on study and task: item_unique_id and item_task_check lead

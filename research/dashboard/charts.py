@@ -24,8 +24,8 @@ def _labels(study: Study) -> tuple[dict[str, str], dict[tuple[str, str], str], d
     for t in study.tasks.all():
         tasks[t.slug] = t.title or t.slug
         kinds[t.slug] = t.kind
-        for d in t.dimensions or []:
-            dims[(t.slug, d["key"])] = str(d.get("label") or d["key"])
+        for key, label in t.dimension_labels().items():
+            dims[(t.slug, key)] = label
     return tasks, dims, kinds
 
 

@@ -285,8 +285,8 @@ class Labels:
         for t in study.tasks.order_by("position", "slug"):
             self.tasks[t.slug] = t.title or t.slug
             self.kinds[t.slug] = t.kind
-            for d in t.dimensions or []:
-                self.fields[(t.slug, d["key"])] = str(d.get("label") or d["key"])
+            for key, label in t.dimension_labels().items():
+                self.fields[(t.slug, key)] = label
         self.groups: dict[str, str] = dict(study.groups.values_list("slug", "name"))
 
     def task(self, slug: Any) -> str:

@@ -130,9 +130,9 @@ class Command(BaseCommand):
                 tasks=dict(study.tasks.values_list("slug", "title")),
                 groups=dict(study.groups.values_list("slug", "name")),
                 fields={
-                    (t.slug, d["key"]): str(d.get("label") or d["key"])
+                    (t.slug, key): label
                     for t in study.tasks.all()
-                    for d in t.dimensions or []
+                    for key, label in t.dimension_labels().items()
                 },
                 every=gettext("with all categories"),
                 without=gettext("without %(task)s"),
